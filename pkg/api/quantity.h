@@ -1,0 +1,53 @@
+// Resource quantities (resource.Quantity) and resource lists.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/status.h"
+#include "pkg/api/symbol.h"
+
+namespace kdesched::api {
+
+// Parses a quantity in any legal Kubernetes form ("100m", "1", "1.5", "2Gi", "512Mi", "1e3", "3000",
+// "1k", "1M", "0", "+1", "1E", "0.5Ki") and returns it in milli-units, rounded up as
+// Quantity.MilliValue() does. Illegal text ("12x", "", "1.2.3", "Mi") and values that do not fit in
+// int64 milli-units are errors naming the text.
+Result<std::int64_t> parseQuantityMilli(std::string_view text);
+
+// Formats milli-units compactly for people: cpu-like "250m"/"2", bytes-like "512Mi"/"1Gi".
+std::string formatMilli(std::int64_t milli, bool binary = false);
+
+inline const Symbol& kCpu() { static const Symbol s("cpu"); return s; }
+inline const Symbol& kMemory() { static const Symbol s("memory"); return s; }
+inline const Symbol& kPods() { static const Symbol s("pods"); return s; }
+inline const Symbol& kEphemeralStorage() { static const Symbol s("ephemeral-storage"); return s; }
+
+// A resource name → amount map, all amounts in milli-units, sorted by name content.
+class ResourceList {
+ public:
+  using Item = std::pair<Symbol, std::int64_t>;
+  ResourceList() = default;
+  ResourceList(std::initializer_list<std::pair<std::string_view, std::int64_t>> milli);
+
+  std::int64_t get(const Symbol& name) const;  // 0 when absent
+  bool has(const Symbol& name) const;
+  void set(const Symbol& name, std::int64_t milli);
+  void add(const Symbol& name, std::int64_t milli);  // absent counts as 0
+  void addAll(const ResourceList& other);
+  void maxWith(const ResourceList& other);  // per resource: max(this, other)
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+  bool operator==(const ResourceList&) const = default;
+  std::string toString() const;  // "cpu=250m,memory=512Mi"
+
+ private:
+  std::vector<Item> items_;
+};
+
+}  // namespace kdesched::api

@@ -1,0 +1,61 @@
+// Scheduling semantics shared by the evictor and the plugins, as kube-scheduler defines them.
+#pragma once
+
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/types.h"
+
+namespace kdesched::api {
+
+// --- node selection ---------------------------------------------------------------------------
+// One requirement against a node's labels (Gt/Lt compare integers; a non-integer label fails).
+bool matchesNodeSelectorRequirement(const NodeSelectorRequirement& r, const Labels& labels);
+// A term: all expressions AND all fields (metadata.name) hold. An empty term matches nothing.
+bool matchesNodeSelectorTerm(const NodeSelectorTerm& t, const Node& node);
+// Terms ORed.
+bool matchesNodeSelector(const NodeSelector& s, const Node& node);
+// spec.nodeSelector AND required node affinity (k8s GetRequiredNodeAffinity().Match).
+bool podMatchesNodeSelectorAndAffinity(const Pod& pod, const Node& node);
+bool podMatchesNodeSelectorAndAffinity(const SchedulingConstraints& c, const Node& node);
+// Sum of weights of the preferred node-affinity terms the node matches.
+std::int64_t preferredNodeAffinityScore(const Pod& pod, const Node& node);
+
+// --- taints and tolerations -------------------------------------------------------------------
+bool toleratesTaint(const Toleration& t, const Taint& taint);
+bool toleratesTaint(const std::vector<Toleration>& tolerations, const Taint& taint);
+// True when every taint accepted by `filter` is tolerated (filter null = every taint).
+bool toleratesTaints(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints,
+                     const std::function<bool(const Taint&)>& filter = nullptr);
+// The scheduler's TaintToleration filter: every NoSchedule and NoExecute taint tolerated.
+bool toleratesNoScheduleNoExecute(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints);
+
+// --- pod requests and QoS ---------------------------------------------------------------------
+// Effective requests as kube-scheduler computes them (k8s resourcehelper.PodRequests):
+//   max( sum(app containers) + sum(restartable init sidecars),
+//        for each init container i in order: its request + sum(sidecars started before i) )
+//   + pod overhead.
+ResourceList computePodRequests(const std::vector<ContainerResources>& containers,
+                                const std::vector<ContainerResources>& initContainers,
+                                const ResourceList& overhead);
+// QoS class from cpu/memory requests and limits (k8s qos.GetPodQOS).
+QosClass computeQos(const std::vector<ContainerResources>& containers,
+                    const std::vector<ContainerResources>& initContainers);
+
+// --- pod (anti-)affinity ----------------------------------------------------------------------
+// Does `term` (declared by `owner`) select `candidate` by namespace and labels? namespaces: the
+// term's list, else the owner's namespace; when namespaceSelector is set, namespaces whose labels
+// match it are added (nsLabels looks up a namespace's labels; null = no namespace labels known).
+// matchLabelKeys/mismatchLabelKeys are merged into the selector from the owner's labels.
+using NamespaceLabelsFn = std::function<const Labels*(const Symbol& ns)>;
+bool podAffinityTermMatches(const PodAffinityTerm& term, const Pod& owner, const Pod& candidate,
+                            const NamespaceLabelsFn& nsLabels);
+
+// --- pod helpers ------------------------------------------------------------------------------
+// Upstream's SortPodsBasedOnPriorityLowToHigh ordering: nil priority first, then ascending
+// priority; equal priority: BestEffort < Burstable < Guaranteed; then pods without the
+// prefer-no-eviction annotation first. Returns true when a should come before b.
+bool podLessByPriorityLowToHigh(const Pod& a, const Pod& b);
+
+}  // namespace kdesched::api

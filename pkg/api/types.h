@@ -1,0 +1,261 @@
+// The Kubernetes object model kdesched decides on: only the fields decisions need, compact.
+// Value types; the scheduling-related parts of a pod spec are shared immutable blocks so pods of one
+// ReplicaSet can point at one copy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/labels.h"
+#include "pkg/api/quantity.h"
+#include "pkg/api/symbol.h"
+
+namespace kdesched::api {
+
+// Seconds since the Unix epoch (Kubernetes timestamps have second precision on the wire).
+using Timestamp = std::int64_t;
+
+// ---------------------------------------------------------------------------------------------
+// Node selectors and node affinity (core/v1 NodeSelector*).
+enum class NodeSelectorOp { In, NotIn, Exists, DoesNotExist, Gt, Lt };
+
+struct NodeSelectorRequirement {
+  std::string key;
+  NodeSelectorOp op = NodeSelectorOp::In;
+  std::vector<std::string> values;
+  bool operator==(const NodeSelectorRequirement&) const = default;
+};
+
+// Expressions and fields are ANDed. A term with no expressions and no fields matches no node.
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> matchExpressions;
+  std::vector<NodeSelectorRequirement> matchFields;  // only key metadata.name is legal
+  bool operator==(const NodeSelectorTerm&) const = default;
+};
+
+// Terms are ORed.
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> terms;
+  bool operator==(const NodeSelector&) const = default;
+};
+
+struct PreferredSchedulingTerm {
+  std::int32_t weight = 0;
+  NodeSelectorTerm preference;
+  bool operator==(const PreferredSchedulingTerm&) const = default;
+};
+
+struct NodeAffinity {
+  std::optional<NodeSelector> required;  // requiredDuringSchedulingIgnoredDuringExecution
+  std::vector<PreferredSchedulingTerm> preferred;
+  bool operator==(const NodeAffinity&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Pod (anti-)affinity.
+struct PodAffinityTerm {
+  std::optional<LabelSelector> labelSelector;  // unset matches no pod
+  std::vector<std::string> namespaces;
+  std::optional<LabelSelector> namespaceSelector;  // set and empty = all namespaces
+  std::string topologyKey;
+  std::vector<std::string> matchLabelKeys;
+  std::vector<std::string> mismatchLabelKeys;
+  bool operator==(const PodAffinityTerm&) const = default;
+};
+
+struct WeightedPodAffinityTerm {
+  std::int32_t weight = 0;
+  PodAffinityTerm term;
+  bool operator==(const WeightedPodAffinityTerm&) const = default;
+};
+
+struct PodAffinity {
+  std::vector<PodAffinityTerm> required;
+  std::vector<WeightedPodAffinityTerm> preferred;
+  bool operator==(const PodAffinity&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Taints and tolerations.
+enum class TaintEffect { None, NoSchedule, PreferNoSchedule, NoExecute };  // None = empty (tolerations only)
+
+struct Taint {
+  std::string key;
+  std::string value;
+  TaintEffect effect = TaintEffect::NoSchedule;
+  bool operator==(const Taint&) const = default;
+};
+
+enum class TolerationOp { Equal, Exists };
+
+struct Toleration {
+  std::string key;  // empty with Exists tolerates every key
+  TolerationOp op = TolerationOp::Equal;
+  std::string value;
+  TaintEffect effect = TaintEffect::None;  // None tolerates every effect
+  std::optional<std::int64_t> tolerationSeconds;
+  bool operator==(const Toleration&) const = default;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Topology spread.
+enum class UnsatisfiableAction { DoNotSchedule, ScheduleAnyway };
+enum class InclusionPolicy { Honor, Ignore };
+
+struct TopologySpreadConstraint {
+  std::int32_t maxSkew = 1;
+  std::string topologyKey;
+  UnsatisfiableAction whenUnsatisfiable = UnsatisfiableAction::DoNotSchedule;
+  std::optional<LabelSelector> labelSelector;
+  std::optional<std::int32_t> minDomains;
+  std::optional<InclusionPolicy> nodeAffinityPolicy;  // unset = Honor
+  std::optional<InclusionPolicy> nodeTaintsPolicy;    // unset = Ignore
+  std::vector<std::string> matchLabelKeys;
+  bool operator==(const TopologySpreadConstraint&) const = default;
+};
+
+// Everything about where a pod may run, shared between pods with identical specs.
+struct SchedulingConstraints {
+  std::vector<std::pair<std::string, std::string>> nodeSelector;  // spec.nodeSelector, sorted by key
+  std::optional<NodeAffinity> nodeAffinity;
+  std::optional<PodAffinity> podAffinity;
+  std::optional<PodAffinity> podAntiAffinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topologySpreadConstraints;
+  bool operator==(const SchedulingConstraints&) const = default;
+
+  bool hasNodeAffinityOrSelector() const { return !nodeSelector.empty() || nodeAffinity.has_value(); }
+  bool hasRequiredAntiAffinity() const { return podAntiAffinity && !podAntiAffinity->required.empty(); }
+};
+
+// ---------------------------------------------------------------------------------------------
+struct OwnerReference {
+  Symbol apiVersion;
+  Symbol kind;
+  Symbol name;
+  std::string uid;
+  bool controller = false;
+  bool operator==(const OwnerReference&) const = default;
+};
+
+enum class PodPhase { Pending, Running, Succeeded, Failed, Unknown };
+enum class QosClass { BestEffort, Burstable, Guaranteed };
+
+std::string_view toString(PodPhase p);
+std::string_view toString(QosClass q);
+std::string_view toString(TaintEffect e);
+
+// Container resources as declared; kept so requests can be recomputed and QoS derived.
+struct ContainerResources {
+  ResourceList requests;
+  ResourceList limits;
+  bool restartableInit = false;  // init container with restartPolicy Always (a sidecar)
+};
+
+struct Pod {
+  Symbol ns;
+  std::string name;
+  std::string uid;
+  Labels labels;
+  std::vector<OwnerReference> owners;
+  Symbol nodeName;  // empty = not bound
+  PodPhase phase = PodPhase::Pending;
+  std::optional<std::int32_t> priority;  // unset differs from 0
+  Symbol priorityClassName;
+  QosClass qos = QosClass::BestEffort;  // status.qosClass when present, else computed
+  ResourceList requests;                // effective requests as kube-scheduler computes them
+  std::shared_ptr<const SchedulingConstraints> scheduling;  // never null after decoding
+  std::vector<std::string> pvcClaimNames;  // persistentVolumeClaim volumes (and ephemeral volumes' PVCs)
+  bool hasLocalStorage = false;            // an emptyDir or hostPath volume
+  bool hasResourceClaims = false;          // spec.resourceClaims non-empty
+  bool ready = false;                      // status condition Ready=True
+  std::optional<Timestamp> creationTimestamp;
+  std::optional<Timestamp> deletionTimestamp;
+  std::optional<Timestamp> startTime;
+
+  // Annotations kdesched honours.
+  bool annotationEvict = false;             // descheduler.alpha.kubernetes.io/evict
+  bool annotationPreferNoEviction = false;  // descheduler.alpha.kubernetes.io/prefer-no-eviction
+  bool mirror = false;                      // kubernetes.io/config.mirror
+  std::string configSource;                 // kubernetes.io/config.source ("" when absent)
+
+  bool isTerminating() const { return deletionTimestamp.has_value(); }
+  bool isTerminal() const { return phase == PodPhase::Succeeded || phase == PodPhase::Failed; }
+  bool isStatic() const { return !configSource.empty() && configSource != "api"; }
+  bool hasOwnerKind(std::string_view kind) const;
+  const OwnerReference* controllerRef() const;
+  const SchedulingConstraints& constraints() const;
+  std::string key() const;  // "namespace/name"
+};
+
+struct Node {
+  std::string name;
+  Symbol nameSym;
+  Labels labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  // Ready condition: unset when the node reports no Ready condition at all.
+  std::optional<bool> readyCondition;
+  ResourceList allocatable;  // status.allocatable, or status.capacity when allocatable is empty
+  std::optional<Timestamp> creationTimestamp;
+
+  // Upstream's "ready": no Ready condition whose status is anything other than True.
+  bool isReady() const { return readyCondition.value_or(true); }
+};
+
+// int or percent, as in IntOrString fields of PDBs.
+struct IntOrPercent {
+  bool isPercent = false;
+  std::int32_t value = 0;  // the integer, or the percentage number
+  bool operator==(const IntOrPercent&) const = default;
+};
+
+struct PodDisruptionBudget {
+  Symbol ns;
+  std::string name;
+  std::optional<LabelSelector> selector;  // policy/v1: unset matches no pod, empty matches all in ns
+  std::optional<IntOrPercent> minAvailable;
+  std::optional<IntOrPercent> maxUnavailable;
+  std::int64_t generation = 0;
+  // status
+  std::int64_t observedGeneration = 0;
+  std::optional<std::int32_t> disruptionsAllowed;
+  std::int32_t currentHealthy = 0;
+  std::int32_t desiredHealthy = 0;
+  std::int32_t expectedPods = 0;
+  bool hasStatus = false;
+  std::string key() const;
+};
+
+struct Namespace {
+  std::string name;
+  Labels labels;
+  bool terminating = false;
+};
+
+struct PriorityClass {
+  std::string name;
+  std::int32_t value = 0;
+};
+
+struct PersistentVolumeClaim {
+  Symbol ns;
+  std::string name;
+  std::optional<std::string> storageClassName;
+};
+
+// Well-known names.
+inline constexpr std::string_view kAnnotationEvict = "descheduler.alpha.kubernetes.io/evict";
+inline constexpr std::string_view kAnnotationPreferNoEviction =
+    "descheduler.alpha.kubernetes.io/prefer-no-eviction";
+inline constexpr std::string_view kAnnotationMirror = "kubernetes.io/config.mirror";
+inline constexpr std::string_view kAnnotationConfigSource = "kubernetes.io/config.source";
+inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";
+inline constexpr std::int32_t kSystemCriticalPriority = 2000000000;
+
+}  // namespace kdesched::api

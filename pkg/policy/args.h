@@ -1,0 +1,87 @@
+// Strict decoding of plugin args from YAML with field paths: unknown keys are errors with a
+// did-you-mean, duplicate keys are errors, type errors name the field and the bad value.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "pkg/api/labels.h"
+#include "pkg/api/status.h"
+#include "pkg/policy/policy.h"
+
+namespace kdesched::policy {
+
+// `namespaces: {include: [...], exclude: [...]}` shared by many plugins.
+struct Namespaces {
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  bool operator==(const Namespaces&) const = default;
+  // True when a pod in `ns` passes this filter (include list, or not excluded).
+  bool allows(std::string_view ns) const;
+};
+
+// Resource name → percentage, as upstream's ResourceThresholds.
+using ResourceThresholds = std::map<std::string, double>;
+
+// Reads one YAML mapping strictly. Every accessor marks its key as known; finish() then reports
+// keys nobody asked for. A null/absent node reads as an empty mapping.
+class ArgsReader {
+ public:
+  ArgsReader(YAML::Node node, std::string path);
+  explicit ArgsReader(const RawArgs& raw) : ArgsReader(raw.node, raw.path) {}
+
+  // The node was not a mapping (or had duplicate keys): every accessor then returns this error.
+  const Status& structural() const { return structural_; }
+
+  Status readBool(std::string_view key, std::optional<bool>& out);
+  Status readInt64(std::string_view key, std::optional<std::int64_t>& out);
+  Status readInt32(std::string_view key, std::optional<std::int32_t>& out);
+  Status readUint32(std::string_view key, std::optional<std::uint32_t>& out);  // negative → error
+  Status readDouble(std::string_view key, std::optional<double>& out);
+  Status readString(std::string_view key, std::optional<std::string>& out);
+  Status readStringList(std::string_view key, std::optional<std::vector<std::string>>& out);
+  // A Go duration string ("5m", "1h30m", "90s", "300ms") → seconds.
+  Status readDuration(std::string_view key, std::optional<double>& outSeconds);
+  Status readLabelSelector(std::string_view key, std::optional<api::LabelSelector>& out);
+  Status readNamespaces(std::string_view key, std::optional<Namespaces>& out);
+  Status readResourceThresholds(std::string_view key, std::optional<ResourceThresholds>& out);
+  // A nested mapping read by `fn` with its own strict reader; absent key → fn not called, present
+  // = true in `present`.
+  Status readObject(std::string_view key, const std::function<Status(ArgsReader&)>& fn,
+                    bool* present = nullptr);
+  // A list of mappings, each read by fn(reader, index).
+  Status readObjectList(std::string_view key, const std::function<Status(ArgsReader&, std::size_t)>& fn,
+                        bool* present = nullptr);
+
+  bool has(std::string_view key) const;
+  // Unknown keys → `<path>.<key>: unknown field "<key>"` plus ` (did you mean "<known>"?)` when a
+  // known key is within edit distance 3, otherwise ` (known fields: a, b, c)`.
+  Status finish();
+
+  // An error at `<path>.<key>`: "<path>.<key>: <message>".
+  Status error(std::string_view key, const std::string& message) const;
+  std::string pathOf(std::string_view key) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  YAML::Node get(std::string_view key);
+  YAML::Node node_;
+  std::string path_;
+  Status structural_;
+  std::vector<std::string> known_;
+};
+
+// Edit distance, for did-you-mean suggestions.
+std::size_t editDistance(std::string_view a, std::string_view b);
+// The closest candidate within maxDistance, or "" when none.
+std::string closestMatch(std::string_view word, const std::vector<std::string>& candidates,
+                         std::size_t maxDistance = 3);
+
+}  // namespace kdesched::policy

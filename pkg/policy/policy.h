@@ -1,0 +1,69 @@
+// DeschedulerPolicy descheduler/v1alpha2: types, YAML decoding, validation and defaulting.
+// Field names and meanings are upstream's, so an upstream policy file works unchanged.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "pkg/api/labels.h"
+#include "pkg/api/status.h"
+
+namespace kdesched::policy {
+
+// A plugin's raw args: kept as YAML until the plugin registry decodes them with the plugin's own
+// strict decoder. `path` is the field path of the args node for error messages, e.g.
+// "profiles[0].pluginConfig[1].args".
+struct RawArgs {
+  YAML::Node node;  // null/undefined when `args` was omitted
+  std::string path;
+};
+
+struct PluginConfig {
+  std::string name;
+  RawArgs args;
+};
+
+struct PluginSet {
+  std::vector<std::string> enabled;
+  std::vector<std::string> disabled;  // decoded and ignored, as upstream
+};
+
+struct Plugins {
+  PluginSet deschedule;
+  PluginSet balance;
+  PluginSet filter;
+  PluginSet preEvictionFilter;  // accepts `preEvictionFilter` and upstream's `preevictionfilter`
+};
+
+struct Profile {
+  std::string name;
+  std::vector<PluginConfig> pluginConfig;
+  Plugins plugins;
+  std::string path;  // "profiles[0]"
+  const PluginConfig* findConfig(const std::string& plugin) const;
+};
+
+struct DeschedulerPolicy {
+  std::vector<Profile> profiles;
+  std::optional<std::string> nodeSelector;           // label-selector string over all nodes
+  std::optional<api::LabelSelector> nodeSelectorParsed;  // set when nodeSelector is
+  std::optional<std::uint32_t> maxNoOfPodsToEvictPerNode;
+  std::optional<std::uint32_t> maxNoOfPodsToEvictPerNamespace;
+  std::optional<std::uint32_t> maxNoOfPodsToEvictTotal;
+  std::optional<bool> evictionFailureEventNotification;
+  std::optional<std::int64_t> gracePeriodSeconds;
+  std::string sourceName;  // file name used to prefix errors
+};
+
+// Parses and structurally validates a policy document. Does not know plugins: plugin names and
+// args are checked by the framework's registry (see framework/profile.h), which also applies
+// upstream's defaulting (DefaultEvictor injection). Errors read
+// `<source>: <field.path>: <what is wrong>, got <value>`.
+Result<DeschedulerPolicy> parsePolicy(const std::string& yamlText, const std::string& sourceName);
+Result<DeschedulerPolicy> loadPolicyFile(const std::string& path);
+
+}  // namespace kdesched::policy
