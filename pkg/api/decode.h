@@ -10,10 +10,7 @@
 #include "pkg/api/status.h"
 #include "pkg/api/types.h"
 
-namespace simdjson::ondemand {
-class value;
-class object;
-}  // namespace simdjson::ondemand
+#include <simdjson.h>
 
 namespace kdesched::api {
 

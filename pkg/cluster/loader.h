@@ -1,0 +1,29 @@
+// Loading a cluster snapshot file: what `kubectl get nodes,pods,pdb,namespaces,priorityclasses,pvc
+// -A -o json` (or `-o yaml`) writes. A v1 List, a typed list (PodList), a single object, a JSON
+// array of objects, or a multi-document YAML stream.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/status.h"
+#include "pkg/cluster/store.h"
+
+namespace kdesched::cluster {
+
+struct LoadReport {
+  std::map<std::string, std::size_t> loaded;   // kind → objects loaded
+  std::map<std::string, std::size_t> skipped;  // unknown kind → objects skipped
+  // Named, counted skips that are not errors (e.g. a pod bound to a node missing from the file).
+  std::vector<std::string> warnings;
+  std::size_t bytes = 0;
+};
+
+// Decodes `text` into `store`. Fatal problems (not JSON/YAML, a malformed object, a bad quantity)
+// return an error prefixed with `sourceName` and the item's position; nothing is half-loaded.
+Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store);
+Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store);
+
+}  // namespace kdesched::cluster

@@ -1,0 +1,84 @@
+// The thread-safe cache of cluster state: compact objects keyed like the API server keys them,
+// change listeners for event triggers, and immutable snapshots for cycles.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/api/decode.h"
+#include "pkg/cluster/snapshot.h"
+
+namespace kdesched::cluster {
+
+enum class EventType { Added, Modified, Deleted };
+
+// A change to one object. For Deleted, `after` is null; for Added, `before` is null.
+template <typename T>
+struct Change {
+  EventType type;
+  std::shared_ptr<const T> before;
+  std::shared_ptr<const T> after;
+};
+
+using StoreEvent = std::variant<Change<api::Pod>, Change<api::Node>, Change<api::PodDisruptionBudget>,
+                                Change<api::Namespace>, Change<api::PriorityClass>,
+                                Change<api::PersistentVolumeClaim>>;
+
+class Store {
+ public:
+  using Listener = std::function<void(const StoreEvent&)>;
+
+  // Insert or replace by key (namespace/name, or name for cluster-scoped kinds).
+  void upsert(api::Object object);
+  void upsert(PodPtr pod);
+  void upsert(NodePtr node);
+  void upsert(PdbPtr pdb);
+  void upsert(NamespacePtr ns);
+  void upsert(PriorityClassPtr pc);
+  void upsert(PvcPtr pvc);
+  // Removes by key; returns false when the object was not cached.
+  bool remove(api::Kind kind, const std::string& key);
+  // Replaces every object of `kind` (a relist): objects missing from `objects` become deletes,
+  // changed ones modifications. Returns the number of synthetic deletes.
+  std::size_t replace(api::Kind kind, std::vector<api::Object> objects);
+
+  // A consistent view; cached until the next change, so several readers share one.
+  SnapshotPtr snapshot() const;
+  std::size_t count(api::Kind kind) const;
+  // Listeners run synchronously on the writer's thread, after the change is applied and without
+  // the store lock held; they must be quick (queue work, do not decide).
+  void subscribe(Listener listener);
+
+ private:
+  template <typename T>
+  using Table = std::unordered_map<std::string, std::shared_ptr<const T>>;
+  template <typename T>
+  void upsertInto(Table<T>& table, std::shared_ptr<const T> obj, std::string key);
+  template <typename T>
+  std::size_t replaceTable(Table<T>& table, std::vector<std::shared_ptr<const T>> objs);
+  void notify(const std::vector<StoreEvent>& events);
+
+  mutable std::mutex mu_;
+  Table<api::Pod> pods_;
+  Table<api::Node> nodes_;
+  Table<api::PodDisruptionBudget> pdbs_;
+  Table<api::Namespace> namespaces_;
+  Table<api::PriorityClass> priorityClasses_;
+  Table<api::PersistentVolumeClaim> pvcs_;
+  mutable SnapshotPtr cached_;
+  std::vector<Listener> listeners_;
+};
+
+// Keys as the API server uses them.
+std::string objectKey(const api::Pod& p);
+std::string objectKey(const api::Node& n);
+std::string objectKey(const api::PodDisruptionBudget& p);
+std::string objectKey(const api::Namespace& n);
+std::string objectKey(const api::PriorityClass& p);
+std::string objectKey(const api::PersistentVolumeClaim& p);
+
+}  // namespace kdesched::cluster
