@@ -34,7 +34,10 @@ Snapshot::Snapshot(Objects objects) : objects_(std::move(objects)) {
   for (const auto* p : pods_) {
     if (!p->nodeName.empty()) podsByNode_[p->nodeName].push_back(p);
     podsByNamespace_[p->ns].push_back(p);
-    for (const auto& [k, v] : p->labels) podsByLabelKey_[k].push_back(p);
+    for (const auto& kv : p->labels) {
+      podsByLabelKey_[kv.first].push_back(p);
+      podsByLabel_[kv].push_back(p);
+    }
     for (const auto& o : p->owners) podsByOwner_[o.uid].push_back(p);
   }
 
@@ -64,6 +67,9 @@ const api::Node* Snapshot::node(const api::Symbol& name) const {
 Snapshot::Pods Snapshot::podsOnNode(const api::Symbol& node) const { return lookup(podsByNode_, node); }
 Snapshot::Pods Snapshot::podsInNamespace(const api::Symbol& ns) const { return lookup(podsByNamespace_, ns); }
 Snapshot::Pods Snapshot::podsOfOwner(std::string_view uid) const { return lookup(podsByOwner_, uid); }
+Snapshot::Pods Snapshot::podsWithLabel(const api::Symbol& key, const api::Symbol& value) const {
+  return lookup(podsByLabel_, api::Labels::Item{key, value});
+}
 Snapshot::Pods Snapshot::podsWithLabelKey(const api::Symbol& key) const { return lookup(podsByLabelKey_, key); }
 
 std::span<const api::PodDisruptionBudget* const> Snapshot::pdbsInNamespace(const api::Symbol& ns) const {

@@ -54,6 +54,8 @@ class Snapshot {
   const api::PersistentVolumeClaim* pvc(const api::Symbol& ns, std::string_view name) const;
   // Pods whose label set contains this key (for selector-driven lookups).
   Pods podsWithLabelKey(const api::Symbol& key) const;
+  // Pods carrying exactly this label.
+  Pods podsWithLabel(const api::Symbol& key, const api::Symbol& value) const;
 
   std::size_t podCount() const { return pods_.size(); }
 
@@ -67,6 +69,10 @@ class Snapshot {
   std::unordered_map<api::Symbol, std::vector<const api::Pod*>> podsByNode_;
   std::unordered_map<api::Symbol, std::vector<const api::Pod*>> podsByNamespace_;
   std::unordered_map<api::Symbol, std::vector<const api::Pod*>> podsByLabelKey_;
+  struct LabelHash {
+    std::size_t operator()(const api::Labels::Item& kv) const noexcept { return kv.first.hash() * 31 + kv.second.hash(); }
+  };
+  std::unordered_map<api::Labels::Item, std::vector<const api::Pod*>, LabelHash> podsByLabel_;
   std::unordered_map<std::string_view, std::vector<const api::Pod*>> podsByOwner_;
   std::unordered_map<api::Symbol, std::vector<const api::PodDisruptionBudget*>> pdbsByNamespace_;
   std::unordered_map<std::string_view, const api::Namespace*> namespaces_;

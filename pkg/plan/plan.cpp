@@ -1,1 +1,150 @@
-// placeholder: implemented in a following commit
+#include "pkg/plan/plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ctime>
+
+#include "pkg/cluster/loader.h"
+#include "pkg/plan/engine.h"
+
+namespace kdesched::plan {
+namespace {
+
+using Row = std::vector<std::string>;
+
+void writeTable(std::ostream& out, const Row& header, const std::vector<Row>& rows) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  auto line = [&](const Row& r) {
+    std::string s;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      s += r[i];
+      if (i + 1 < r.size()) s += std::string(width[i] - r[i].size() + 2, ' ');
+    }
+    out << s << "\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
+std::string plural(std::size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+struct PlanData {
+  const evictor::PlanSink& sink;
+  const framework::CycleResult& cycle;
+  const cluster::LoadReport& report;
+  const cluster::Snapshot& snapshot;
+  const Engine& engine;
+};
+
+void renderTable(const PlanData& d, std::ostream& out) {
+  if (d.sink.evictions().empty()) {
+    out << "No evictions.\n";
+  } else {
+    std::vector<Row> rows;
+    for (const auto& e : d.sink.evictions())
+      rows.push_back({e.pod->ns.str(), e.pod->name, e.node, e.plugin, e.reason});
+    writeTable(out, {"NAMESPACE", "POD", "NODE", "PLUGIN", "REASON"}, rows);
+  }
+  if (!d.sink.refusals().empty()) {
+    out << "\nRefused (a plugin chose the pod, the evictor said no):\n";
+    std::vector<Row> rows;
+    for (const auto& r : d.sink.refusals())
+      rows.push_back({r.wanted.pod->ns.str(), r.wanted.pod->name, r.wanted.node, r.wanted.plugin, r.result.by,
+                      r.result.detail});
+    writeTable(out, {"NAMESPACE", "POD", "NODE", "PLUGIN", "REFUSED BY", "WHY"}, rows);
+  }
+  for (const auto& w : d.report.warnings) out << "\nwarning: " << w;
+  if (!d.report.warnings.empty()) out << "\n";
+  out << "\n";
+  if (d.cycle.skipped) out << "Cycle skipped: " << d.cycle.skipReason << "\n";
+  std::size_t skippedObjects = 0;
+  for (const auto& [k, n] : d.report.skipped) skippedObjects += n;
+  out << "Summary: " << plural(d.sink.evictions().size(), "eviction") << ", " << d.sink.refusals().size()
+      << " refused; " << plural(d.snapshot.nodes().size(), "node") << " (" << d.cycle.nodes << " in the cycle), "
+      << plural(d.snapshot.podCount(), "pod") << ", " << plural(d.snapshot.pdbs().size(), "PDB") << "; "
+      << plural(d.engine.profiles.size(), "profile");
+  if (skippedObjects) {
+    out << "; skipped";
+    bool first = true;
+    for (const auto& [k, n] : d.report.skipped) {
+      out << (first ? " " : ", ") << n << " " << k;
+      first = false;
+    }
+  }
+  out << "\n";
+}
+
+void renderJson(const PlanData& d, std::ostream& out) {
+  nlohmann::ordered_json j;
+  j["evictions"] = nlohmann::ordered_json::array();
+  for (const auto& e : d.sink.evictions())
+    j["evictions"].push_back({{"namespace", e.pod->ns.str()},
+                              {"name", e.pod->name},
+                              {"node", e.node},
+                              {"plugin", e.plugin},
+                              {"profile", e.profile},
+                              {"reason", e.reason}});
+  j["refused"] = nlohmann::ordered_json::array();
+  for (const auto& r : d.sink.refusals())
+    j["refused"].push_back({{"namespace", r.wanted.pod->ns.str()},
+                            {"name", r.wanted.pod->name},
+                            {"node", r.wanted.node},
+                            {"plugin", r.wanted.plugin},
+                            {"profile", r.wanted.profile},
+                            {"by", r.result.by},
+                            {"kind", std::string(framework::toString(r.result.refusal))},
+                            {"detail", r.result.detail},
+                            {"reason", r.wanted.reason}});
+  nlohmann::ordered_json summary;
+  summary["evictions"] = d.sink.evictions().size();
+  summary["refused"] = d.sink.refusals().size();
+  summary["nodes"] = d.snapshot.nodes().size();
+  summary["cycleNodes"] = d.cycle.nodes;
+  summary["pods"] = d.snapshot.podCount();
+  summary["pdbs"] = d.snapshot.pdbs().size();
+  summary["profiles"] = d.engine.profiles.size();
+  summary["skipped"] = d.cycle.skipped;
+  if (d.cycle.skipped) summary["skipReason"] = d.cycle.skipReason;
+  summary["loaded"] = d.report.loaded;
+  summary["skippedObjects"] = d.report.skipped;
+  summary["warnings"] = d.report.warnings;
+  j["summary"] = summary;
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace
+
+Status runPlan(const PlanOptions& options, std::ostream& out) {
+  cluster::Store store;
+  auto report = cluster::loadSnapshotFile(options.snapshotPath, store);
+  if (!report.isOk()) return report.status();
+  cluster::SnapshotPtr snapshot = store.snapshot();
+
+  framework::BuildContext ctx;
+  ctx.priorityClassValue = [snapshot, &options](const std::string& name) -> Result<std::int32_t> {
+    if (const api::PriorityClass* pc = snapshot->priorityClass(name)) return pc->value;
+    return Status::error("PriorityClass \"" + name + "\" is not in the snapshot " + options.snapshotPath);
+  };
+  api::Timestamp now = options.now.value_or(static_cast<api::Timestamp>(std::time(nullptr)));
+  ctx.now = [now] { return now; };
+
+  auto engine = buildEngine(options.policyPath, ctx);
+  if (!engine.isOk()) return engine.status();
+
+  evictor::PlanSink sink;
+  evictor::EvictionChain chain(engine->limits(), sink);
+  framework::CycleResult cycle = engine->runCycle(*snapshot, chain);
+
+  PlanData data{sink, cycle, *report, *snapshot, *engine};
+  if (options.format == OutputFormat::Json) renderJson(data, out);
+  else renderTable(data, out);
+  return Status::ok();
+}
+
+}  // namespace kdesched::plan

@@ -1,0 +1,62 @@
+// The eviction chain after plugins: the profile's filters, its preEvictionFilters, the per-cycle
+// limits (total, node, namespace — upstream's order), the PDB budget, then the sink. Limits and PDB
+// budget are shared by all profiles of a cycle; counters reset at each cycle's start.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "pkg/evictor/pdb_budget.h"
+#include "pkg/evictor/sink.h"
+#include "pkg/framework/cycle.h"
+
+namespace kdesched::evictor {
+
+struct EvictionLimits {
+  std::optional<std::uint32_t> perNode;
+  std::optional<std::uint32_t> perNamespace;
+  std::optional<std::uint32_t> total;
+};
+
+// A last say before the sink, for cross-cycle policies (anti-flapping, rate limits).
+class EvictionGate {
+ public:
+  virtual ~EvictionGate() = default;
+  // Returns a refusal (refusal != None) to stop the eviction.
+  virtual framework::EvictResult admit(const Decision& d) = 0;
+  virtual void evicted(const Decision& d) = 0;
+};
+
+class EvictionChain : public framework::EvictorProvider {
+ public:
+  EvictionChain(EvictionLimits limits, Sink& sink, EvictionGate* gate = nullptr);
+  ~EvictionChain() override;
+
+  void beginCycle(const cluster::Snapshot& snapshot, framework::CycleState& state) override;
+  framework::Evictor& forProfile(const framework::Profile& profile) override;
+
+  std::size_t evictedThisCycle() const { return total_; }
+  std::size_t refusedThisCycle() const { return refusedCount_; }
+
+ private:
+  class ProfileEvictor;
+  framework::EvictResult evict(const framework::Profile& profile, const api::Pod& pod, const std::string& reason,
+                               const framework::Handle& h);
+  framework::EvictResult refuse(const Decision& d, framework::EvictResult r);
+
+  EvictionLimits limits_;
+  Sink& sink_;
+  EvictionGate* gate_;
+  framework::CycleState* state_ = nullptr;
+  std::unique_ptr<PdbBudget> pdb_;
+  std::size_t total_ = 0;
+  std::size_t refusedCount_ = 0;
+  std::unordered_map<api::Symbol, std::uint32_t> perNode_;
+  std::unordered_map<api::Symbol, std::uint32_t> perNamespace_;
+  std::map<const framework::Profile*, std::unique_ptr<ProfileEvictor>> evictors_;
+};
+
+}  // namespace kdesched::evictor

@@ -1,0 +1,70 @@
+// Where decisions go. Plan, dry-run and API sinks receive the same decisions; a test that passes in
+// plan mode tests the daemon's logic.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pkg/framework/plugin.h"
+
+namespace kdesched::evictor {
+
+// One eviction decision, with everything needed to explain it.
+struct Decision {
+  const api::Pod* pod = nullptr;
+  std::string node;
+  std::string plugin;
+  std::string profile;
+  std::string reason;  // the rule broken
+};
+
+// A pod a plugin wanted that the chain refused.
+struct RefusedDecision {
+  Decision wanted;
+  framework::EvictResult result;
+};
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  // Carries out an eviction the chain allowed. A sink that talks to the API server may still fail
+  // (429 from a PDB, 404, 5xx): it says so with a refusal.
+  virtual framework::EvictResult evict(const Decision& d) = 0;
+  // Informs of a refusal by the chain (filter, limit, PDB), for explanations and metrics.
+  virtual void refused(const RefusedDecision& r) = 0;
+};
+
+// Collects decisions for `kdesched plan`.
+class PlanSink : public Sink {
+ public:
+  framework::EvictResult evict(const Decision& d) override;
+  void refused(const RefusedDecision& r) override;
+  const std::vector<Decision>& evictions() const { return evictions_; }
+  const std::vector<RefusedDecision>& refusals() const { return refusals_; }
+
+ private:
+  std::vector<Decision> evictions_;
+  std::vector<RefusedDecision> refusals_;
+};
+
+// Logs each decision (one line, key=value) and evicts nothing.
+class DryRunSink : public Sink {
+ public:
+  framework::EvictResult evict(const Decision& d) override;
+  void refused(const RefusedDecision& r) override;
+};
+
+// Fans one decision out to several sinks; the first sink's answer is the result (the others only
+// observe, e.g. metrics or a plan collector beside the API sink).
+class TeeSink : public Sink {
+ public:
+  TeeSink(Sink& primary, std::vector<Sink*> observers) : primary_(primary), observers_(std::move(observers)) {}
+  framework::EvictResult evict(const Decision& d) override;
+  void refused(const RefusedDecision& r) override;
+
+ private:
+  Sink& primary_;
+  std::vector<Sink*> observers_;
+};
+
+}  // namespace kdesched::evictor

@@ -1,0 +1,60 @@
+// The cycle runner: the deschedule plugins of all profiles (profile order), then the balance
+// plugins of all profiles, on one consistent snapshot. Plugin errors are logged, never abort.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pkg/api/labels.h"
+#include "pkg/framework/profile.h"
+
+namespace kdesched::framework {
+
+// Hands each profile its evictor (filters of that profile + the shared limits, PDB budget, sink).
+class EvictorProvider {
+ public:
+  virtual ~EvictorProvider() = default;
+  virtual void beginCycle(const cluster::Snapshot& snapshot, CycleState& state) = 0;
+  virtual Evictor& forProfile(const Profile& profile) = 0;
+};
+
+// Observes plugin runs (metrics).
+class CycleObserver {
+ public:
+  virtual ~CycleObserver() = default;
+  virtual void pluginFinished(const std::string& profile, const std::string& plugin, double seconds,
+                              const Status& status) = 0;
+};
+
+struct PluginRun {
+  std::string profile;
+  std::string plugin;
+  std::string extensionPoint;  // "deschedule" | "balance"
+  double seconds = 0;
+  Status status;
+};
+
+struct CycleResult {
+  bool skipped = false;
+  std::string skipReason;
+  std::size_t nodes = 0;
+  std::vector<PluginRun> runs;
+  double seconds = 0;
+};
+
+// Restricts which plugins run and on which pods (event-triggered runs); null = everything.
+struct CycleScope {
+  bool runDeschedule = true;
+  bool runBalance = true;
+};
+
+// The cycle's nodes: ready (no Ready condition other than True) and matching `nodeSelector`.
+std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
+                                         const std::optional<api::LabelSelector>& nodeSelector);
+
+CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
+                     const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors,
+                     CycleObserver* observer = nullptr, const CycleScope& scope = {});
+
+}  // namespace kdesched::framework

@@ -1,0 +1,49 @@
+#include "pkg/framework/plugin.h"
+
+namespace kdesched::framework {
+
+std::vector<const api::Pod*> Handle::podsOnNode(const api::Node& node, PodPhases phases) const {
+  std::vector<const api::Pod*> out;
+  for (const api::Pod* p : snapshot_.podsOnNode(node.nameSym)) {
+    if (state_.isEvicted(*p)) continue;
+    if (phases == PodPhases::NonTerminal && p->isTerminal()) continue;
+    out.push_back(p);
+  }
+  return out;
+}
+
+FilterResult Handle::filter(const api::Pod& pod) const {
+  return evictor_ ? evictor_->filter(pod, *this) : FilterResult::pass();
+}
+
+FilterResult Handle::preEvictionFilter(const api::Pod& pod) const {
+  return evictor_ ? evictor_->preEvictionFilter(pod, *this) : FilterResult::pass();
+}
+
+EvictResult Handle::evict(const api::Pod& pod, const std::string& reason) const {
+  if (!evictor_) return EvictResult::refused(Refusal::Filter, "handle", "no evictor in this context");
+  return evictor_->evict(pod, reason, *this);
+}
+
+}  // namespace kdesched::framework
+
+namespace kdesched::framework {
+
+void CycleState::markEvicted(const api::Pod& pod) {
+  if (!evicted_.insert(&pod).second) return;
+  auto it = usage_.find(pod.nodeName);
+  if (it == usage_.end()) return;
+  for (const auto& [res, amount] : pod.requests) it->second.add(res, -amount);
+  it->second.add(api::kPods(), -1000);
+}
+
+const api::ResourceList* CycleState::cachedUsage(const api::Symbol& node) const {
+  auto it = usage_.find(node);
+  return it == usage_.end() ? nullptr : &it->second;
+}
+
+void CycleState::cacheUsage(const api::Symbol& node, api::ResourceList usage) {
+  usage_.insert_or_assign(node, std::move(usage));
+}
+
+}  // namespace kdesched::framework

@@ -1,0 +1,94 @@
+#include "pkg/framework/nodefit.h"
+
+#include "pkg/api/scheduling.h"
+
+namespace kdesched::framework {
+namespace {
+
+const api::Labels* namespaceLabels(const Handle& h, const api::Symbol& ns) {
+  const api::Namespace* n = h.snapshot().namespaceByName(ns.view());
+  return n ? &n->labels : nullptr;
+}
+
+// Returns the conflicting pod, or null.
+const api::Pod* antiAffinityConflict(const Handle& h, const api::Pod& pod, const api::Node& node) {
+  auto nsLabels = [&h](const api::Symbol& ns) { return namespaceLabels(h, ns); };
+  const auto& own = pod.constraints();
+  for (const api::Pod* other : h.podsOnNode(node)) {
+    if (other->name == pod.name && other->ns == pod.ns) continue;
+    if (own.podAntiAffinity) {
+      for (const auto& term : own.podAntiAffinity->required) {
+        if (node.labels.has(term.topologyKey) && api::podAffinityTermMatches(term, pod, *other, nsLabels)) return other;
+      }
+    }
+    const auto& theirs = other->constraints();
+    if (theirs.podAntiAffinity) {
+      for (const auto& term : theirs.podAntiAffinity->required) {
+        if (node.labels.has(term.topologyKey) && api::podAffinityTermMatches(term, *other, pod, nsLabels)) return other;
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::string fmt(const api::Symbol& res, std::int64_t milli) {
+  return api::formatMilli(milli, res == api::kMemory() || res == api::kEphemeralStorage());
+}
+
+}  // namespace
+
+api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node) {
+  if (const api::ResourceList* cached = h.state().cachedUsage(node.nameSym)) return *cached;
+  api::ResourceList used;
+  std::int64_t pods = 0;
+  for (const api::Pod* p : h.podsOnNode(node)) {
+    used.addAll(p->requests);
+    ++pods;
+  }
+  used.set(api::kPods(), pods * 1000);
+  h.state().cacheUsage(node.nameSym, used);
+  return used;
+}
+
+FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node) {
+  if (node.unschedulable) return {false, "node " + node.name + " is unschedulable"};
+  if (!api::podMatchesNodeSelectorAndAffinity(pod, node))
+    return {false, "node " + node.name + " does not match the pod's node selector/affinity"};
+  for (const auto& taint : node.taints) {
+    if (taint.effect != api::TaintEffect::NoSchedule && taint.effect != api::TaintEffect::NoExecute) continue;
+    if (!api::toleratesTaint(pod.constraints().tolerations, taint))
+      return {false, "node " + node.name + " has taint " + taint.key + (taint.value.empty() ? "" : "=" + taint.value) +
+                         ":" + std::string(api::toString(taint.effect)) + " that the pod does not tolerate"};
+  }
+  if (const api::Pod* other = antiAffinityConflict(h, pod, node))
+    return {false, "pod anti-affinity conflicts with pod " + other->key() + " on node " + node.name};
+
+  if (pod.nodeName == node.nameSym) return {};
+  api::ResourceList used = nodeRequestedResources(h, node);
+  if (node.allocatable.get(api::kPods()) - used.get(api::kPods()) < 1000)
+    return {false, "node " + node.name + " has no free pod slot"};
+  for (const auto& [res, amount] : pod.requests) {
+    if (amount <= 0) continue;
+    std::int64_t available = node.allocatable.get(res) - used.get(res);
+    if (amount > available)
+      return {false, "node " + node.name + " has insufficient " + res.str() + " (requested " +
+                         fmt(res, amount) + ", available " + fmt(res, std::max<std::int64_t>(available, 0)) + ")"};
+  }
+  return {};
+}
+
+bool podFitsAnyOtherNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes) {
+  for (const api::Node* n : nodes) {
+    if (n->nameSym == pod.nodeName) continue;
+    if (nodeFit(h, pod, *n).fits) return true;
+  }
+  return false;
+}
+
+bool podFitsAnyNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes) {
+  for (const api::Node* n : nodes)
+    if (nodeFit(h, pod, *n).fits) return true;
+  return false;
+}
+
+}  // namespace kdesched::framework

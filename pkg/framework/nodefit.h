@@ -1,0 +1,29 @@
+// NodeFit: would the scheduler accept this pod on that node? Used by DefaultEvictor's nodeFit, by
+// RemovePodsViolatingNodeAffinity and by topology balancing. The checks are upstream's (§3.4 of the
+// reference), plus one kdesched adds for safety: pods already on the candidate node whose required
+// anti-affinity selects this pod also make it not fit (the scheduler checks that direction too).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pkg/framework/plugin.h"
+
+namespace kdesched::framework {
+
+struct FitResult {
+  bool fits = true;
+  std::string reason;  // the first check that failed
+};
+
+FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node);
+// Some node of `nodes` other than the pod's own fits it.
+bool podFitsAnyOtherNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes);
+// Some node of `nodes` (the pod's own included) fits it.
+bool podFitsAnyNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes);
+
+// Requests of the non-terminal pods on a node that are not evicted this cycle; `pods` is their
+// count. Cached per cycle in CycleState and kept current as pods are evicted.
+api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node);
+
+}  // namespace kdesched::framework

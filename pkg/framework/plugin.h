@@ -1,0 +1,139 @@
+// Plugin interfaces for the four extension points, the Handle a plugin works through, and the
+// evictor contract: plugins say "I would evict this pod, because ..."; the evictor decides.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "pkg/api/status.h"
+#include "pkg/api/types.h"
+#include "pkg/cluster/snapshot.h"
+
+namespace kdesched::framework {
+
+class Handle;
+
+struct FilterResult {
+  bool ok = true;
+  std::string reason;  // why not, for people: "pod is owned by a DaemonSet"
+  static FilterResult pass() { return {}; }
+  static FilterResult fail(std::string why) { return {false, std::move(why)}; }
+};
+
+// Why the evictor did not evict. Plugins react to the limit kinds as upstream's do: a node limit
+// moves on to the next node, the total limit ends the plugin.
+enum class Refusal { None, Filter, PreEvictionFilter, TotalLimit, NodeLimit, NamespaceLimit, PluginLimit, Pdb,
+                     AntiFlapping, ApiError };
+std::string_view toString(Refusal r);
+
+struct EvictResult {
+  bool evicted = false;
+  Refusal refusal = Refusal::None;
+  std::string by;      // who refused: a filter plugin name, "limits", a PDB "ns/name", "api"
+  std::string detail;  // why, for people
+  static EvictResult success() { return {true, Refusal::None, "", ""}; }
+  static EvictResult refused(Refusal r, std::string by, std::string detail) {
+    return {false, r, std::move(by), std::move(detail)};
+  }
+};
+
+// State shared by all plugins of all profiles within one cycle: what was already evicted.
+// Also caches per-node requested resources, kept current as pods are evicted.
+class CycleState {
+ public:
+  bool isEvicted(const api::Pod& pod) const { return evicted_.count(&pod) != 0; }
+  void markEvicted(const api::Pod& pod);
+  std::size_t evictedCount() const { return evicted_.size(); }
+
+  // Requested resources of a node's live pods; null until computed for this cycle.
+  const api::ResourceList* cachedUsage(const api::Symbol& node) const;
+  void cacheUsage(const api::Symbol& node, api::ResourceList usage);
+
+ private:
+  std::unordered_set<const api::Pod*> evicted_;
+  std::unordered_map<api::Symbol, api::ResourceList> usage_;
+};
+
+// The eviction chain as one profile's plugins see it (implemented in pkg/evictor).
+class Evictor {
+ public:
+  virtual ~Evictor() = default;
+  // The profile's Filter plugins, ANDed (first failure wins).
+  virtual FilterResult filter(const api::Pod& pod, const Handle& h) = 0;
+  // The profile's PreEvictionFilter plugins, ANDed.
+  virtual FilterResult preEvictionFilter(const api::Pod& pod, const Handle& h) = 0;
+  // Filter, PreEvictionFilter, limits, PDB budget, then the sink. `reason` names the rule broken.
+  virtual EvictResult evict(const api::Pod& pod, const std::string& reason, const Handle& h) = 0;
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view name() const = 0;
+};
+
+class DeschedulePlugin : public virtual Plugin {
+ public:
+  virtual Status deschedule(Handle& h) = 0;
+};
+
+class BalancePlugin : public virtual Plugin {
+ public:
+  virtual Status balance(Handle& h) = 0;
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  virtual FilterResult filter(const api::Pod& pod, const Handle& h) const = 0;
+};
+
+class PreEvictionFilterPlugin : public virtual Plugin {
+ public:
+  virtual FilterResult preEvictionFilter(const api::Pod& pod, const Handle& h) const = 0;
+};
+
+// Pods a plugin lists: upstream's ListPodsOnANode drops Succeeded/Failed pods.
+enum class PodPhases { NonTerminal, All };
+
+// What a plugin works through during one call: the cycle's snapshot and nodes, pods already
+// evicted this cycle hidden, and the profile's evictor.
+class Handle {
+ public:
+  Handle(const cluster::Snapshot& snapshot, const std::vector<const api::Node*>& nodes, CycleState& state,
+         Evictor* evictor, std::string profile, std::string plugin)
+      : snapshot_(snapshot), nodes_(nodes), state_(state), evictor_(evictor), profile_(std::move(profile)),
+        plugin_(std::move(plugin)) {}
+
+  const cluster::Snapshot& snapshot() const { return snapshot_; }
+  // The cycle's nodes: ready and matching the policy's nodeSelector, sorted by name.
+  const std::vector<const api::Node*>& nodes() const { return nodes_; }
+  bool isEvicted(const api::Pod& pod) const { return state_.isEvicted(pod); }
+  CycleState& state() const { return state_; }
+  // Pods on `node` not yet evicted this cycle.
+  std::vector<const api::Pod*> podsOnNode(const api::Node& node, PodPhases phases = PodPhases::NonTerminal) const;
+  const std::string& profile() const { return profile_; }
+  const std::string& plugin() const { return plugin_; }
+
+  FilterResult filter(const api::Pod& pod) const;
+  FilterResult preEvictionFilter(const api::Pod& pod) const;
+  EvictResult evict(const api::Pod& pod, const std::string& reason) const;
+
+  // A copy bound to another plugin name (the cycle runner hands one to each plugin).
+  Handle forPlugin(std::string plugin) const {
+    return Handle(snapshot_, nodes_, state_, evictor_, profile_, std::move(plugin));
+  }
+
+ private:
+  const cluster::Snapshot& snapshot_;
+  const std::vector<const api::Node*>& nodes_;
+  CycleState& state_;
+  Evictor* evictor_;  // null: filters pass, evictions are refused (used by filter-only contexts)
+  std::string profile_;
+  std::string plugin_;
+};
+
+}  // namespace kdesched::framework

@@ -1,0 +1,31 @@
+// The decision engine every mode shares: a policy, its built profiles, and one cycle over a
+// snapshot through an eviction chain.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pkg/evictor/evictor.h"
+#include "pkg/framework/cycle.h"
+#include "pkg/framework/profile.h"
+#include "pkg/policy/policy.h"
+
+namespace kdesched::plan {
+
+struct Engine {
+  policy::DeschedulerPolicy policy;
+  std::vector<framework::Profile> profiles;
+
+  evictor::EvictionLimits limits() const;
+  framework::CycleResult runCycle(const cluster::Snapshot& snapshot, evictor::EvictionChain& chain,
+                                  framework::CycleObserver* observer = nullptr,
+                                  const framework::CycleScope& scope = {}) const;
+};
+
+// Loads, validates and builds the policy with every registered plugin. Errors are one per line,
+// each naming the file and the field.
+Result<Engine> buildEngine(const std::string& policyPath, const framework::BuildContext& ctx);
+Result<Engine> buildEngineFromText(const std::string& yaml, const std::string& sourceName,
+                                   const framework::BuildContext& ctx);
+
+}  // namespace kdesched::plan

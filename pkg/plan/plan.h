@@ -1,0 +1,26 @@
+// `kdesched plan`: one cycle on a snapshot file with the plan sink, rendered for people (table) or
+// scripts (json, a stable contract).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "pkg/api/status.h"
+#include "pkg/api/types.h"
+
+namespace kdesched::plan {
+
+enum class OutputFormat { Table, Json };
+
+struct PlanOptions {
+  std::string snapshotPath;
+  std::string policyPath;
+  OutputFormat format = OutputFormat::Table;
+  std::optional<api::Timestamp> now;  // pins the clock for age-based checks (reproducible plans)
+};
+
+// Runs the plan and writes it to `out`. Bad input returns an error (the caller exits 2).
+Status runPlan(const PlanOptions& options, std::ostream& out);
+
+}  // namespace kdesched::plan

@@ -1,0 +1,137 @@
+#include "pkg/plugins/defaultevictor/args.h"
+
+#include <algorithm>
+
+namespace kdesched::plugins::defaultevictor {
+namespace {
+
+const std::vector<std::string> kDefaultProtections = {kPodsWithLocalStorage, kSystemCriticalPods, kFailedBarePods,
+                                                      kDaemonSetPods};
+const std::vector<std::string> kExtraProtections = {kPodsWithPVC, kPodsWithoutPDB, kPodsWithResourceClaims};
+
+std::string listOf(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? " " : "") + v[i];
+  return out + "]";
+}
+
+Status checkList(policy::ArgsReader& r, const std::string& field, const std::vector<std::string>& values,
+                 const std::vector<std::string>& valid, const std::string& upstreamName) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::find(valid.begin(), valid.end(), values[i]) == valid.end())
+      return r.error(field + "[" + std::to_string(i) + "]",
+                     "invalid pod protection policy in " + upstreamName + ": \"" + values[i] +
+                         "\". Valid options are: " + listOf(valid));
+    if (!seen.insert(values[i]).second)
+      return r.error(field, "PodProtections." + upstreamName + " contains duplicate entries");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Args> decodeArgs(const policy::RawArgs& raw) {
+  policy::ArgsReader r(raw);
+  if (!r.structural().isOk()) return r.structural();
+  Args a;
+  std::optional<std::string> s;
+  std::optional<bool> b;
+  Status st;
+#define KD_TRY(expr) \
+  if (Status _s = (expr); !_s.isOk()) return _s
+  KD_TRY(r.readString("nodeSelector", s));
+  if (s) {
+    a.nodeSelector = *s;
+    if (auto sel = api::parseLabelSelector(*s); !sel.isOk()) return r.error("nodeSelector", sel.error());
+  }
+  KD_TRY(r.readLabelSelector("labelSelector", a.labelSelector));
+  KD_TRY(r.readLabelSelector("namespaceLabelSelector", a.namespaceLabelSelector));
+  bool hasThreshold = false;
+  KD_TRY(r.readObject(
+      "priorityThreshold",
+      [&](policy::ArgsReader& pr) -> Status {
+        KD_TRY(pr.readInt32("value", a.priorityThresholdValue));
+        KD_TRY(pr.readString("name", a.priorityThresholdName));
+        return pr.finish();
+      },
+      &hasThreshold));
+  if (a.priorityThresholdValue && a.priorityThresholdName)
+    return r.error("priorityThreshold", "priority threshold misconfigured, only one of priorityThreshold fields can be set");
+  if (a.priorityThresholdValue && *a.priorityThresholdValue > api::kSystemCriticalPriority)
+    return r.error("priorityThreshold.value", "priority threshold can't be greater than 2000000000, got " +
+                                                  std::to_string(*a.priorityThresholdValue));
+  KD_TRY(r.readBool("nodeFit", b));
+  a.nodeFit = b.value_or(false);
+  std::optional<std::uint32_t> minReplicas;
+  KD_TRY(r.readUint32("minReplicas", minReplicas));
+  a.minReplicas = minReplicas.value_or(0);
+  KD_TRY(r.readDuration("minPodAge", a.minPodAgeSeconds));
+  KD_TRY(r.readString("noEvictionPolicy", s));
+  if (s) {
+    if (*s != "Preferred" && *s != "Mandatory")
+      return r.error("noEvictionPolicy", "noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values, got \"" + *s + "\"");
+    a.noEvictionPolicy = *s;
+  }
+  KD_TRY(r.readObject("podProtections", [&](policy::ArgsReader& pr) -> Status {
+    std::optional<std::vector<std::string>> list;
+    KD_TRY(pr.readStringList("defaultDisabled", list));
+    if (list) a.defaultDisabled = *list;
+    KD_TRY(pr.readStringList("extraEnabled", list));
+    if (list) a.extraEnabled = *list;
+    KD_TRY(checkList(pr, "defaultDisabled", a.defaultDisabled, kDefaultProtections, "DefaultDisabled"));
+    KD_TRY(checkList(pr, "extraEnabled", a.extraEnabled, kExtraProtections, "ExtraEnabled"));
+    KD_TRY(pr.readObject("config", [&](policy::ArgsReader& cr) -> Status {
+      KD_TRY(cr.readObject("PodsWithPVC", [&](policy::ArgsReader& vr) -> Status {
+        KD_TRY(vr.readObjectList("protectedStorageClasses", [&](policy::ArgsReader& sr, std::size_t i) -> Status {
+          std::optional<std::string> name;
+          KD_TRY(sr.readString("name", name));
+          if (!name || name->empty())
+            return sr.error("name", "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[" + std::to_string(i) +
+                                        "] name cannot be empty");
+          a.protectedStorageClasses.push_back(*name);
+          return sr.finish();
+        }));
+        return vr.finish();
+      }));
+      return cr.finish();
+    }));
+    return pr.finish();
+  }));
+  struct Legacy { const char* key; bool* field; };
+  for (Legacy l : {Legacy{"evictLocalStoragePods", &a.evictLocalStoragePods},
+                   Legacy{"evictDaemonSetPods", &a.evictDaemonSetPods},
+                   Legacy{"evictSystemCriticalPods", &a.evictSystemCriticalPods},
+                   Legacy{"evictFailedBarePods", &a.evictFailedBarePods}, Legacy{"ignorePvcPods", &a.ignorePvcPods},
+                   Legacy{"ignorePodsWithoutPDB", &a.ignorePodsWithoutPDB}}) {
+    KD_TRY(r.readBool(l.key, b));
+    *l.field = b.value_or(false);
+  }
+#undef KD_TRY
+  bool anyLegacy = a.evictLocalStoragePods || a.evictDaemonSetPods || a.evictSystemCriticalPods ||
+                   a.evictFailedBarePods || a.ignorePvcPods || a.ignorePodsWithoutPDB;
+  if (anyLegacy && (!a.defaultDisabled.empty() || !a.extraEnabled.empty()))
+    return r.error("podProtections",
+                   "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled");
+  if (Status f = r.finish(); !f.isOk()) return f;
+  return a;
+}
+
+std::set<std::string> effectiveProtections(const Args& a) {
+  std::set<std::string> on;
+  if (!a.defaultDisabled.empty() || !a.extraEnabled.empty()) {
+    for (const auto& p : kDefaultProtections)
+      if (std::find(a.defaultDisabled.begin(), a.defaultDisabled.end(), p) == a.defaultDisabled.end()) on.insert(p);
+    for (const auto& p : a.extraEnabled) on.insert(p);
+    return on;
+  }
+  if (!a.evictLocalStoragePods) on.insert(kPodsWithLocalStorage);
+  if (!a.evictSystemCriticalPods) on.insert(kSystemCriticalPods);
+  if (!a.evictFailedBarePods) on.insert(kFailedBarePods);
+  if (!a.evictDaemonSetPods) on.insert(kDaemonSetPods);
+  if (a.ignorePvcPods) on.insert(kPodsWithPVC);
+  if (a.ignorePodsWithoutPDB) on.insert(kPodsWithoutPDB);
+  return on;
+}
+
+}  // namespace kdesched::plugins::defaultevictor

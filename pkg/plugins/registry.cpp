@@ -1,0 +1,13 @@
+#include "pkg/plugins/registry.h"
+
+#include "pkg/plugins/defaultevictor/defaultevictor.h"
+#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
+
+namespace kdesched::plugins {
+
+void registerDefaultPlugins(framework::Registry& registry) {
+  registry.add(defaultevictor::registration());
+  registry.add(antiaffinity::registration());
+}
+
+}  // namespace kdesched::plugins
