@@ -12,14 +12,20 @@
 
 namespace kdesched::api {
 
-// Parses a quantity in any legal Kubernetes form ("100m", "1", "1.5", "2Gi", "512Mi", "1e3", "3000",
-// "1k", "1M", "0", "+1", "1E", "0.5Ki") and returns it in milli-units, rounded up as
-// Quantity.MilliValue() does. Illegal text ("12x", "", "1.2.3", "Mi") and values that do not fit in
-// int64 milli-units are errors naming the text.
+// Parses a quantity in any legal Kubernetes form ("100m", "1", "1.5", "2Gi", "512Mi", "1e3", "1E3",
+// "3000", "1k", "1M", "0", "+1", "-1", ".5", "0.5Ki", "1n") and returns it in milli-units, rounded up
+// as Quantity.MilliValue() does (negative amounts round away from zero). Illegal text ("12x", "",
+// "1.2.3", "1 Gi", "1K") and values that do not fit in int64 milli-units (e.g. "1E" = 10^21 milli)
+// are errors naming the text. As in resource.ParseQuantity, the number part may be empty: "Mi", "."
+// and "-" are legal zeros. No surrounding whitespace is accepted (JSON decoding trims it first).
 Result<std::int64_t> parseQuantityMilli(std::string_view text);
 
-// Formats milli-units compactly for people: cpu-like "250m"/"2", bytes-like "512Mi"/"1Gi".
+// Formats milli-units compactly for people: cpu-like "250m"/"2", bytes-like "512Mi"/"1Gi". Exact:
+// the text parses back to the same amount (the largest suffix that divides the value is used).
 std::string formatMilli(std::int64_t milli, bool binary = false);
+
+// Resources conventionally shown with binary suffixes (memory, storage, hugepages-*).
+bool isBinaryResource(std::string_view name);
 
 inline const Symbol& kCpu() { static const Symbol s("cpu"); return s; }
 inline const Symbol& kMemory() { static const Symbol s("memory"); return s; }
