@@ -1,6 +1,8 @@
 // Labels and label selectors (metav1.LabelSelector and the selector string syntax).
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,9 @@ class Labels {
   using Item = std::pair<Symbol, Symbol>;
   Labels() = default;
   Labels(std::initializer_list<std::pair<std::string_view, std::string_view>> kv);
+  // Builds a label set from pairs in any order; for a repeated key the last pair wins, as when
+  // decoding a JSON object with duplicate keys.
+  static Labels fromUnsorted(std::vector<Item> items);
 
   std::optional<std::string_view> get(std::string_view key) const;
   bool has(std::string_view key) const { return get(key).has_value(); }
@@ -72,5 +77,9 @@ Result<LabelSelectorOp> parseLabelSelectorOp(std::string_view op);
 // Label key/value syntax checks (qualified name with optional DNS-subdomain prefix; value <= 63).
 bool isValidLabelKey(std::string_view key);
 bool isValidLabelValue(std::string_view value);
+
+// A label value read as an integer the way the Gt/Lt operators read it (strconv.ParseInt base 10:
+// optional sign, decimal digits, int64 range); nullopt when it is not one.
+std::optional<std::int64_t> parseLabelInt64(std::string_view value);
 
 }  // namespace kdesched::api
