@@ -1,1 +1,227 @@
-// placeholder: implemented in a following commit
+#include "pkg/api/types.h"
+
+#include <algorithm>
+#include <array>
+#include <mutex>
+#include <unordered_map>
+
+namespace kdesched::api {
+
+std::string_view toString(PodPhase p) {
+  switch (p) {
+    case PodPhase::Pending: return "Pending";
+    case PodPhase::Running: return "Running";
+    case PodPhase::Succeeded: return "Succeeded";
+    case PodPhase::Failed: return "Failed";
+    case PodPhase::Unknown: return "Unknown";
+  }
+  return "Unknown";
+}
+
+std::string_view toString(QosClass q) {
+  switch (q) {
+    case QosClass::BestEffort: return "BestEffort";
+    case QosClass::Burstable: return "Burstable";
+    case QosClass::Guaranteed: return "Guaranteed";
+  }
+  return "BestEffort";
+}
+
+std::string_view toString(TaintEffect e) {
+  switch (e) {
+    case TaintEffect::None: return "";
+    case TaintEffect::NoSchedule: return "NoSchedule";
+    case TaintEffect::PreferNoSchedule: return "PreferNoSchedule";
+    case TaintEffect::NoExecute: return "NoExecute";
+  }
+  return "";
+}
+
+bool Pod::hasOwnerKind(std::string_view kind) const {
+  return std::any_of(owners.begin(), owners.end(), [&](const OwnerReference& o) { return o.kind.view() == kind; });
+}
+
+// metav1.GetControllerOf: the first owner reference marked as controller.
+const OwnerReference* Pod::controllerRef() const {
+  for (const auto& o : owners) {
+    if (o.controller) return &o;
+  }
+  return nullptr;
+}
+
+const SchedulingConstraints& Pod::constraints() const {
+  static const SchedulingConstraints kNone;
+  return scheduling ? *scheduling : kNone;
+}
+
+std::string Pod::key() const {
+  std::string out;
+  out.reserve(ns.view().size() + 1 + name.size());
+  out += ns.view();
+  out += '/';
+  out += name;
+  return out;
+}
+
+std::string PodDisruptionBudget::key() const {
+  std::string out;
+  out.reserve(ns.view().size() + 1 + name.size());
+  out += ns.view();
+  out += '/';
+  out += name;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hashing of SchedulingConstraints. Only has to agree with operator==: equal values hash equal.
+
+namespace {
+
+class Hasher {
+ public:
+  void add(std::size_t v) { h_ ^= v + 0x9e3779b97f4a7c15ULL + (h_ << 6) + (h_ >> 2); }
+  void add(std::string_view s) { add(std::hash<std::string_view>()(s)); }
+  void add(const std::string& s) { add(std::string_view(s)); }
+  void add(bool b) { add(std::size_t{b ? 1u : 2u}); }
+  void add(std::int32_t v) { add(static_cast<std::size_t>(v)); }
+  void add(std::int64_t v) { add(static_cast<std::size_t>(v)); }
+  template <typename E>
+    requires std::is_enum_v<E>
+  void add(E e) {
+    add(static_cast<std::size_t>(e));
+  }
+  template <typename T>
+  void add(const std::optional<T>& o) {
+    add(o.has_value());
+    if (o) add(*o);
+  }
+  template <typename T>
+  void add(const std::vector<T>& v) {
+    add(v.size());
+    for (const auto& x : v) add(x);
+  }
+  template <typename A, typename B>
+  void add(const std::pair<A, B>& p) {
+    add(p.first);
+    add(p.second);
+  }
+  void add(const LabelSelectorRequirement& r) {
+    add(r.key);
+    add(r.op);
+    add(r.values);
+  }
+  void add(const LabelSelector& s) {
+    add(s.matchLabels);
+    add(s.matchExpressions);
+  }
+  void add(const NodeSelectorRequirement& r) {
+    add(r.key);
+    add(r.op);
+    add(r.values);
+  }
+  void add(const NodeSelectorTerm& t) {
+    add(t.matchExpressions);
+    add(t.matchFields);
+  }
+  void add(const NodeSelector& s) { add(s.terms); }
+  void add(const PreferredSchedulingTerm& t) {
+    add(t.weight);
+    add(t.preference);
+  }
+  void add(const NodeAffinity& a) {
+    add(a.required);
+    add(a.preferred);
+  }
+  void add(const PodAffinityTerm& t) {
+    add(t.labelSelector);
+    add(t.namespaces);
+    add(t.namespaceSelector);
+    add(t.topologyKey);
+    add(t.matchLabelKeys);
+    add(t.mismatchLabelKeys);
+  }
+  void add(const WeightedPodAffinityTerm& t) {
+    add(t.weight);
+    add(t.term);
+  }
+  void add(const PodAffinity& a) {
+    add(a.required);
+    add(a.preferred);
+  }
+  void add(const Toleration& t) {
+    add(t.key);
+    add(t.op);
+    add(t.value);
+    add(t.effect);
+    add(t.tolerationSeconds);
+  }
+  void add(const TopologySpreadConstraint& c) {
+    add(c.maxSkew);
+    add(c.topologyKey);
+    add(c.whenUnsatisfiable);
+    add(c.labelSelector);
+    add(c.minDomains);
+    add(c.nodeAffinityPolicy);
+    add(c.nodeTaintsPolicy);
+    add(c.matchLabelKeys);
+  }
+  std::size_t value() const { return h_; }
+
+ private:
+  std::size_t h_ = 0xcbf29ce484222325ULL;
+};
+
+// The intern pool is sharded by hash so concurrent decoders rarely wait on the same lock.
+class ConstraintPool {
+ public:
+  std::shared_ptr<const SchedulingConstraints> intern(SchedulingConstraints c) {
+    const std::size_t h = hashConstraints(c);
+    Shard& shard = shards_[(h >> 7) % kShards];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    auto [begin, end] = shard.entries.equal_range(h);
+    for (auto it = begin; it != end; ++it) {
+      if (auto existing = it->second.lock(); existing && *existing == c) return existing;
+    }
+    auto created = std::make_shared<const SchedulingConstraints>(std::move(c));
+    shard.entries.emplace(h, created);
+    if (shard.entries.size() >= shard.sweepAt) sweep(shard);
+    return created;
+  }
+
+ private:
+  static constexpr std::size_t kShards = 16;
+  struct Shard {
+    std::mutex mu;
+    std::unordered_multimap<std::size_t, std::weak_ptr<const SchedulingConstraints>> entries;
+    std::size_t sweepAt = 1024;
+  };
+
+  // Drops entries whose blocks were freed; the next sweep waits until the live set doubles, so
+  // sweeping stays amortised O(1) per intern.
+  static void sweep(Shard& shard) {
+    std::erase_if(shard.entries, [](const auto& e) { return e.second.expired(); });
+    shard.sweepAt = std::max<std::size_t>(1024, 2 * shard.entries.size());
+  }
+
+  std::array<Shard, kShards> shards_;
+};
+
+}  // namespace
+
+std::size_t hashConstraints(const SchedulingConstraints& c) {
+  Hasher h;
+  h.add(c.nodeSelector);
+  h.add(c.nodeAffinity);
+  h.add(c.podAffinity);
+  h.add(c.podAntiAffinity);
+  h.add(c.tolerations);
+  h.add(c.topologySpreadConstraints);
+  return h.value();
+}
+
+std::shared_ptr<const SchedulingConstraints> internConstraints(SchedulingConstraints c) {
+  static ConstraintPool* pool = new ConstraintPool();  // never destroyed: pods may outlive statics
+  return pool->intern(std::move(c));
+}
+
+}  // namespace kdesched::api

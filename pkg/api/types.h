@@ -133,6 +133,12 @@ struct SchedulingConstraints {
   bool hasRequiredAntiAffinity() const { return podAntiAffinity && !podAntiAffinity->required.empty(); }
 };
 
+// Returns the shared copy of `c`: pods whose constraints are equal get the same pointer, so the
+// identical affinity/toleration blocks of a ReplicaSet's pods cost one allocation. Thread-safe.
+// The pool holds weak references, so blocks no pod uses any more are freed.
+std::shared_ptr<const SchedulingConstraints> internConstraints(SchedulingConstraints c);
+std::size_t hashConstraints(const SchedulingConstraints& c);
+
 // ---------------------------------------------------------------------------------------------
 struct OwnerReference {
   Symbol apiVersion;
