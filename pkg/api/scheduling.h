@@ -45,8 +45,10 @@ QosClass computeQos(const std::vector<ContainerResources>& containers,
 
 // --- pod (anti-)affinity ----------------------------------------------------------------------
 // Does `term` (declared by `owner`) select `candidate` by namespace and labels? namespaces: the
-// term's list, else the owner's namespace; when namespaceSelector is set, namespaces whose labels
-// match it are added (nsLabels looks up a namespace's labels; null = no namespace labels known).
+// term's list plus, when namespaceSelector is set, namespaces whose labels match it (nsLabels looks
+// up a namespace's labels; null function or null result = no labels known, read as no labels). The
+// owner's namespace is implied only when the list is empty AND namespaceSelector is unset (an empty
+// namespaceSelector selects all namespaces). A null labelSelector selects no pod.
 // matchLabelKeys/mismatchLabelKeys are merged into the selector from the owner's labels.
 using NamespaceLabelsFn = std::function<const Labels*(const Symbol& ns)>;
 bool podAffinityTermMatches(const PodAffinityTerm& term, const Pod& owner, const Pod& candidate,
