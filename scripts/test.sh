@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): installs what is missing, builds with -Werror, runs the unit
+# tests, runs them again under AddressSanitizer + UndefinedBehaviorSanitizer, then the end-to-end
+# tests on a real control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok) built
+# from Go modules and cached outside the checkout.
+#   KDESCHED_SKIP_E2E=1   unit tests only
+#   KDESCHED_SKIP_ASAN=1  no sanitizer build
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+JOBS="${JOBS:-2}"
+passed=0
+failed=0
+phase() { printf '\n== %s ==\n' "$*"; }
+
+bash scripts/install-deps.sh
+
+# ctest prints "N tests failed out of M"; count from its summary line.
+run_ctest() {
+  local dir="$1" log
+  log="$(mktemp)"
+  local rc=0
+  ctest --test-dir "${dir}" --output-on-failure -j "${JOBS}" 2>&1 | tee "${log}" || rc=$?
+  local total fails
+  total="$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2/p' "${log}" | tail -n1)"
+  fails="$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1/p' "${log}" | tail -n1)"
+  rm -f "${log}"
+  if [ -z "${total}" ]; then
+    failed=$((failed + 1))
+    return 1
+  fi
+  passed=$((passed + total - fails))
+  failed=$((failed + fails))
+  return "${rc}"
+}
+
+rc=0
+phase "build (RelWithDebInfo, -Werror)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKDESCHED_WERROR=ON >/dev/null
+cmake --build build -j "${JOBS}"
+phase "unit tests"
+run_ctest build || rc=1
+
+if [ "${KDESCHED_SKIP_ASAN:-0}" != 1 ]; then
+  phase "unit tests under -fsanitize=address,undefined"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKDESCHED_WERROR=ON -DKDESCHED_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j "${JOBS}"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build-asan || rc=1
+fi
+
+if [ "${KDESCHED_SKIP_E2E:-0}" != 1 ]; then
+  phase "end-to-end on a real control plane"
+  if KDESCHED_BIN="${ROOT}/build/kdesched" bash scripts/cluster/ci.sh; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    rc=1
+  fi
+fi
+
+echo
+echo "kdesched tests: ${passed} passed, ${failed} failed"
+exit "${rc}"

@@ -1,0 +1,79 @@
+#include "pkg/cluster/store.h"
+
+#include <gtest/gtest.h>
+
+#include "test/unit/testing/builders.h"
+
+namespace kdesched::testing {
+namespace {
+
+TEST(Store, UpsertRemoveAndEvents) {
+  cluster::Store s;
+  std::vector<std::string> seen;
+  s.subscribe([&](const cluster::StoreEvent& e) {
+    if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e)) {
+      const char* t = c->type == cluster::EventType::Added ? "add" : c->type == cluster::EventType::Modified ? "mod" : "del";
+      seen.push_back(std::string(t) + " " + (c->after ? c->after->name : c->before->name));
+    }
+  });
+  s.upsert(PodBuilder("a").node("n1").build());
+  s.upsert(PodBuilder("a").node("n2").build());
+  EXPECT_EQ(s.count(api::Kind::Pod), 1u);
+  EXPECT_TRUE(s.remove(api::Kind::Pod, "default/a"));
+  EXPECT_FALSE(s.remove(api::Kind::Pod, "default/a"));
+  EXPECT_EQ(seen, (std::vector<std::string>{"add a", "mod a", "del a"}));
+}
+
+TEST(Store, ReplaceTurnsVanishedObjectsIntoDeletes) {
+  cluster::Store s;
+  s.upsert(PodBuilder("a").build());
+  s.upsert(PodBuilder("b").build());
+  std::vector<std::string> deleted;
+  s.subscribe([&](const cluster::StoreEvent& e) {
+    if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e); c && c->type == cluster::EventType::Deleted)
+      deleted.push_back(c->before->name);
+  });
+  std::vector<api::Object> fresh;
+  fresh.emplace_back(*PodBuilder("b").build());
+  fresh.emplace_back(*PodBuilder("c").build());
+  EXPECT_EQ(s.replace(api::Kind::Pod, std::move(fresh)), 1u);
+  EXPECT_EQ(deleted, std::vector<std::string>{"a"});
+  EXPECT_EQ(s.count(api::Kind::Pod), 2u);
+}
+
+TEST(Store, SnapshotIsImmutableAndCached) {
+  cluster::Store s;
+  s.upsert(NodeBuilder("n1").build());
+  s.upsert(PodBuilder("a").node("n1").build());
+  auto s1 = s.snapshot();
+  EXPECT_EQ(s1, s.snapshot());  // no change: the same snapshot is shared
+  s.upsert(PodBuilder("b").node("n1").build());
+  auto s2 = s.snapshot();
+  EXPECT_NE(s1, s2);
+  EXPECT_EQ(s1->podsOnNode(api::Symbol("n1")).size(), 1u);
+  EXPECT_EQ(s2->podsOnNode(api::Symbol("n1")).size(), 2u);
+}
+
+TEST(Snapshot, Indexes) {
+  ClusterBuilder b;
+  b.add(NodeBuilder("n2").build()).add(NodeBuilder("n1").build());
+  b.add(PodBuilder("x", "ns1").app("web").ownerUid("ReplicaSet", "rs", "u1").node("n1").build());
+  b.add(PodBuilder("y", "ns1").app("db").ownerUid("ReplicaSet", "rs", "u1").node("n2").build());
+  b.add(PodBuilder("z", "ns2").app("web").node("n2").build());
+  b.add(PodBuilder("pending", "ns2").app("web").build());
+  b.add(pdb("p", "ns1", selectorOf("app", "web"), 1));
+  auto s = b.snapshot();
+  ASSERT_EQ(s->nodes().size(), 2u);
+  EXPECT_EQ(s->nodes()[0]->name, "n1");  // sorted
+  EXPECT_EQ(s->podsOnNode(api::Symbol("n2")).size(), 2u);
+  EXPECT_EQ(s->podsInNamespace(api::Symbol("ns2")).size(), 2u);
+  EXPECT_EQ(s->podsOfOwner("u1").size(), 2u);
+  EXPECT_EQ(s->podsWithLabel(api::Symbol("app"), api::Symbol("web")).size(), 3u);
+  EXPECT_EQ(s->podsWithLabelKey(api::Symbol("app")).size(), 4u);
+  EXPECT_EQ(s->pdbsInNamespace(api::Symbol("ns1")).size(), 1u);
+  EXPECT_EQ(s->node("n1"), s->nodes()[0]);
+  EXPECT_EQ(s->node("missing"), nullptr);
+}
+
+}  // namespace
+}  // namespace kdesched::testing

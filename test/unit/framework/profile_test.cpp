@@ -1,0 +1,121 @@
+#include "pkg/framework/profile.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/framework/cycle.h"
+#include "pkg/plugins/registry.h"
+#include "test/unit/testing/builders.h"
+#include "test/unit/testing/harness.h"
+
+namespace kdesched::testing {
+namespace {
+
+std::string buildError(const std::string& yaml) {
+  auto e = engineFor(yaml);
+  return e.isOk() ? "" : e.error();
+}
+
+const std::string kHead = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
+
+TEST(Profiles, DefaultEvictorIsInjected) {
+  auto e = engineFor(kHead + "profiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAffinity\n"
+                             "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n");
+  ASSERT_TRUE(e.isOk()) << e.error();
+  ASSERT_EQ(e->profiles.size(), 1u);
+  const auto& p = e->profiles[0];
+  ASSERT_EQ(p.filters.size(), 1u);
+  EXPECT_EQ(p.filters[0]->name(), "DefaultEvictor");
+  ASSERT_EQ(p.preEvictionFilters.size(), 1u);
+  EXPECT_EQ(p.deschedule.size(), 1u);
+  EXPECT_EQ(p.instances.size(), 2u);  // one instance per plugin, though DefaultEvictor serves two points
+  EXPECT_EQ(p.strategyNames(), std::vector<std::string>{"RemovePodsViolatingInterPodAntiAffinity"});
+}
+
+TEST(Profiles, EnabledPluginNeedsPluginConfig) {
+  auto err = buildError(kHead + "profiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n");
+  EXPECT_NE(err.find("policy.yaml: profiles[0].plugins.deschedule.enabled[0]: plugin \"RemovePodsViolatingInterPodAntiAffinity\" "
+                     "is enabled but has no pluginConfig entry"),
+            std::string::npos)
+      << err;
+}
+
+TEST(Profiles, UnknownPluginListsKnownOnesWithSuggestion) {
+  auto err = buildError(kHead + "profiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAfinity\n"
+                                "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAfinity]\n");
+  EXPECT_NE(err.find("profiles[0].pluginConfig[0].name: unknown plugin \"RemovePodsViolatingInterPodAntiAfinity\" "
+                     "(did you mean \"RemovePodsViolatingInterPodAntiAffinity\"?); known plugins: DefaultEvictor"),
+            std::string::npos)
+      << err;
+}
+
+TEST(Profiles, PluginAtUnsupportedExtensionPoint) {
+  auto err = buildError(kHead + "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n"
+                                "  plugins:\n    balance:\n      enabled: [DefaultEvictor]\n");
+  EXPECT_NE(err.find("profiles[0].plugins.balance.enabled[0]: plugin \"DefaultEvictor\" does not implement the balance extension point"),
+            std::string::npos)
+      << err;
+}
+
+TEST(Profiles, ArgsErrorsCarryTheFieldPath) {
+  auto err = buildError(kHead + "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n    args:\n      nodeFit: maybe\n"
+                                "  plugins:\n    filter:\n      enabled: [DefaultEvictor]\n");
+  EXPECT_NE(err.find("policy.yaml: profiles[0].pluginConfig[0].args.nodeFit"), std::string::npos) << err;
+}
+
+// Fakes that record the order in which the cycle runs them.
+struct Recorder {
+  std::vector<std::string> calls;
+};
+struct FakeDeschedule : framework::DeschedulePlugin {
+  FakeDeschedule(Recorder& r, std::string n) : r(r), n(std::move(n)) {}
+  std::string_view name() const override { return n; }
+  Status deschedule(framework::Handle& h) override {
+    r.calls.push_back(h.profile() + "/" + n);
+    return n == "fails" ? Status::error("boom") : Status::ok();
+  }
+  Recorder& r;
+  std::string n;
+};
+struct FakeBalance : framework::BalancePlugin {
+  FakeBalance(Recorder& r, std::string n) : r(r), n(std::move(n)) {}
+  std::string_view name() const override { return n; }
+  Status balance(framework::Handle& h) override {
+    r.calls.push_back(h.profile() + "/" + n);
+    return Status::ok();
+  }
+  Recorder& r;
+  std::string n;
+};
+
+TEST(Cycle, DeschedulePluginsOfAllProfilesThenBalance) {
+  Recorder rec;
+  std::vector<framework::Profile> profiles(2);
+  for (int i = 0; i < 2; ++i) {
+    auto& p = profiles[i];
+    p.name = "p" + std::to_string(i);
+    auto d = std::make_unique<FakeDeschedule>(rec, i == 0 ? "fails" : "d");
+    auto b = std::make_unique<FakeBalance>(rec, "b");
+    p.deschedule.push_back(d.get());
+    p.balance.push_back(b.get());
+    p.instances.push_back(std::move(d));
+    p.instances.push_back(std::move(b));
+  }
+  ClusterBuilder c;
+  c.add(NodeBuilder("n1").build()).add(NodeBuilder("n2").build());
+  auto snap = c.snapshot();
+  evictor::PlanSink sink;
+  evictor::EvictionChain chain({}, sink);
+  auto res = framework::runCycle(profiles, *snap, std::nullopt, chain);
+  EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/fails", "p1/d", "p0/b", "p1/b"}));
+  ASSERT_EQ(res.runs.size(), 4u);
+  EXPECT_FALSE(res.runs[0].status.isOk());  // a plugin error does not stop the cycle
+  EXPECT_EQ(res.nodes, 2u);
+
+  framework::CycleScope onlyBalance{false, true};
+  rec.calls.clear();
+  framework::runCycle(profiles, *snap, std::nullopt, chain, nullptr, onlyBalance);
+  EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/b", "p1/b"}));
+}
+
+}  // namespace
+}  // namespace kdesched::testing

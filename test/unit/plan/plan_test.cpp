@@ -1,0 +1,168 @@
+// Golden tests of `kdesched plan` output, run through the real binary, and its handling of bad
+// input (exit 2, one line on stderr, no crash, no hang). UPDATE_GOLDEN=1 rewrites the golden files.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSrc = KDESCHED_SOURCE_DIR;
+
+struct Run {
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Run run(const std::string& args) {
+  fs::path errFile = fs::temp_directory_path() / ("kdesched-plan-test-" + std::to_string(::getpid()) + ".err");
+  std::string cmd = "timeout 60 " + std::string(KDESCHED_BINARY) + " " + args + " 2>" + errFile.string();
+  Run r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = ::pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = readFile(errFile);
+  fs::remove(errFile);
+  return r;
+}
+
+void expectGolden(const std::string& actual, const std::string& goldenName) {
+  fs::path golden = kSrc / "test/testdata" / goldenName;
+  if (std::getenv("UPDATE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << actual;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " missing: run with UPDATE_GOLDEN=1 and review the diff";
+  EXPECT_EQ(actual, readFile(golden)) << "plan output differs from " << golden;
+}
+
+std::string example(const std::string& dir) {
+  return "plan --snapshot " + (kSrc / "examples" / dir / "snapshot.json").string() + " --policy-config-file " +
+         (kSrc / "examples" / dir / "policy.yaml").string() + " --now 2026-11-30T10:00:00Z";
+}
+
+TEST(PlanGolden, OrderPaymentTable) {
+  Run r = run(example("order-payment"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("payment-5b7c9d6f4-q8wzr"), std::string::npos);
+  EXPECT_NE(r.out.find("violated by pod default/order-6d4f9c8b7-x2k9p"), std::string::npos);
+  expectGolden(r.out, "order-payment.table.golden");
+}
+
+TEST(PlanGolden, OrderPaymentJson) {
+  Run r = run(example("order-payment") + " -o json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  expectGolden(r.out, "order-payment.json.golden");
+}
+
+TEST(PlanGolden, OrderPaymentWithPdbIsRefused) {
+  Run r = run(example("order-payment-pdb"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("No evictions."), std::string::npos);
+  EXPECT_NE(r.out.find("PodDisruptionBudget default/payment"), std::string::npos);
+  expectGolden(r.out, "order-payment-pdb.table.golden");
+  Run j = run(example("order-payment-pdb") + " -o json");
+  ASSERT_EQ(j.exitCode, 0) << j.err;
+  expectGolden(j.out, "order-payment-pdb.json.golden");
+}
+
+struct Bad {
+  std::string name;
+  std::string snapshot;  // file content ("" = use the example snapshot)
+  std::string policy;    // file content ("" = use the example policy)
+  std::string wantInError;
+};
+
+class PlanBadInput : public ::testing::TestWithParam<Bad> {};
+
+TEST_P(PlanBadInput, ExitsTwoWithOneLine) {
+  const Bad& b = GetParam();
+  fs::path dir = fs::temp_directory_path() / ("kdesched-bad-" + b.name + "-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path snap = kSrc / "examples/order-payment/snapshot.json";
+  fs::path pol = kSrc / "examples/order-payment/policy.yaml";
+  if (!b.snapshot.empty()) std::ofstream(snap = dir / "snapshot.json", std::ios::binary) << b.snapshot;
+  if (!b.policy.empty()) std::ofstream(pol = dir / "policy.yaml", std::ios::binary) << b.policy;
+  Run r = run("plan --snapshot " + snap.string() + " --policy-config-file " + pol.string());
+  fs::remove_all(dir);
+  EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "want exactly one line, got: " << r.err;
+  EXPECT_NE(r.err.find(b.wantInError), std::string::npos) << r.err;
+}
+
+const std::string kGoodPolicyHead = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
+
+std::string randomBytes(std::size_t n) {
+  std::mt19937 rng(7);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, PlanBadInput,
+    ::testing::Values(
+        Bad{"empty_policy", "", " ", "policy.yaml"},
+        Bad{"wrong_api_version", "", "apiVersion: descheduler/v1beta9\nkind: DeschedulerPolicy\n", "apiVersion"},
+        Bad{"v1alpha1", "", "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {}\n", "v1alpha2"},
+        Bad{"malformed_yaml", "", kGoodPolicyHead + "profiles: [\n", "policy.yaml"},
+        Bad{"duplicate_key", "", kGoodPolicyHead + "maxNoOfPodsToEvictTotal: 1\nmaxNoOfPodsToEvictTotal: 2\n", "duplicate"},
+        Bad{"negative_limit", "", kGoodPolicyHead + "maxNoOfPodsToEvictPerNode: -1\n", "maxNoOfPodsToEvictPerNode"},
+        Bad{"selector_operator_maybe", "",
+            kGoodPolicyHead +
+                "profiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAffinity\n    args:\n"
+                "      labelSelector:\n        matchExpressions:\n        - {key: app, operator: Maybe, values: [x]}\n"
+                "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n",
+            "Maybe"},
+        Bad{"empty_snapshot", "\n", "", "empty"},
+        Bad{"quantity_12x",
+            R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"12x"}}}]}}]})",
+            "", "12x"},
+        Bad{"random_10MB_policy", "", randomBytes(10 * 1024 * 1024), "policy.yaml"},
+        Bad{"random_10MB_snapshot", randomBytes(10 * 1024 * 1024), "", "snapshot.json"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(PlanCli, MissingFlagsAndUnknownFlagsExitTwo) {
+  EXPECT_EQ(run("plan").exitCode, 2);
+  EXPECT_EQ(run("plan --snapshot x --policy-config-file y --bogus").exitCode, 2);
+  EXPECT_EQ(run("plan --snapshot /nonexistent --policy-config-file /nonexistent").exitCode, 2);
+}
+
+TEST(PlanCli, PodOnMissingNodeIsANamedSkip) {
+  fs::path dir = fs::temp_directory_path() / ("kdesched-orphan-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.json") << R"({"kind":"List","items":[
+    {"kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
+    {"kind":"Node","metadata":{"name":"n2"},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
+    {"kind":"Pod","metadata":{"name":"ghost","namespace":"default"},"spec":{"nodeName":"n9"},"status":{"phase":"Running"}}]})";
+  Run r = run("plan --snapshot " + (dir / "s.json").string() + " --policy-config-file " +
+              (kSrc / "examples/order-payment/policy.yaml").string());
+  fs::remove_all(dir);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("pod default/ghost is bound to node n9, which is not in the snapshot"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("skipped 1 Pod on an unknown node"), std::string::npos) << r.out;
+}
+
+}  // namespace
