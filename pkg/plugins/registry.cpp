@@ -2,12 +2,14 @@
 
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
 #include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
+#include "pkg/plugins/removepodsviolatingnodeaffinity/nodeaffinity.h"
 
 namespace kdesched::plugins {
 
 void registerDefaultPlugins(framework::Registry& registry) {
   registry.add(defaultevictor::registration());
   registry.add(antiaffinity::registration());
+  registry.add(nodeaffinity::registration());
 }
 
 }  // namespace kdesched::plugins
