@@ -1,0 +1,126 @@
+#include "pkg/metrics/metrics.h"
+
+#include <prometheus/text_serializer.h>
+
+#include <sstream>
+
+namespace kdesched::metrics {
+namespace {
+
+const prometheus::Histogram::BucketBoundaries kLoopBuckets = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,  2.5,
+                                                              5,    10,    25,   50,  100, 250, 500};
+const prometheus::Histogram::BucketBoundaries kStrategyBuckets = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                                  2.5,  5,     10,   25,  50,   100};
+const prometheus::Histogram::BucketBoundaries kReactionBuckets = {0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300};
+
+}  // namespace
+
+Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& strategies)
+    : registry_(std::make_shared<prometheus::Registry>()) {
+  auto& r = *registry_;
+  evicted_ = &prometheus::BuildCounter()
+                  .Name("descheduler_pods_evicted_total")
+                  .Help("Number of evicted pods, by the result, strategy, profile, namespace and node")
+                  .Register(r);
+  evictedDeprecated_ = &prometheus::BuildCounter()
+                            .Name("descheduler_pods_evicted")
+                            .Help("[DEPRECATED since upstream 0.34.0, use descheduler_pods_evicted_total] Number of evicted pods")
+                            .Register(r);
+  loop_ = &prometheus::BuildHistogram()
+               .Name("descheduler_loop_duration_seconds")
+               .Help("Time taken to complete a full descheduling cycle")
+               .Register(r);
+  loopDeprecated_ = &prometheus::BuildHistogram()
+                         .Name("descheduler_descheduler_loop_duration_seconds")
+                         .Help("[DEPRECATED, use descheduler_loop_duration_seconds] Time taken to complete a full descheduling cycle")
+                         .Register(r);
+  strategy_ = &prometheus::BuildHistogram()
+                   .Name("descheduler_strategy_duration_seconds")
+                   .Help("Time taken to complete each strategy of the descheduling operation")
+                   .Register(r);
+  strategyDeprecated_ = &prometheus::BuildHistogram()
+                             .Name("descheduler_descheduler_strategy_duration_seconds")
+                             .Help("[DEPRECATED, use descheduler_strategy_duration_seconds] Time taken to complete each strategy")
+                             .Register(r);
+  prometheus::BuildGauge()
+      .Name("descheduler_build_info")
+      .Help("Build information; constant 1")
+      .Register(r)
+      .Add({{"AppVersion", version}, {"DeschedulerVersion", "kdesched-" + version}, {"GitBranch", ""}, {"GitSha1", ""},
+            {"GoVersion", ""}})
+      .Set(1);
+  refused_ = &prometheus::BuildCounter()
+                  .Name("kdesched_evictions_refused_total")
+                  .Help("Pods a plugin chose that were not evicted, by reason (filter, preEvictionFilter, limit-*, pdb, api, anti-flapping)")
+                  .Register(r);
+  watchRestarts_ = &prometheus::BuildCounter()
+                        .Name("kdesched_watch_restarts_total")
+                        .Help("Watch streams re-opened, by resource")
+                        .Register(r);
+  relists_ = &prometheus::BuildCounter().Name("kdesched_relists_total").Help("Full relists, by resource").Register(r);
+  cacheObjects_ = &prometheus::BuildGauge().Name("kdesched_cache_objects").Help("Objects in the cache, by kind").Register(r);
+  lastCycle_ = &prometheus::BuildGauge()
+                    .Name("kdesched_last_successful_cycle_timestamp_seconds")
+                    .Help("Unix time at which the last descheduling cycle completed")
+                    .Register(r);
+  triggerEvents_ = &prometheus::BuildCounter()
+                        .Name("kdesched_trigger_events_total")
+                        .Help("Store events that may have created a violation, by kind")
+                        .Register(r);
+  triggerRuns_ = &prometheus::BuildCounter().Name("kdesched_trigger_runs_total").Help("Event-triggered scoped runs").Register(r);
+  eventToEviction_ = &prometheus::BuildHistogram()
+                          .Name("kdesched_event_to_eviction_seconds")
+                          .Help("Delay from the event that created a violation to the eviction request")
+                          .Register(r);
+  suppressed_ = &prometheus::BuildCounter()
+                     .Name("kdesched_evictions_suppressed_total")
+                     .Help("Evictions suppressed by anti-flapping (cooldown, rate limit, backoff)")
+                     .Register(r);
+
+  for (const auto& s : strategies) {
+    for (const char* result : {"success", "error"}) {
+      evicted_->Add({{"result", result}, {"strategy", s.strategy}, {"profile", s.profile}, {"namespace", ""}, {"node", ""}});
+    }
+    strategy_->Add({{"strategy", s.strategy}, {"profile", s.profile}}, kStrategyBuckets);
+  }
+  loop_->Add({}, kLoopBuckets);
+  loopDeprecated_->Add({}, kLoopBuckets);
+}
+
+void Metrics::podEvicted(const std::string& result, const std::string& strategy, const std::string& profile,
+                         const std::string& ns, const std::string& node) {
+  prometheus::Labels l{{"result", result}, {"strategy", strategy}, {"profile", profile}, {"namespace", ns}, {"node", node}};
+  evicted_->Add(l).Increment();
+  evictedDeprecated_->Add(l).Increment();
+}
+
+void Metrics::evictionRefused(const std::string& reason, const std::string& strategy, const std::string& profile) {
+  refused_->Add({{"reason", reason}, {"strategy", strategy}, {"profile", profile}}).Increment();
+}
+
+void Metrics::loopDuration(double seconds) {
+  loop_->Add({}, kLoopBuckets).Observe(seconds);
+  loopDeprecated_->Add({}, kLoopBuckets).Observe(seconds);
+}
+
+void Metrics::strategyDuration(const std::string& strategy, const std::string& profile, double seconds) {
+  strategy_->Add({{"strategy", strategy}, {"profile", profile}}, kStrategyBuckets).Observe(seconds);
+  strategyDeprecated_->Add({{"strategy", strategy}, {"profile", profile}}, kStrategyBuckets).Observe(seconds);
+}
+
+void Metrics::cycleSucceeded(double unixSeconds) { lastCycle_->Add({}).Set(unixSeconds); }
+void Metrics::watchRestarted(const std::string& resource) { watchRestarts_->Add({{"resource", resource}}).Increment(); }
+void Metrics::relisted(const std::string& resource) { relists_->Add({{"resource", resource}}).Increment(); }
+void Metrics::cacheObjects(const std::string& kind, double count) { cacheObjects_->Add({{"kind", kind}}).Set(count); }
+void Metrics::triggerEvent(const std::string& kind) { triggerEvents_->Add({{"kind", kind}}).Increment(); }
+void Metrics::triggerRun() { triggerRuns_->Add({}).Increment(); }
+void Metrics::eventToEviction(double seconds) { eventToEviction_->Add({}, kReactionBuckets).Observe(seconds); }
+void Metrics::evictionSuppressed(const std::string& reason) { suppressed_->Add({{"reason", reason}}).Increment(); }
+
+std::string Metrics::serialize() const {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, registry_->Collect());
+  return out.str();
+}
+
+}  // namespace kdesched::metrics

@@ -1,0 +1,69 @@
+// Prometheus metrics with upstream descheduler's names and labels (existing dashboards keep
+// working), plus kdesched's own: refusals by reason, watch health, cache sizes, last good cycle.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kdesched::metrics {
+
+struct StrategyId {
+  std::string strategy;
+  std::string profile;
+};
+
+class Metrics {
+ public:
+  // `strategies`: every enabled deschedule/balance plugin per profile; their series exist at zero
+  // from the start (upstream only shows build_info until the first eviction).
+  Metrics(const std::string& version, const std::vector<StrategyId>& strategies);
+
+  // result: "success", "error", or a refusal kind; namespace and node of the pod.
+  void podEvicted(const std::string& result, const std::string& strategy, const std::string& profile,
+                  const std::string& ns, const std::string& node);
+  // Why the evictor (or the API server) said no: filter, preEvictionFilter, limit-*, pdb, api, ...
+  void evictionRefused(const std::string& reason, const std::string& strategy, const std::string& profile);
+  void loopDuration(double seconds);
+  void strategyDuration(const std::string& strategy, const std::string& profile, double seconds);
+  void cycleSucceeded(double unixSeconds);
+  void watchRestarted(const std::string& resource);
+  void relisted(const std::string& resource);
+  void cacheObjects(const std::string& kind, double count);
+  // Event-triggered runs (kdesched extension).
+  void triggerEvent(const std::string& kind);
+  void triggerRun();
+  void eventToEviction(double seconds);
+  void evictionSuppressed(const std::string& reason);
+
+  // Text exposition format of everything registered.
+  std::string serialize() const;
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>* evicted_;
+  prometheus::Family<prometheus::Counter>* evictedDeprecated_;
+  prometheus::Family<prometheus::Histogram>* loop_;
+  prometheus::Family<prometheus::Histogram>* loopDeprecated_;
+  prometheus::Family<prometheus::Histogram>* strategy_;
+  prometheus::Family<prometheus::Histogram>* strategyDeprecated_;
+  prometheus::Family<prometheus::Counter>* refused_;
+  prometheus::Family<prometheus::Counter>* watchRestarts_;
+  prometheus::Family<prometheus::Counter>* relists_;
+  prometheus::Family<prometheus::Gauge>* cacheObjects_;
+  prometheus::Family<prometheus::Gauge>* lastCycle_;
+  prometheus::Family<prometheus::Counter>* triggerEvents_;
+  prometheus::Family<prometheus::Counter>* triggerRuns_;
+  prometheus::Family<prometheus::Histogram>* eventToEviction_;
+  prometheus::Family<prometheus::Counter>* suppressed_;
+};
+
+}  // namespace kdesched::metrics

@@ -1,0 +1,70 @@
+#include "pkg/metrics/server.h"
+
+#include <cpprest/http_listener.h>
+
+namespace kdesched::metrics {
+
+namespace http = web::http;
+using http::experimental::listener::http_listener;
+
+struct Server::Impl {
+  Metrics* metrics;
+  std::function<Readiness()> readiness;
+  std::unique_ptr<http_listener> listener;
+
+  void handle(const http::http_request& req) {
+    std::string path = req.relative_uri().path();
+    if (path == "/healthz" || path == "/livez") {
+      req.reply(http::status_codes::OK, "ok");
+    } else if (path == "/readyz") {
+      Readiness r = readiness ? readiness() : Readiness{true, "ok"};
+      req.reply(r.ready ? http::status_codes::OK : http::status_codes::ServiceUnavailable,
+                r.reason.empty() ? (r.ready ? "ok" : "not ready") : r.reason);
+    } else if (path == "/metrics" && metrics) {
+      http::http_response resp(http::status_codes::OK);
+      resp.set_body(metrics->serialize(), "text/plain; version=0.0.4; charset=utf-8");
+      req.reply(resp);
+    } else {
+      req.reply(http::status_codes::NotFound, "not found");
+    }
+  }
+};
+
+Server::Server(Metrics* metrics, std::function<Readiness()> readiness) : impl_(std::make_unique<Impl>()) {
+  impl_->metrics = metrics;
+  impl_->readiness = std::move(readiness);
+}
+
+Server::~Server() { stop(); }
+
+Status Server::start(const std::string& bindAddress, int port) {
+  std::string host = bindAddress.find(':') != std::string::npos ? "[" + bindAddress + "]" : bindAddress;
+  std::string url = "http://" + host + ":" + std::to_string(port);
+  try {
+    impl_->listener = std::make_unique<http_listener>(url);
+    impl_->listener->support(http::methods::GET, [impl = impl_.get()](const http::http_request& req) {
+      try {
+        impl->handle(req);
+      } catch (...) {
+        req.reply(http::status_codes::InternalError, "internal error");
+      }
+    });
+    impl_->listener->open().wait();
+  } catch (const std::exception& e) {
+    impl_->listener.reset();
+    return Status::error("cannot serve metrics on " + bindAddress + ":" + std::to_string(port) + ": " + e.what() +
+                         " (is another process using the port? set --secure-port, or 0 to disable)");
+  }
+  return Status::ok();
+}
+
+void Server::stop() {
+  if (!impl_ || !impl_->listener) return;
+  try {
+    impl_->listener->close().wait();
+  } catch (...) {
+  }
+  impl_->listener.reset();
+}
+
+}  // namespace kdesched::metrics

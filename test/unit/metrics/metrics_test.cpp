@@ -1,0 +1,96 @@
+#include "pkg/metrics/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cpprest/http_client.h>
+
+#include "pkg/metrics/server.h"
+
+namespace kdesched::metrics {
+namespace {
+
+int freePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::pair<int, std::string> get(int port, const std::string& path) {
+  web::http::client::http_client c("http://127.0.0.1:" + std::to_string(port));
+  auto resp = c.request(web::http::methods::GET, path).get();
+  return {resp.status_code(), resp.extract_string().get()};
+}
+
+TEST(Metrics, UpstreamNamesExistAtZeroFromTheStart) {
+  Metrics m("0.1.0", {{"RemovePodsViolatingInterPodAntiAffinity", "default"}});
+  std::string text = m.serialize();
+  EXPECT_NE(text.find("descheduler_build_info{"), std::string::npos);
+  EXPECT_NE(text.find("} 1"), std::string::npos);
+  EXPECT_NE(text.find("descheduler_pods_evicted_total{namespace=\"\",node=\"\",profile=\"default\",result=\"success\","
+                      "strategy=\"RemovePodsViolatingInterPodAntiAffinity\"} 0"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("descheduler_strategy_duration_seconds_count{profile=\"default\",strategy=\"RemovePodsViolatingInterPodAntiAffinity\"} 0"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("descheduler_loop_duration_seconds_count 0"), std::string::npos) << text;
+}
+
+TEST(Metrics, CountsEvictionsAndRefusals) {
+  Metrics m("0.1.0", {});
+  m.podEvicted("success", "S", "p", "default", "node2");
+  m.podEvicted("success", "S", "p", "default", "node2");
+  m.evictionRefused("pdb", "S", "p");
+  m.loopDuration(0.2);
+  std::string text = m.serialize();
+  EXPECT_NE(text.find("descheduler_pods_evicted_total{namespace=\"default\",node=\"node2\",profile=\"p\",result=\"success\",strategy=\"S\"} 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("descheduler_pods_evicted{namespace=\"default\""), std::string::npos);
+  EXPECT_NE(text.find("kdesched_evictions_refused_total{profile=\"p\",reason=\"pdb\",strategy=\"S\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("descheduler_loop_duration_seconds_count 1"), std::string::npos);
+}
+
+TEST(Server, ServesMetricsHealthAndReadiness) {
+  Metrics m("0.1.0", {});
+  bool ready = false;
+  Server s(&m, [&] { return Readiness{ready, ready ? "leader" : "caches not synced"}; });
+  int port = freePort();
+  ASSERT_TRUE(s.start("127.0.0.1", port).isOk());
+  EXPECT_EQ(get(port, "/healthz").first, 200);
+  auto notReady = get(port, "/readyz");
+  EXPECT_EQ(notReady.first, 503);
+  EXPECT_EQ(notReady.second, "caches not synced");
+  ready = true;
+  EXPECT_EQ(get(port, "/readyz").first, 200);
+  auto metrics = get(port, "/metrics");
+  EXPECT_EQ(metrics.first, 200);
+  EXPECT_NE(metrics.second.find("descheduler_build_info"), std::string::npos);
+  EXPECT_EQ(get(port, "/nope").first, 404);
+  s.stop();
+}
+
+TEST(Server, TakenPortIsAClearError) {
+  Metrics m("0.1.0", {});
+  int port = freePort();
+  Server first(&m, nullptr);
+  ASSERT_TRUE(first.start("127.0.0.1", port).isOk());
+  Server second(&m, nullptr);
+  Status st = second.start("127.0.0.1", port);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("cannot serve metrics on 127.0.0.1:" + std::to_string(port)), std::string::npos) << st.message();
+}
+
+}  // namespace
+}  // namespace kdesched::metrics
