@@ -10,6 +10,7 @@ KD_VERSIONS_FILE="${KD_CLUSTER_SCRIPTS}/versions.env"
 # so cached binaries from the old recipe are not reused.
 KD_BUILD_RECIPE=1
 # Every binary build.sh produces, in build order.
+# shellcheck disable=SC2034  # used by build.sh
 KD_ALL_BINARIES=(etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm)
 
 kd_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# Builds the test control plane (etcd, etcdctl, kube-apiserver,
+# kube-controller-manager, kube-scheduler, kubectl, kwok, helm) from Go modules
+# at the versions pinned in versions.env, into a cache outside the checkout:
+#
+#   ${KDESCHED_CACHE:-$HOME/.cache/kdesched}/<versions-hash>/bin
+#
+# Go's module and build caches live in ${KDESCHED_CACHE}/go/{mod,build}, shared
+# by every versions-hash. A binary already in the cache is not rebuilt; when all
+# requested binaries are there the script only checks and exits (well under 2 s).
+#
+# Usage: build.sh [--print-bin-dir] [BINARY...]   (default: all binaries)
+set -euo pipefail
+
+# shellcheck source=scripts/cluster/lib.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+
+wanted=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --print-bin-dir) kd_bin_dir; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) kd_die "unknown option $1 (see --help)" ;;
+    *)
+      found=0
+      for b in "${KD_ALL_BINARIES[@]}"; do [ "$b" = "$1" ] && found=1; done
+      [ "${found}" = 1 ] || kd_die "unknown binary '$1' (known: ${KD_ALL_BINARIES[*]})"
+      wanted+=("$1") ;;
+  esac
+  shift
+done
+[ "${#wanted[@]}" -gt 0 ] || wanted=("${KD_ALL_BINARIES[@]}")
+
+CACHE_ROOT="$(kd_cache_root)"
+HASH="$(kd_versions_hash)"
+KEY_DIR="${CACHE_ROOT}/${HASH}"
+BIN_DIR="${KEY_DIR}/bin"
+
+SHARE_DIR="${KEY_DIR}/share"
+have() {
+  [ -x "${BIN_DIR}/$1" ] || return 1
+  # kwok is useless without its stage definitions (see below).
+  [ "$1" != kwok ] || [ -s "${SHARE_DIR}/kwok-stages.yaml" ]
+}
+missing() {
+  local b list=()
+  for b in "${wanted[@]}"; do have "$b" || list+=("$b"); done
+  printf '%s\n' "${list[@]+"${list[@]}"}"
+}
+
+# Fast path: nothing to do.
+if [ -z "$(missing)" ]; then
+  echo "build.sh: up to date: ${BIN_DIR} (${wanted[*]})"
+  exit 0
+fi
+
+command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || kd_die "go not found"
+command -v go >/dev/null 2>&1 || PATH="/usr/local/go/bin:${PATH}"
+
+mkdir -p "${BIN_DIR}" "${CACHE_ROOT}/go/mod" "${CACHE_ROOT}/go/build"
+# One build per cache key at a time (CI and a developer on the same machine).
+exec 9>"${KEY_DIR}/.build.lock"
+if ! flock -n 9; then
+  kd_log "another build.sh holds ${KEY_DIR}/.build.lock; waiting"
+  flock 9
+fi
+if [ -z "$(missing)" ]; then
+  echo "build.sh: up to date: ${BIN_DIR} (built by the other run)"
+  exit 0
+fi
+
+# shellcheck disable=SC1090
+source "${KD_VERSIONS_FILE}"
+: "${KUBERNETES_VERSION:?}" "${KUBERNETES_STAGING_VERSION:?}" "${ETCD_VERSION:?}" \
+  "${KWOK_VERSION:?}" "${HELM_MODULE:?}" "${HELM_VERSION:?}"
+
+export GOMODCACHE="${CACHE_ROOT}/go/mod"
+export GOCACHE="${CACHE_ROOT}/go/build"
+export GOTOOLCHAIN=local
+export CGO_ENABLED=0
+# 2 cores: at most 2 packages compiled at once.
+export GOFLAGS="-p=2 -trimpath -buildvcs=false"
+export GOPATH="${CACHE_ROOT}/go/path"
+unset GOBIN GOWORK
+
+LOG="${KEY_DIR}/build.log"
+TIMES="${KEY_DIR}/build-times.txt"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/kdesched-build.XXXXXX")"
+cleanup() { rm -rf "${WORK}"; }
+trap cleanup EXIT
+
+: >"${LOG}"
+{
+  echo "# build.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) $(go env GOVERSION) $(nproc) cores"
+  grep -Ev '^[[:space:]]*(#|$)' "${KD_VERSIONS_FILE}"
+} >>"${TIMES}"
+
+# run LABEL CMD...: runs CMD with output to the build log; on failure shows its tail.
+run() {
+  local label="$1"; shift
+  echo "### ${label}: $*" >>"${LOG}"
+  if ! "$@" >>"${LOG}" 2>&1; then
+    tail -n 40 "${LOG}" >&2
+    kd_die "${label} failed (full log: ${LOG})"
+  fi
+}
+
+# timed NAME CMD...: runs CMD and reports how long it took.
+timed() {
+  local name="$1"; shift
+  local t0; t0="$(kd_now_ms)"
+  kd_log "building ${name} ..."
+  run "${name}" "$@"
+  local took; took="$(kd_elapsed "${t0}")"
+  local size=""
+  [ -f "${BIN_DIR}/${name}" ] && size=" ($(du -m "${BIN_DIR}/${name}" | cut -f1) MiB)"
+  kd_log "  ${name}: ${took}${size}"
+  printf '%-26s %s%s\n' "${name}" "${took}" "${size}" >>"${TIMES}"
+}
+
+needs() { local b; for b in "$@"; do missing | grep -qx "$b" && return 0; done; return 1; }
+
+# go build into a temp name, then rename: a killed build never leaves a
+# half-written binary that the fast path would accept.
+gobuild() {
+  local out="$1" pkg="$2" ldflags="$3"
+  go build -mod=mod -ldflags="${ldflags}" -o "${BIN_DIR}/.${out}.tmp" "${pkg}"
+  mv -f "${BIN_DIR}/.${out}.tmp" "${BIN_DIR}/${out}"
+}
+
+# goinstall NAME PKG@VERSION: for modules without replace directives, go install
+# builds them with exactly their own go.mod.
+goinstall() {
+  local out="$1" pkgver="$2"
+  GOBIN="${WORK}/gobin" go install -ldflags='-s -w' "${pkgver}"
+  mv -f "${WORK}/gobin/${out}" "${BIN_DIR}/${out}"
+}
+
+total0="$(kd_now_ms)"
+kd_log "building into ${BIN_DIR}: $(missing | tr '\n' ' ')(log: ${LOG})"
+
+# ---- etcd and etcdctl -------------------------------------------------------
+# Their go.mod files carry replace directives (../api, ...), so go install
+# pkg@version refuses them; a generated module requiring them works.
+if needs etcd etcdctl; then
+  m="${WORK}/etcd"; mkdir -p "${m}"
+  cat >"${m}/go.mod" <<EOF
+module kdesched.local/cluster-build/etcd
+
+go 1.26
+
+require (
+	go.etcd.io/etcd/server/v3 ${ETCD_VERSION}
+	go.etcd.io/etcd/etcdctl/v3 ${ETCD_VERSION}
+)
+EOF
+  t0="$(kd_now_ms)"
+  (cd "${m}" && run "etcd modules" go get "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" \
+    "go.etcd.io/etcd/etcdctl/v3@${ETCD_VERSION}")
+  kd_log "  etcd module download/resolve: $(kd_elapsed "${t0}")"
+  printf '%-26s %s\n' "(etcd modules)" "$(kd_elapsed "${t0}")" >>"${TIMES}"
+  if needs etcd; then (cd "${m}" && timed etcd gobuild etcd go.etcd.io/etcd/server/v3 '-s -w'); fi
+  if needs etcdctl; then (cd "${m}" && timed etcdctl gobuild etcdctl go.etcd.io/etcd/etcdctl/v3 '-s -w'); fi
+fi
+
+# ---- Kubernetes -------------------------------------------------------------
+# k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them
+# with ./staging/src/...; a dependent module must replace each of them with the
+# matching published release instead. The list comes from the pinned go.mod.
+if needs kube-apiserver kube-controller-manager kube-scheduler kubectl; then
+  m="${WORK}/kubernetes"; mkdir -p "${m}"
+  t0="$(kd_now_ms)"
+  kmod="$(cd "${m}" && go mod download -json "k8s.io/kubernetes@${KUBERNETES_VERSION}" | jq -r .GoMod)"
+  [ -f "${kmod}" ] || kd_die "could not download k8s.io/kubernetes@${KUBERNETES_VERSION}"
+  mapfile -t staging < <(sed -nE 's#^[[:space:]]*(k8s\.io/[^[:space:]]+)[[:space:]]+=>[[:space:]]+\./staging/src/.*#\1#p' "${kmod}")
+  [ "${#staging[@]}" -gt 10 ] || kd_die "found no staging replace directives in ${kmod}"
+  {
+    echo "module kdesched.local/cluster-build/kubernetes"
+    echo
+    echo "go 1.26"
+    echo
+    echo "require k8s.io/kubernetes ${KUBERNETES_VERSION}"
+    echo
+    echo "replace ("
+    for s in "${staging[@]}"; do printf '\t%s => %s %s\n' "${s}" "${s}" "${KUBERNETES_STAGING_VERSION}"; done
+    echo ")"
+  } >"${m}/go.mod"
+  kpkgs=()
+  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    kpkgs+=("k8s.io/kubernetes/cmd/${b}@${KUBERNETES_VERSION}")
+  done
+  (cd "${m}" && run "kubernetes modules" go get "${kpkgs[@]}")
+  kd_log "  kubernetes module download/resolve (${#staging[@]} staging replaces): $(kd_elapsed "${t0}")"
+  printf '%-26s %s\n' "(kubernetes modules)" "$(kd_elapsed "${t0}")" >>"${TIMES}"
+
+  minor="${KUBERNETES_VERSION#v1.}"; minor="${minor%%.*}"
+  kld="-s -w"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    kld+=" -X ${p}.gitVersion=${KUBERNETES_VERSION} -X ${p}.gitMajor=1 -X ${p}.gitMinor=${minor}"
+    kld+=" -X ${p}.gitTreeState=clean -X ${p}.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  done
+  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    if needs "${b}"; then (cd "${m}" && timed "${b}" gobuild "${b}" "k8s.io/kubernetes/cmd/${b}" "${kld}"); fi
+  done
+fi
+
+# ---- kwok and helm ----------------------------------------------------------
+if needs kwok; then
+  [ -x "${BIN_DIR}/kwok" ] || timed kwok goinstall kwok "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+  # The kwok binary has no built-in stages; kwokctl composes its defaults from
+  # the YAML files in the module. Take the same ones from the pinned module:
+  # node-initialize, node-heartbeat-with-lease and pod-ready/complete/delete,
+  # plus the node-not-ready chaos stage that cluster.sh node-notready uses (it
+  # only acts on nodes labelled node-not-ready.stage.kwok.x-k8s.io=true).
+  kdir="$(cd "${WORK}" && go mod download -json "sigs.k8s.io/kwok@${KWOK_VERSION}" | jq -r .Dir)"
+  mkdir -p "${SHARE_DIR}"
+  for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+    pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml \
+    node/chaos/node-not-ready.yaml; do
+    [ -f "${kdir}/kustomize/stage/${f}" ] || kd_die "kwok stage ${f} not found in ${kdir}"
+    printf -- '---\n# sigs.k8s.io/kwok@%s kustomize/stage/%s\n' "${KWOK_VERSION}" "${f}"
+    cat "${kdir}/kustomize/stage/${f}"
+  done >"${SHARE_DIR}/.kwok-stages.yaml.tmp"
+  mv -f "${SHARE_DIR}/.kwok-stages.yaml.tmp" "${SHARE_DIR}/kwok-stages.yaml"
+fi
+if needs helm; then
+  timed helm goinstall helm "${HELM_MODULE}/cmd/helm@${HELM_VERSION}"
+fi
+
+left="$(missing)"
+[ -z "${left}" ] || kd_die "still missing after build: ${left}"
+{
+  echo "go=$(go env GOVERSION)"
+  grep -Ev '^[[:space:]]*(#|$)' "${KD_VERSIONS_FILE}"
+  echo "recipe=${KD_BUILD_RECIPE}"
+} >"${KEY_DIR}/manifest"
+kd_log "done in $(kd_elapsed "${total0}"): ${BIN_DIR}"
+printf '%-26s %s\n' "(total)" "$(kd_elapsed "${total0}")" >>"${TIMES}"
+ls -l "${BIN_DIR}" >&2
