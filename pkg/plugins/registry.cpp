@@ -1,6 +1,7 @@
 #include "pkg/plugins/registry.h"
 
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
+#include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 #include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
 #include "pkg/plugins/removepodsviolatingnodeaffinity/nodeaffinity.h"
 
@@ -9,6 +10,7 @@ namespace kdesched::plugins {
 void registerDefaultPlugins(framework::Registry& registry) {
   registry.add(defaultevictor::registration());
   registry.add(antiaffinity::registration());
+  registry.add(lownodeutilization::registration());
   registry.add(nodeaffinity::registration());
 }
 
