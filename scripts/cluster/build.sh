@@ -130,11 +130,11 @@ gobuild() {
   mv -f "${BIN_DIR}/.${out}.tmp" "${BIN_DIR}/${out}"
 }
 
-# goinstall NAME PKG@VERSION: for modules without replace directives, go install
+# goinstall NAME PKG@VERSION [LDFLAGS]: for modules without replace directives, go install
 # builds them with exactly their own go.mod.
 goinstall() {
-  local out="$1" pkgver="$2"
-  GOBIN="${WORK}/gobin" go install -ldflags='-s -w' "${pkgver}"
+  local out="$1" pkgver="$2" ldflags="-s -w${3:+ $3}"
+  GOBIN="${WORK}/gobin" go install -ldflags="${ldflags}" "${pkgver}"
   mv -f "${WORK}/gobin/${out}" "${BIN_DIR}/${out}"
 }
 
@@ -226,7 +226,9 @@ if needs kwok; then
   mv -f "${SHARE_DIR}/.kwok-stages.yaml.tmp" "${SHARE_DIR}/kwok-stages.yaml"
 fi
 if needs helm; then
-  timed helm goinstall helm "${HELM_MODULE}/cmd/helm@${HELM_VERSION}"
+  # Helm's own version string (its Makefile sets it the same way).
+  timed helm goinstall helm "${HELM_MODULE}/cmd/helm@${HELM_VERSION}" \
+    "-X ${HELM_MODULE}/internal/version.version=${HELM_VERSION}"
 fi
 
 left="$(missing)"

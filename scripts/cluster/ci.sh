@@ -7,7 +7,8 @@
 # (CI runs as root on the developers' machine, so /root/.cache/kdesched is
 # shared with them): a warm build step is a no-op. A cold one takes tens of
 # minutes on 2 cores, see README. KDESCHED_CI_BINARIES overrides which binaries
-# are built (default: what the tests use; helm is not needed by them).
+# are built (default: what the tests use; helm is not needed by them; "all"
+# builds every binary).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -27,6 +28,7 @@ fi
 command -v go >/dev/null 2>&1 || PATH="/usr/local/go/bin:${PATH}"
 
 read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok}"
+[ "${binaries[*]}" != all ] || binaries=("${KD_ALL_BINARIES[@]}")
 kd_log "cluster binaries: build.sh ${binaries[*]} (cache $(kd_cache_root))"
 tb="$(kd_now_ms)"
 "${ROOT}/scripts/cluster/build.sh" "${binaries[@]}"

@@ -14,7 +14,8 @@
 #                       then remove the data directory; safe to repeat
 #   status              show components, PIDs and addresses
 #   wait-ready [SECS]   wait until the apiserver is ready and every node is Ready
-#   env                 print the cluster's variables as export lines:
+#   env                 print the cluster's variables as export lines, with the
+#                       cached binaries first on PATH:
 #                       eval "$(scripts/cluster/cluster.sh env)"
 #                       (the file DIR/env has them as KEY=value lines)
 #   kubectl ARGS...     run the cached kubectl with the admin kubeconfig
@@ -281,10 +282,11 @@ load_state() {
 # ---------------------------------------------------------------------------
 # nodes
 
-# default_spec N: node1..nodeN, zones a/b/c round robin.
+# default_spec N [FIRST]: nodeFIRST..node(FIRST+N-1) (FIRST defaults to 1),
+# zones a/b/c round robin.
 default_spec() {
-  local i zones=(zone-a zone-b zone-c)
-  for ((i = 1; i <= $1; i++)); do
+  local i first="${2:-1}" zones=(zone-a zone-b zone-c)
+  for ((i = first; i < first + $1; i++)); do
     printf 'node%d topology.kubernetes.io/zone=%s cpu=4,memory=8Gi,pods=110 -\n' "${i}" "${zones[$(((i - 1) % 3))]}"
   done
 }
@@ -640,13 +642,24 @@ main() {
     down) cmd_down ;;
     status) cmd_status ;;
     wait-ready) cmd_wait_ready "$@" ;;
-    env) load_state; sed -n 's/^\([A-Z_]*=\)/export \1/p' "${DIR}/env" ;;
+    env)
+      load_state
+      sed -n 's/^\([A-Z_]*=\)/export \1/p' "${DIR}/env"
+      # shellcheck disable=SC2016  # ${PATH} is for the eval, not for here
+      printf 'export PATH=%q:"${PATH}"\n' "${BIN}" ;;
     kubectl) load_state; kctl "$@" ;;
     add-nodes)
       load_state
       [ $# -eq 2 ] || kd_die "usage: cluster.sh add-nodes (--nodes N | --node-spec FILE)"
-      local spec; spec="$(mktemp)"
-      if [ "$1" = --nodes ]; then default_spec "$2" | sed "s/^node/node-$(date +%s)-/" >"${spec}"; else cp "$2" "${spec}"; fi
+      local spec last; spec="$(mktemp)"
+      if [ "$1" = --nodes ]; then
+        [[ "$2" =~ ^[0-9]+$ ]] || kd_die "--nodes needs a number"
+        last="$(kctl get nodes -o name | sed -n 's#^node/node\([0-9]\+\)$#\1#p' | sort -n | tail -n 1)"
+        default_spec "$2" $(( ${last:-0} + 1 )) >"${spec}"
+      else
+        [ -f "$2" ] || kd_die "node spec file '$2' not found"
+        cp "$2" "${spec}"
+      fi
       create_nodes "${spec}"; rm -f "${spec}"
       cmd_wait_ready 60 ;;
     restart-apiserver) cmd_restart_apiserver "$@" ;;

@@ -21,7 +21,11 @@ kd_now_ms() { date +%s%3N; }
 # kd_elapsed START_MS -> "12.3s"
 kd_elapsed() { local d=$(( $(kd_now_ms) - $1 )); printf '%d.%01ds' $((d / 1000)) $(((d % 1000) / 100)); }
 
-kd_cache_root() { printf '%s\n' "${KDESCHED_CACHE:-${HOME}/.cache/kdesched}"; }
+kd_cache_root() {
+  local home="${HOME:-}"
+  [ -n "${home}" ] || home="$(getent passwd "$(id -u)" | cut -d: -f6)"
+  printf '%s\n' "${KDESCHED_CACHE:-${home}/.cache/kdesched}"
+}
 
 # Hash of the pinned versions (comments and blank lines ignored) and the build
 # recipe revision: the cache key.
