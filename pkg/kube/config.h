@@ -1,0 +1,46 @@
+// Where the API server is and how to authenticate: kubeconfig files, the in-cluster service
+// account, and the order kdesched tries them in.
+#pragma once
+
+#include <string>
+
+#include "pkg/api/status.h"
+
+namespace kdesched::kube {
+
+std::string defaultUserAgent();  // "kdesched/<version>"
+
+struct ClientConfig {
+  std::string server;  // "https://host:port", optionally with a path prefix
+  std::string caData;  // PEM; empty: the system trust store
+  bool insecureSkipTlsVerify = false;
+  std::string clientCertData, clientKeyData;  // PEM
+  std::string bearerToken;
+  // Re-read periodically (projected service-account tokens rotate); wins over bearerToken.
+  std::string tokenFile;
+  double qps = 5;  // 0: 5; negative: no client-side limit
+  int burst = 10;  // 0: 10
+  std::string userAgent = defaultUserAgent();
+};
+
+// Reads a kubeconfig. `context` empty: the file's current-context. Relative file paths inside it
+// resolve against the kubeconfig's directory, as kubectl does. Errors name the file and the field.
+Result<ClientConfig> loadKubeconfig(const std::string& path, const std::string& context = "");
+
+inline constexpr const char* kServiceAccountRoot = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+// The pod's service account: KUBERNETES_SERVICE_HOST/PORT, <root>/ca.crt and <root>/token.
+Result<ClientConfig> loadInClusterConfig(const std::string& root = kServiceAccountRoot);
+
+// The --kubeconfig flag, else $KUBECONFIG (its first entry), else the in-cluster config.
+Result<ClientConfig> resolveConfig(const std::string& kubeconfigFlag);
+
+// Strict standard base64 (padding required; line breaks ignored, as Go's decoder does).
+Result<std::string> decodeBase64(std::string_view text);
+
+// Checks that `pem` holds at least one PEM certificate (or, for keys, a private key OpenSSL can
+// read), so a bad CA fails at startup with the field's name instead of at the first TLS handshake.
+Status checkPemCertificates(const std::string& pem);
+Status checkPemPrivateKey(const std::string& pem);
+
+}  // namespace kdesched::kube

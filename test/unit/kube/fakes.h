@@ -1,0 +1,269 @@
+// Test doubles for pkg/kube: a clock whose sleeps return at once (recording what was asked), and a
+// transport that serves scripted responses in order and records every request.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pkg/kube/clock.h"
+#include "pkg/kube/transport.h"
+
+namespace kdesched::kube::testing {
+
+using namespace std::chrono_literals;
+
+class FakeClock final : public Clock {
+ public:
+  TimePoint now() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return now_;
+  }
+  bool sleepFor(Duration d, Cancellation* cancel) override {
+    if (cancel && cancel->cancelled()) return false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      now_ += d;
+      sleeps_.push_back(d);
+    }
+    std::this_thread::yield();
+    return !(cancel && cancel->cancelled());
+  }
+  void advance(Duration d) {
+    std::lock_guard<std::mutex> lock(mu_);
+    now_ += d;
+  }
+  std::vector<Duration> sleeps() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sleeps_;
+  }
+
+ private:
+  std::mutex mu_;
+  TimePoint now_ = TimePoint{} + std::chrono::hours(1000);
+  std::vector<Duration> sleeps_;
+};
+
+// One scripted answer. For send(): status/headers/body, or a transport failure. For openWatch():
+// status/headers, then `lines`, then `end`.
+struct Scripted {
+  enum class End { Close, Break, Hang };
+  int status = 200;
+  Headers headers;
+  std::string body;
+  std::optional<std::string> transportError;
+  std::vector<std::string> lines;
+  End end = End::Hang;
+
+  static Scripted json(std::string body, int status = 200) {
+    Scripted s;
+    s.status = status;
+    s.body = std::move(body);
+    return s;
+  }
+  static Scripted failure(std::string message) {
+    Scripted s;
+    s.transportError = std::move(message);
+    return s;
+  }
+  static Scripted watch(std::vector<std::string> lines, End end) {
+    Scripted s;
+    s.lines = std::move(lines);
+    s.end = end;
+    return s;
+  }
+};
+
+// A line stream that ends as scripted; Hang blocks until cancelled (by cancel() or the request's
+// Cancellation), which is where a reflector rests at the end of a test.
+class FakeLineStream final : public LineStream {
+ public:
+  FakeLineStream(std::vector<std::string> lines, Scripted::End end, Cancellation* requestCancel)
+      : state_(std::make_shared<State>()), sub_(requestCancel, [s = state_] { s->cancel(); }) {
+    state_->lines.assign(lines.begin(), lines.end());
+    state_->end = end;
+  }
+  bool next(std::string& line) override {
+    std::unique_lock<std::mutex> lock(state_->mu);
+    if (!state_->lines.empty() && !state_->cancelled) {
+      line = std::move(state_->lines.front());
+      state_->lines.pop_front();
+      return true;
+    }
+    switch (state_->end) {
+      case Scripted::End::Close: status_ = state_->cancelled ? Status::error("cancelled") : Status::ok(); break;
+      case Scripted::End::Break: status_ = Status::error("connection reset by peer"); break;
+      case Scripted::End::Hang:
+        state_->cv.wait(lock, [&] { return state_->cancelled; });
+        status_ = Status::error("cancelled");
+        break;
+    }
+    return false;
+  }
+  void cancel() override { state_->cancel(); }
+  Status status() const override { return status_; }
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::string> lines;
+    Scripted::End end = Scripted::End::Close;
+    bool cancelled = false;
+    void cancel() {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        cancelled = true;
+      }
+      cv.notify_all();
+    }
+  };
+  std::shared_ptr<State> state_;
+  CancelSubscription sub_;
+  Status status_;
+};
+
+class FakeTransport final : public Transport {
+ public:
+  struct Seen {
+    std::string method;
+    std::string target;
+    Headers headers;
+    std::string body;
+    std::chrono::seconds timeout;
+  };
+
+  void onSend(Scripted s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sends_.push_back(std::move(s));
+  }
+  void onWatch(Scripted s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    watches_.push_back(std::move(s));
+  }
+  std::vector<Seen> sent() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sent_;
+  }
+  std::vector<Seen> watched() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return watched_;
+  }
+
+  Result<HttpResponse> send(const HttpRequest& request) override {
+    std::optional<Scripted> s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      sent_.push_back(record(request));
+      if (!sends_.empty()) {
+        s = std::move(sends_.front());
+        sends_.pop_front();
+      }
+    }
+    if (!s) {
+      // Unscripted: wait like a slow server until the caller gives up.
+      if (!request.cancel) return Status::error("unscripted request " + request.target);
+      while (!request.cancel->waitFor(std::chrono::hours(1))) {
+      }
+      return Status::error("cancelled");
+    }
+    if (s->transportError) return Status::error(*s->transportError);
+    HttpResponse r;
+    r.status = s->status;
+    r.reason = reasonFor(s->status);
+    r.headers = s->headers;
+    r.body = s->body;
+    return r;
+  }
+
+  Result<StreamResponse> openWatch(const HttpRequest& request) override {
+    std::optional<Scripted> s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      watched_.push_back(record(request));
+      if (!watches_.empty()) {
+        s = std::move(watches_.front());
+        watches_.pop_front();
+      }
+    }
+    if (!s) s = Scripted::watch({}, Scripted::End::Hang);
+    if (s->transportError) return Status::error(*s->transportError);
+    StreamResponse r;
+    r.status = s->status;
+    r.reason = reasonFor(s->status);
+    r.headers = s->headers;
+    std::vector<std::string> lines = s->lines;
+    if (!s->body.empty()) lines.push_back(s->body);
+    r.lines = std::make_unique<FakeLineStream>(std::move(lines), s->end, request.cancel);
+    return r;
+  }
+
+ private:
+  static Seen record(const HttpRequest& r) { return Seen{r.method, r.target, r.headers, r.body, r.timeout}; }
+  static std::string reasonFor(int status) {
+    switch (status) {
+      case 200: return "OK";
+      case 401: return "Unauthorized";
+      case 404: return "Not Found";
+      case 410: return "Gone";
+      case 429: return "Too Many Requests";
+      case 500: return "Internal Server Error";
+      default: return "";
+    }
+  }
+
+  std::mutex mu_;
+  std::deque<Scripted> sends_;
+  std::deque<Scripted> watches_;
+  std::vector<Seen> sent_;
+  std::vector<Seen> watched_;
+};
+
+// Polls `cond` until it holds or `timeout` (real time) passes.
+inline bool waitUntil(const std::function<bool()>& cond, std::chrono::milliseconds timeout = 5000ms) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return cond();
+}
+
+// JSON for a pod as the API server sends it (the fields the decoder needs).
+inline std::string podJson(const std::string& name, const std::string& rv, const std::string& node = "n1",
+                           const std::string& ns = "default") {
+  return R"({"metadata":{"name":")" + name + R"(","namespace":")" + ns + R"(","uid":"uid-)" + name +
+         R"(","resourceVersion":")" + rv + R"("},"spec":{"nodeName":")" + node +
+         R"(","containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Running"}})";
+}
+
+inline std::string event(const std::string& type, const std::string& object) {
+  return R"({"type":")" + type + R"(","object":)" + object + "}";
+}
+
+inline std::string bookmark(const std::string& rv) {
+  return event("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" + rv + R"("}})");
+}
+
+inline std::string statusJson(int code, const std::string& reason, const std::string& message) {
+  return R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")" + message +
+         R"(","reason":")" + reason + R"(","code":)" + std::to_string(code) + "}";
+}
+
+inline std::string podList(const std::vector<std::string>& items, const std::string& rv,
+                           const std::string& continueToken = "") {
+  std::string out = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":")" + rv + "\"";
+  if (!continueToken.empty()) out += R"(,"continue":")" + continueToken + "\"";
+  out += R"(},"items":[)";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
+  return out + "]}";
+}
+
+}  // namespace kdesched::kube::testing
