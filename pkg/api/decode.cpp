@@ -49,11 +49,15 @@ std::string_view trimSpace(std::string_view s) {
 // Field paths. Decoders push the key or index they descend into; the path text is only built when
 // an error is reported, so the happy path allocates nothing for it.
 class Ctx {
+  struct Segment {
+    std::string_view key;
+    std::int64_t index;
+  };
+
  public:
-  Ctx() { path_.reserve(24); }
-  void push(std::string_view key) { path_.push_back({key, -1}); }
-  void push(std::size_t index) { path_.push_back({{}, static_cast<std::int64_t>(index)}); }
-  void pop() { path_.pop_back(); }
+  void push(std::string_view key) { pushSegment(Segment{key, -1}); }
+  void push(std::size_t index) { pushSegment(Segment{{}, static_cast<std::int64_t>(index)}); }
+  void pop() { --depth_; }
 
   Status fail(std::string_view what) const {
     std::string msg = path();
@@ -64,9 +68,19 @@ class Ctx {
   Status failJson(error_code e) const { return fail(std::string("malformed JSON: ") + simdjson::error_message(e)); }
 
  private:
+  // A fixed array rather than a vector: pushing happens for every field decoded. Paths deeper
+  // than the array (no real object nests that far in the fields we read) are shown truncated.
+  static constexpr std::size_t kMaxDepth = 48;
+
+  void pushSegment(Segment s) {
+    if (depth_ < kMaxDepth) path_[depth_] = s;
+    ++depth_;
+  }
+
   std::string path() const {
     std::string out;
-    for (const auto& seg : path_) {
+    for (std::size_t i = 0; i < std::min(depth_, kMaxDepth); ++i) {
+      const Segment& seg = path_[i];
       if (seg.index >= 0) {
         out += '[';
         out += std::to_string(seg.index);
@@ -76,14 +90,12 @@ class Ctx {
         out += seg.key;
       }
     }
+    if (depth_ > kMaxDepth) out += "...";
     return out;
   }
 
-  struct Segment {
-    std::string_view key;
-    std::int64_t index;
-  };
-  std::vector<Segment> path_;
+  std::array<Segment, kMaxDepth> path_;
+  std::size_t depth_ = 0;
 };
 
 class At {
