@@ -52,6 +52,15 @@ set -euo pipefail
 # shellcheck source=scripts/cluster/lib.sh
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
+# Die through exit on these signals so that EXIT traps run (a failed or
+# interrupted up stops what it started).
+# fd 7 keeps our real stderr: a signal can arrive while output is redirected to
+# /dev/null (inside a readiness check), and the EXIT trap should still be heard.
+exec 7>&2
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 DIR="$(kd_cluster_dir)"
 case "${DIR}" in /*) ;; *) DIR="${PWD}/${DIR}" ;; esac
 DIR="${DIR%/}"
@@ -128,7 +137,7 @@ launch() {
   local name="$1" args
   mapfile -t args <"${DIR}/cmd/${name}.args"
   # HOME is set for kwok, which otherwise also loads ~/.kwok/kwok.yaml.
-  ( cd "${DIR}" && HOME="${DIR}/home" exec setsid "${args[@]}" >>"${DIR}/logs/${name}.log" 2>&1 </dev/null ) &
+  ( cd "${DIR}" && HOME="${DIR}/home" exec setsid "${args[@]}" >>"${DIR}/logs/${name}.log" 2>&1 </dev/null 7>&- ) &
   local pid=$! i
   echo "${pid}" >"${DIR}/pids/${name}.pid"
   # Until the subshell has exec'd, /proc/PID is still a copy of this script.
@@ -425,7 +434,7 @@ cmd_up() {
   mkdir -p "${DIR}"/{pids,logs,cmd,home,etcd}
   touch "${MARKER}"
   # From here on, a failure stops whatever was started.
-  trap 'rc=$?; if [ "${rc}" -ne 0 ]; then kd_log "up failed; stopping what was started"; cmd_down >&2 || true; fi' EXIT
+  trap 'rc=$?; if [ "${rc}" -ne 0 ]; then exec 1>&7 2>&7; kd_log "up failed; stopping what was started"; cmd_down >&2 || true; fi' EXIT
 
   parse_node_arg "${node_arg[@]}"
 

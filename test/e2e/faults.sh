@@ -27,6 +27,8 @@ check() { local d="$1"; shift; if "$@"; then pass "${d}"; else fail "${d}"; fi; 
 finish() {
   local rc=$?
   trap - EXIT INT TERM
+  set +eu  # clean up whatever state we are in
+  exec 1>&7 2>&8  # the real stdout/stderr, even if we were inside a redirection
   [ "${rc}" -eq 0 ] || [ "${FAILED}" -gt 0 ] || { FAILED=$((FAILED + 1)); echo "  FAIL  aborted (exit ${rc})" >&2; }
   if [ -n "${WATCH_PID}" ]; then kill "${WATCH_PID}" 2>/dev/null || true; wait "${WATCH_PID}" 2>/dev/null || true; fi
   if [ -d "${KDESCHED_CLUSTER_DIR}" ]; then
@@ -38,6 +40,7 @@ finish() {
   echo "faults: ${PASSED} passed, ${FAILED} failed"
   [ "${rc}" -eq 0 ] && [ "${FAILED}" -eq 0 ] || exit 1
 }
+exec 7>&1 8>&2
 trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM

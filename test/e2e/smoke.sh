@@ -64,6 +64,8 @@ end_phase() {
 finish() {
   local rc=$?
   trap - EXIT INT TERM
+  set +eu  # clean up whatever state we are in
+  exec 1>&7 2>&8  # the real stdout/stderr, even if we were inside a redirection
   [ "${rc}" -eq 0 ] || [ "${FAILED}" -gt 0 ] || { FAILED=$((FAILED + 1)); echo "  FAIL  aborted (exit ${rc})" >&2; }
   if [ "${rc}" -ne 0 ] && [ -n "${PHASE_NAME}" ]; then
     PHASES+=("$(printf '%-46s %s (failed)' "${PHASE_NAME}" "$(kd_elapsed "${PHASE_T0}")")")
@@ -71,7 +73,9 @@ finish() {
   if [ -d "${KDESCHED_CLUSTER_DIR}" ]; then
     if [ "${rc}" -ne 0 ] && [ -d "${KDESCHED_CLUSTER_DIR}/logs" ]; then
       echo "--- state at failure" >&2
-      kd_kubectl get nodes,pods,pdb -o wide >&2 2>/dev/null || true
+      if [ -n "${KUBECONFIG:-}" ]; then
+        kd_kubectl --request-timeout=5s get nodes,pods,pdb -o wide >&2 2>/dev/null
+      fi
       for l in "${KDESCHED_CLUSTER_DIR}"/logs/*.log; do
         echo "--- tail ${l}" >&2; tail -n 15 "${l}" >&2 || true
       done
@@ -85,6 +89,7 @@ finish() {
   echo "smoke: ${PASSED} passed, ${FAILED} failed"
   [ "${rc}" -eq 0 ] && [ "${FAILED}" -eq 0 ] || exit 1
 }
+exec 7>&1 8>&2
 trap finish EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
