@@ -1,0 +1,286 @@
+#include "pkg/kube/client.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace kdesched::kube {
+
+std::string encodeQueryValue(std::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(value.size());
+  for (unsigned char ch : value) {
+    if (std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+      out.push_back(static_cast<char>(ch));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[ch >> 4]);
+      out.push_back(kHex[ch & 0xF]);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+class Query {
+ public:
+  explicit Query(std::string_view path) : target_(path) {}
+  Query& add(std::string_view key, std::string_view value) {
+    target_ += first_ ? '?' : '&';
+    first_ = false;
+    target_ += key;
+    target_ += '=';
+    target_ += encodeQueryValue(value);
+    return *this;
+  }
+  Query& addIf(bool cond, std::string_view key, std::string_view value) { return cond ? add(key, value) : *this; }
+  std::string str() const { return target_; }
+
+ private:
+  std::string target_;
+  bool first_ = true;
+};
+
+bool isSuccess(int status) { return status >= 200 && status < 300; }
+
+bool isEviction(const std::string& target) {
+  const std::string path = target.substr(0, target.find('?'));
+  constexpr std::string_view kSuffix = "/eviction";
+  return path.size() >= kSuffix.size() && path.compare(path.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
+}
+
+std::unique_ptr<TokenSource> makeTokenSource(const ClientConfig& config, const std::shared_ptr<Clock>& clock) {
+  if (!config.tokenFile.empty()) return std::make_unique<CachedFileTokenSource>(config.tokenFile, clock);
+  if (!config.bearerToken.empty()) return std::make_unique<StaticTokenSource>(config.bearerToken);
+  return nullptr;
+}
+
+// Reads what a failed streaming response sent (a Status, usually small).
+std::string drain(LineStream& lines) {
+  constexpr std::size_t kMax = 64 * 1024;
+  std::string body, line;
+  while (body.size() < kMax && lines.next(line)) {
+    body += line;
+    body += '\n';
+  }
+  return body;
+}
+
+}  // namespace
+
+WatchStream::WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines) : kind_(kind), lines_(std::move(lines)) {}
+
+WatchStream::Next WatchStream::next(WatchEvent& out) {
+  for (;;) {
+    if (!lines_->next(line_)) {
+      const Status st = lines_->status();
+      if (st.isOk()) return Next::Closed;
+      problem_ = st.message();
+      return Next::Broken;
+    }
+    if (line_.find_first_not_of(" \t\r") == std::string::npos) continue;  // keep-alive blank lines
+    if (Status s = decodeWatchEvent(kind_, line_, parser_, out); !s.isOk()) {
+      problem_ = s.message() + " (line of " + std::to_string(line_.size()) + " bytes starting " +
+                 line_.substr(0, 80) + ")";
+      return Next::Malformed;
+    }
+    return Next::Event;
+  }
+}
+
+Client::Client(ClientConfig config, std::unique_ptr<Transport> transport, std::shared_ptr<Clock> clock)
+    : config_(std::move(config)),
+      transport_(std::move(transport)),
+      clock_(std::move(clock)),
+      tokens_(makeTokenSource(config_, clock_)),
+      limiter_(config_.qps, config_.burst, clock_) {}
+
+Status Client::decorate(HttpRequest& request) {
+  request.headers.emplace_back("Accept", "application/json");
+  request.headers.emplace_back("User-Agent", config_.userAgent);
+  if (tokens_) {
+    auto token = tokens_->token();
+    if (!token.isOk()) return token.status();
+    if (!token->empty()) request.headers.emplace_back("Authorization", "Bearer " + *token);
+  }
+  return Status::ok();
+}
+
+ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOptions& options) {
+  request.cancel = options.cancel;
+  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
+    std::string type = options.contentType;
+    if (type.empty()) type = request.method == "PATCH" ? "application/merge-patch+json" : "application/json";
+    request.headers.emplace_back("Content-Type", type);
+  }
+  const bool retryThrottled = options.retryThrottled && !isEviction(request.target);
+  const Headers base = request.headers;
+  bool refreshedToken = false;
+  int throttled = 0;
+  for (;;) {
+    if (!limiter_.acquire(options.cancel)) return ApiError::transport("waiting for the client rate limiter", true);
+    HttpRequest attempt = request;
+    attempt.headers = base;
+    if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());
+    auto response = transport_->send(attempt);
+    if (!response.isOk()) {
+      const bool cancelled = options.cancel && options.cancel->cancelled();
+      return ApiError::transport(request.method + " " + request.target + ": " + response.error(), cancelled);
+    }
+    if (isSuccess(response->status)) return std::move(response).value();
+
+    ApiError err = apiErrorFromResponse(response->status, response->reason, response->headers, response->body);
+    if (err.code == 401 && tokens_ && !refreshedToken) {
+      // A rotated token: read the file again and try once more.
+      refreshedToken = true;
+      tokens_->reset();
+      spdlog::info("kube request unauthorized, re-reading the token method={} target={}", request.method,
+                   request.target);
+      continue;
+    }
+    const bool throttledCode = err.code == 429 || err.code == 503;
+    const bool headerRetryAfter = !response->header("Retry-After").empty() && err.retryAfter;
+    if (throttledCode && retryThrottled && headerRetryAfter && throttled < kMaxThrottleRetries &&
+        *err.retryAfter <= kMaxRetryAfter) {
+      ++throttled;
+      // At least a second: a zero Retry-After repeated would be the retry storm APF warns about.
+      const auto wait = std::max<std::chrono::seconds>(*err.retryAfter, std::chrono::seconds(1));
+      spdlog::warn(
+          "kube request throttled method={} target={} code={} retry_after_s={} attempt={} flow_schema={} "
+          "priority_level={}",
+          request.method, request.target, err.code, wait.count(), throttled,
+          response->header("X-Kubernetes-PF-FlowSchema-UID"), response->header("X-Kubernetes-PF-PriorityLevel-UID"));
+      if (!clock_->sleepFor(wait, options.cancel)) return ApiError::transport("waiting out Retry-After", true);
+      continue;
+    }
+    return err;
+  }
+}
+
+ApiResult<HttpResponse> Client::get(const std::string& target, const RequestOptions& options) {
+  HttpRequest r;
+  r.method = "GET";
+  r.target = target;
+  return execute(std::move(r), options);
+}
+
+ApiResult<HttpResponse> Client::post(const std::string& target, std::string body, const RequestOptions& options) {
+  HttpRequest r;
+  r.method = "POST";
+  r.target = target;
+  r.body = std::move(body);
+  return execute(std::move(r), options);
+}
+
+ApiResult<HttpResponse> Client::put(const std::string& target, std::string body, const RequestOptions& options) {
+  HttpRequest r;
+  r.method = "PUT";
+  r.target = target;
+  r.body = std::move(body);
+  return execute(std::move(r), options);
+}
+
+ApiResult<HttpResponse> Client::patch(const std::string& target, std::string body, const RequestOptions& options) {
+  HttpRequest r;
+  r.method = "PATCH";
+  r.target = target;
+  r.body = std::move(body);
+  return execute(std::move(r), options);
+}
+
+ApiResult<HttpResponse> Client::del(const std::string& target, std::string body, const RequestOptions& options) {
+  HttpRequest r;
+  r.method = "DELETE";
+  r.target = target;
+  r.body = std::move(body);
+  return execute(std::move(r), options);
+}
+
+ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& options, Cancellation* cancel) {
+  ListResult result;
+  ListPage page;
+  std::string continueToken;
+  RequestOptions ro;
+  ro.cancel = cancel;
+  for (;;) {
+    // With a continue token the server rejects resourceVersion: the token pins the snapshot.
+    std::string target = Query(resource.path)
+                             .addIf(options.limit > 0, "limit", std::to_string(options.limit))
+                             .addIf(continueToken.empty() && !options.resourceVersion.empty(), "resourceVersion",
+                                    options.resourceVersion)
+                             .addIf(!continueToken.empty(), "continue", continueToken)
+                             .addIf(!options.labelSelector.empty(), "labelSelector", options.labelSelector)
+                             .addIf(!options.fieldSelector.empty(), "fieldSelector", options.fieldSelector)
+                             .str();
+    auto response = get(target, ro);
+    if (!response.isOk()) {
+      if (response.error().isGone() && !continueToken.empty() && result.restarts < kMaxListRestarts) {
+        // The snapshot the token pinned was compacted away while we paged; start over.
+        ++result.restarts;
+        spdlog::info("kube list continue token expired, restarting resource={} pages_read={} restart={}",
+                     resource.name, result.pages, result.restarts);
+        page = ListPage{};
+        result.pages = 0;
+        continueToken.clear();
+        continue;
+      }
+      return response.error();
+    }
+    page.continueToken.clear();
+    if (Status s = decodeListPage(resource.kind, response->body, page); !s.isOk()) {
+      ApiError e;
+      e.reason = "InvalidResponse";
+      e.message = std::string(resource.name) + " list page " + std::to_string(result.pages + 1) + ": " + s.message();
+      return e;
+    }
+    ++result.pages;
+    continueToken = page.continueToken;
+    if (continueToken.empty()) break;
+  }
+  result.objects = std::move(page.objects);
+  result.resourceVersion = std::move(page.resourceVersion);
+  return result;
+}
+
+ApiResult<std::unique_ptr<WatchStream>> Client::watch(const Resource& resource, const WatchOptions& options,
+                                                      Cancellation* cancel) {
+  HttpRequest request;
+  request.method = "GET";
+  request.target = Query(resource.path)
+                       .add("watch", "true")
+                       .addIf(options.allowBookmarks, "allowWatchBookmarks", "true")
+                       .addIf(!options.resourceVersion.empty(), "resourceVersion", options.resourceVersion)
+                       .add("timeoutSeconds", std::to_string(options.timeout.count()))
+                       .addIf(!options.labelSelector.empty(), "labelSelector", options.labelSelector)
+                       .addIf(!options.fieldSelector.empty(), "fieldSelector", options.fieldSelector)
+                       .str();
+  // cpprestsdk's timeout is an inactivity timer: it must outlast a quiet watch, which the server
+  // ends itself after timeoutSeconds.
+  request.timeout = options.timeout + std::chrono::seconds(60);
+  request.cancel = cancel;
+  bool refreshedToken = false;
+  for (;;) {
+    if (!limiter_.acquire(cancel)) return ApiError::transport("waiting for the client rate limiter", true);
+    HttpRequest attempt = request;
+    if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());
+    auto opened = transport_->openWatch(attempt);
+    if (!opened.isOk()) {
+      return ApiError::transport("watch " + std::string(resource.name) + ": " + opened.error(),
+                                 cancel && cancel->cancelled());
+    }
+    if (isSuccess(opened->status)) return std::make_unique<WatchStream>(resource.kind, std::move(opened->lines));
+    const std::string body = opened->lines ? drain(*opened->lines) : std::string();
+    ApiError err = apiErrorFromResponse(opened->status, opened->reason, opened->headers, body);
+    if (err.code == 401 && tokens_ && !refreshedToken) {
+      refreshedToken = true;
+      tokens_->reset();
+      continue;
+    }
+    return err;
+  }
+}
+
+}  // namespace kdesched::kube

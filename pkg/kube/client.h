@@ -1,0 +1,123 @@
+// The API client: REST verbs with auth, a client-side rate limit, bounded Retry-After handling and
+// 401 token refresh; paginated LIST and WATCH decoded straight into api::Objects.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <simdjson.h>
+
+#include "pkg/kube/api_error.h"
+#include "pkg/kube/clock.h"
+#include "pkg/kube/config.h"
+#include "pkg/kube/rate_limiter.h"
+#include "pkg/kube/resources.h"
+#include "pkg/kube/token_source.h"
+#include "pkg/kube/transport.h"
+#include "pkg/kube/wire.h"
+
+namespace kdesched::kube {
+
+struct RequestOptions {
+  // Empty: application/json, or application/merge-patch+json for PATCH.
+  std::string contentType;
+  // Retry a 429 (or 503) that carries Retry-After, up to Client::kMaxThrottleRetries times. The
+  // eviction subresource is never retried whatever this says: a 429 there usually means a PDB
+  // has no budget, and whether to try again is the evictor's decision.
+  bool retryThrottled = true;
+  Cancellation* cancel = nullptr;
+};
+
+struct ListOptions {
+  // "": the newest state (a quorum read); "0": any state, served from the API server's cache;
+  // anything else: not older than that version.
+  std::string resourceVersion;
+  std::int64_t limit = 500;  // page size; 0 asks for everything in one response
+  std::string labelSelector;
+  std::string fieldSelector;
+};
+
+struct ListResult {
+  std::vector<api::Object> objects;
+  std::string resourceVersion;  // watch from here
+  int pages = 0;
+  int restarts = 0;  // times an expired continue token made us start over
+};
+
+struct WatchOptions {
+  std::string resourceVersion;
+  std::chrono::seconds timeout{300};  // the server ends the watch after this (timeoutSeconds)
+  bool allowBookmarks = true;
+  std::string labelSelector;
+  std::string fieldSelector;
+};
+
+// An open watch. Not thread-safe except cancel().
+class WatchStream {
+ public:
+  enum class Next {
+    Event,      // `out` holds a fully decoded event
+    Closed,     // the server ended the watch normally (timeoutSeconds elapsed)
+    Broken,     // the connection failed, timed out or was cancelled: problem() says which
+    Malformed,  // a line did not decode: problem() says where; nothing of it was applied
+  };
+
+  WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines);
+  Next next(WatchEvent& out);
+  void cancel() { lines_->cancel(); }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  api::Kind kind_;
+  std::unique_ptr<LineStream> lines_;
+  simdjson::ondemand::parser parser_;
+  std::string line_;
+  std::string problem_;
+};
+
+// Thread-safe; one per process, shared by the reflectors and the evictor.
+class Client {
+ public:
+  static constexpr int kMaxThrottleRetries = 5;
+  // A Retry-After longer than this is returned to the caller instead of slept through.
+  static constexpr std::chrono::seconds kMaxRetryAfter{60};
+  static constexpr int kMaxListRestarts = 2;
+
+  Client(ClientConfig config, std::unique_ptr<Transport> transport, std::shared_ptr<Clock> clock);
+
+  // `target` is a path with an optional, already-encoded query ("/api/v1/namespaces/x/pods/y").
+  // 2xx → the response; anything else → an ApiError with the server's Status.
+  ApiResult<HttpResponse> get(const std::string& target, const RequestOptions& options = {});
+  ApiResult<HttpResponse> post(const std::string& target, std::string body, const RequestOptions& options = {});
+  ApiResult<HttpResponse> put(const std::string& target, std::string body, const RequestOptions& options = {});
+  ApiResult<HttpResponse> patch(const std::string& target, std::string body, const RequestOptions& options = {});
+  ApiResult<HttpResponse> del(const std::string& target, std::string body = "", const RequestOptions& options = {});
+
+  // All pages of a collection. An expired continue token (410) restarts the list from the first
+  // page, at most kMaxListRestarts times.
+  ApiResult<ListResult> list(const Resource& resource, const ListOptions& options, Cancellation* cancel = nullptr);
+
+  // Opens a watch; returns once the server accepted it. Not retried on 429: the reflector backs off.
+  ApiResult<std::unique_ptr<WatchStream>> watch(const Resource& resource, const WatchOptions& options,
+                                                Cancellation* cancel = nullptr);
+
+  const TokenBucket& rateLimiter() const { return limiter_; }
+
+ private:
+  ApiResult<HttpResponse> execute(HttpRequest request, const RequestOptions& options);
+  // Adds auth, user agent and accept headers; an error when the token cannot be read.
+  Status decorate(HttpRequest& request);
+
+  ClientConfig config_;
+  std::unique_ptr<Transport> transport_;
+  std::shared_ptr<Clock> clock_;
+  std::unique_ptr<TokenSource> tokens_;  // null: no Authorization header
+  TokenBucket limiter_;
+};
+
+// Percent-encodes a query parameter value (RFC 3986 unreserved characters pass through).
+std::string encodeQueryValue(std::string_view value);
+
+}  // namespace kdesched::kube
