@@ -1,1 +1,643 @@
-// placeholder: implemented in a following commit
+#include "pkg/policy/args.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+
+namespace kdesched::policy {
+namespace {
+
+// The type a YAML scalar gets once upstream has converted the document to JSON: sigs.k8s.io/yaml
+// resolves plain scalars with go-yaml v2's YAML 1.1 rules, quoted and block scalars stay strings.
+enum class ScalarKind { Null, Bool, Int, Float, String };
+
+bool isUnset(const YAML::Node& n) { return !n.IsDefined() || n.IsNull(); }
+
+std::string withoutUnderscores(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c != '_') out.push_back(c);
+  }
+  return out;
+}
+
+bool isDecimalInteger(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// go-yaml v2's float pattern: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
+bool isYamlFloat(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  } else {
+    if (digits() == 0) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
+bool isSpecialFloat(std::string_view s) {
+  static const char* const kSpecial[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
+                                         "-.Inf", "-.INF", ".nan", ".NaN", ".NAN"};
+  return std::any_of(std::begin(kSpecial), std::end(kSpecial), [&](const char* k) { return s == k; });
+}
+
+std::optional<bool> yamlBool(std::string_view s) {
+  static const char* const kTrue[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
+  static const char* const kFalse[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
+  if (std::any_of(std::begin(kTrue), std::end(kTrue), [&](const char* k) { return s == k; })) return true;
+  if (std::any_of(std::begin(kFalse), std::end(kFalse), [&](const char* k) { return s == k; })) return false;
+  return std::nullopt;
+}
+
+ScalarKind classify(const YAML::Node& n) {
+  if (isUnset(n)) return ScalarKind::Null;
+  const std::string& tag = n.Tag();
+  if (tag == "!" || tag == "tag:yaml.org,2002:str") return ScalarKind::String;
+  const std::string& s = n.Scalar();
+  if (s == "~" || s == "null" || s == "Null" || s == "NULL") return ScalarKind::Null;
+  if (yamlBool(s)) return ScalarKind::Bool;
+  std::string plain = withoutUnderscores(s);
+  if (isDecimalInteger(plain)) return ScalarKind::Int;
+  if (isYamlFloat(plain) || isSpecialFloat(s)) return ScalarKind::Float;
+  return ScalarKind::String;
+}
+
+bool isStringScalar(const YAML::Node& n) { return n.IsScalar() && classify(n) == ScalarKind::String; }
+
+std::string quote(std::string_view s, std::size_t maxBytes = 64);
+
+// A plain `5`, `true` or `no` is not a string to upstream either; saying how to fix it saves a
+// round trip ("no" as a country code is the classic).
+std::string mustBeString(const YAML::Node& v) {
+  if (v.IsScalar() && !isUnset(v)) {
+    return "must be a string (quote it: " + quote(v.Scalar()) + "), got " + describeValue(v);
+  }
+  return "must be a string, got " + describeValue(v);
+}
+
+bool isValidUtf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+// Policy files can be arbitrary bytes (a wrong file, a binary): messages must stay printable and
+// short whatever the input was.
+std::string quote(std::string_view s, std::size_t maxBytes) {
+  bool utf8 = isValidUtf8(s);
+  bool cut = s.size() > maxBytes;
+  if (cut) {
+    s = s.substr(0, maxBytes);
+    // Do not split a UTF-8 sequence: drop a trailing incomplete one.
+    if (utf8) {
+      std::size_t lead = s.size();
+      while (lead > 0 && s.size() - lead < 4 && (static_cast<unsigned char>(s[lead - 1]) & 0xC0) == 0x80) --lead;
+      if (lead > 0) {
+        auto c = static_cast<unsigned char>(s[lead - 1]);
+        std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : 4;
+        if (lead - 1 + len > s.size()) s = s.substr(0, lead - 1);
+      }
+    }
+  }
+  std::string out = "\"";
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7F || (c >= 0x80 && !utf8)) {
+          static const char* const kHex = "0123456789abcdef";
+          out += "\\x";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xF];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += cut ? "...\"" : "\"";
+  return out;
+}
+
+bool isSimpleKey(std::string_view key) {
+  return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+std::string lineOf(const YAML::Node& n) {
+  YAML::Mark m = n.Mark();
+  return m.is_null() ? std::string("?") : std::to_string(m.line + 1);
+}
+
+// An integer as upstream accepts it: a YAML integer, or a float with an integral value (go-yaml
+// turns `5.0` into float64 5, which JSON then writes as `5`).
+struct IntegerValue {
+  bool ok = false;        // the value is an integer at all
+  bool inRange = false;   // and fits in int64
+  std::int64_t value = 0;
+};
+
+IntegerValue parseInteger(const YAML::Node& n) {
+  IntegerValue r;
+  if (!n.IsScalar()) return r;
+  ScalarKind kind = classify(n);
+  std::string text = withoutUnderscores(n.Scalar());
+  if (kind == ScalarKind::Int) {
+    r.ok = true;
+    std::string_view digits = text;
+    if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), r.value);
+    r.inRange = ec == std::errc() && p == digits.data() + digits.size();
+    return r;
+  }
+  if (kind == ScalarKind::Float && !isSpecialFloat(n.Scalar())) {
+    std::string_view digits = text;
+    if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
+    double d = 0;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
+    if (ec != std::errc() || p != digits.data() + digits.size() || std::trunc(d) != d) return r;
+    r.ok = true;
+    // 2^63 is exactly representable; anything at or above it does not fit.
+    r.inRange = d >= -9223372036854775808.0 && d < 9223372036854775808.0;
+    if (r.inRange) r.value = static_cast<std::int64_t>(d);
+  }
+  return r;
+}
+
+std::optional<double> parseNumber(const YAML::Node& n) {
+  if (!n.IsScalar()) return std::nullopt;
+  ScalarKind kind = classify(n);
+  if (kind != ScalarKind::Int && kind != ScalarKind::Float) return std::nullopt;
+  if (isSpecialFloat(n.Scalar())) return std::numeric_limits<double>::quiet_NaN();
+  std::string text = withoutUnderscores(n.Scalar());
+  std::string_view digits = text;
+  if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
+  double d = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
+  if (ec == std::errc::result_out_of_range) return std::numeric_limits<double>::infinity();
+  if (ec != std::errc() || p != digits.data() + digits.size()) return std::nullopt;
+  return d;
+}
+
+// time.ParseDuration: [-+]?([0-9]*(\.[0-9]*)?[a-z]+)+, or "0"; result limited to int64 nanoseconds.
+std::optional<double> parseGoDuration(std::string_view s) {
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s == "0") return 0.0;
+  if (s.empty()) return std::nullopt;
+  static const std::pair<std::string_view, double> kUnits[] = {
+      {"ns", 1.0},    {"us", 1e3},     {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
+      {"ms", 1e6},    {"s", 1e9},      {"m", 60e9},        {"h", 3600e9}};
+  long double totalNs = 0;
+  while (!s.empty()) {
+    std::size_t i = 0;
+    long double value = 0;
+    std::size_t intDigits = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      value = value * 10 + (s[i] - '0');
+      ++i;
+      ++intDigits;
+    }
+    std::size_t fracDigits = 0;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      long double scale = 0.1L;
+      while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        value += (s[i] - '0') * scale;
+        scale /= 10;
+        ++i;
+        ++fracDigits;
+      }
+    }
+    if (intDigits == 0 && fracDigits == 0) return std::nullopt;
+    std::size_t unitStart = i;
+    while (i < s.size() && s[i] != '.' && (s[i] < '0' || s[i] > '9')) ++i;
+    std::string_view unit = s.substr(unitStart, i - unitStart);
+    const auto* found = std::find_if(std::begin(kUnits), std::end(kUnits),
+                                     [&](const auto& u) { return u.first == unit; });
+    if (found == std::end(kUnits)) return std::nullopt;
+    totalNs += value * found->second;
+    if (totalNs > 9223372036854775807.0L) return std::nullopt;
+    s.remove_prefix(i);
+  }
+  double seconds = static_cast<double>(totalNs / 1e9L);
+  return negative ? -seconds : seconds;
+}
+
+}  // namespace
+
+std::string describeValue(const YAML::Node& value) {
+  if (isUnset(value)) return "null";
+  switch (value.Type()) {
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Scalar:
+      if (classify(value) == ScalarKind::String) return quote(value.Scalar());
+      {
+        // Numbers and booleans read as written; quote() still escapes and cuts them.
+        std::string q = quote(value.Scalar());
+        return q.substr(1, q.size() - 2);
+      }
+    default:
+      return "null";
+  }
+}
+
+bool Namespaces::allows(std::string_view ns) const {
+  if (!include.empty()) return std::find(include.begin(), include.end(), ns) != include.end();
+  return std::find(exclude.begin(), exclude.end(), ns) == exclude.end();
+}
+
+ArgsReader::ArgsReader(YAML::Node node, std::string path) : node_(std::move(node)), path_(std::move(path)) {
+  if (isUnset(node_)) return;
+  if (!node_.IsMap()) {
+    std::string where = path_.empty() ? std::string() : path_ + ": ";
+    structural_ = Status::error(where + "must be a mapping, got " + describeValue(node_));
+    return;
+  }
+  // yaml-cpp keeps duplicate keys silently and lookups see only the first one: a repeated key
+  // would quietly drop the operator's second value, so it is an error.
+  std::unordered_map<std::string, YAML::Node> seen;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    // Copies: yaml-cpp's iterator hands out a temporary pair.
+    YAML::Node key = it->first;
+    if (!key.IsScalar()) {
+      std::string where = path_.empty() ? std::string() : path_ + ": ";
+      structural_ = Status::error(where + "mapping keys must be strings, got " + describeValue(key) + " on line " +
+                                  lineOf(key));
+      return;
+    }
+    auto [prev, inserted] = seen.emplace(key.Scalar(), key);
+    if (!inserted) {
+      structural_ = Status::error(pathOf(key.Scalar()) + ": duplicate key, set on line " + lineOf(prev->second) +
+                                  " and again on line " + lineOf(key));
+      return;
+    }
+  }
+}
+
+std::string ArgsReader::pathOf(std::string_view key) const {
+  // Keys are operator input: anything but a plain identifier is quoted (and escaped).
+  if (isSimpleKey(key)) return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  return path_.empty() ? quote(key) : path_ + "[" + quote(key) + "]";
+}
+
+Status ArgsReader::error(std::string_view key, const std::string& message) const {
+  return Status::error(pathOf(key) + ": " + message);
+}
+
+YAML::Node ArgsReader::get(std::string_view key) {
+  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
+  if (isUnset(node_) || !node_.IsMap()) return YAML::Node();
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+  }
+  return YAML::Node();
+}
+
+bool ArgsReader::has(std::string_view key) const {
+  if (isUnset(node_) || !node_.IsMap()) return false;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return !isUnset(it->second);
+  }
+  return false;
+}
+
+Status ArgsReader::readBool(std::string_view key, std::optional<bool>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  std::optional<bool> b;
+  if (v.IsScalar() && classify(v) == ScalarKind::Bool) b = yamlBool(v.Scalar());
+  if (!b) return error(key, "must be true or false, got " + describeValue(v));
+  out = *b;
+  return Status::ok();
+}
+
+Status ArgsReader::readInt64(std::string_view key, std::optional<std::int64_t>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  IntegerValue i = parseInteger(v);
+  if (!i.ok) return error(key, "must be an integer, got " + describeValue(v));
+  if (!i.inRange) return error(key, "must fit in a 64-bit integer, got " + describeValue(v));
+  out = i.value;
+  return Status::ok();
+}
+
+Status ArgsReader::readInt32(std::string_view key, std::optional<std::int32_t>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  IntegerValue i = parseInteger(v);
+  if (!i.ok) return error(key, "must be an integer, got " + describeValue(v));
+  if (!i.inRange || i.value < std::numeric_limits<std::int32_t>::min() ||
+      i.value > std::numeric_limits<std::int32_t>::max()) {
+    return error(key, "must be between -2147483648 and 2147483647, got " + describeValue(v));
+  }
+  out = static_cast<std::int32_t>(i.value);
+  return Status::ok();
+}
+
+Status ArgsReader::readUint32(std::string_view key, std::optional<std::uint32_t>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  IntegerValue i = parseInteger(v);
+  bool negative = i.ok && (i.inRange ? i.value < 0 : withoutUnderscores(v.Scalar()).starts_with('-'));
+  if (!i.ok || negative) return error(key, "must be a non-negative integer, got " + describeValue(v));
+  if (!i.inRange || i.value > std::numeric_limits<std::uint32_t>::max()) {
+    return error(key, "must be at most 4294967295, got " + describeValue(v));
+  }
+  out = static_cast<std::uint32_t>(i.value);
+  return Status::ok();
+}
+
+Status ArgsReader::readDouble(std::string_view key, std::optional<double>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  std::optional<double> d = parseNumber(v);
+  if (!d) return error(key, "must be a number, got " + describeValue(v));
+  // JSON has no infinities or NaN: upstream's YAML-to-JSON step rejects them.
+  if (!std::isfinite(*d)) return error(key, "must be a finite number, got " + describeValue(v));
+  out = *d;
+  return Status::ok();
+}
+
+Status ArgsReader::readString(std::string_view key, std::optional<std::string>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  if (!isStringScalar(v)) return error(key, mustBeString(v));
+  out = v.Scalar();
+  return Status::ok();
+}
+
+Status ArgsReader::readStringList(std::string_view key, std::optional<std::vector<std::string>>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  if (!v.IsSequence()) return error(key, "must be a list of strings, got " + describeValue(v));
+  std::vector<std::string> items;
+  items.reserve(v.size());
+  std::size_t i = 0;
+  for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+    YAML::Node item = *it;
+    if (!isStringScalar(item)) return Status::error(pathOf(key) + "[" + std::to_string(i) + "]: " + mustBeString(item));
+    items.push_back(item.Scalar());
+  }
+  out = std::move(items);
+  return Status::ok();
+}
+
+Status ArgsReader::readDuration(std::string_view key, std::optional<double>& outSeconds) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  std::optional<double> seconds;
+  if (v.IsScalar()) seconds = parseGoDuration(v.Scalar());
+  if (!seconds) {
+    return error(key, "must be a duration such as \"300ms\", \"1.5h\" or \"2h45m\", got " + describeValue(v));
+  }
+  outSeconds = *seconds;
+  return Status::ok();
+}
+
+Status ArgsReader::readLabelSelector(std::string_view key, std::optional<api::LabelSelector>& out) {
+  api::LabelSelector selector;
+  bool present = false;
+  Status st = readObject(
+      key,
+      [&](ArgsReader& r) -> Status {
+        YAML::Node labels;
+        if (Status s = r.readRaw("matchLabels", labels); !s) return s;
+        ArgsReader labelReader(labels, r.pathOf("matchLabels"));
+        if (!labelReader.structural().isOk()) return labelReader.structural();
+        if (!isUnset(labels)) {
+          for (auto it = labels.begin(); it != labels.end(); ++it) {
+            std::string name = it->first.Scalar();
+            YAML::Node value = it->second;
+            if (!isStringScalar(value)) return labelReader.error(name, mustBeString(value));
+            selector.matchLabels.emplace_back(name, value.Scalar());
+          }
+        }
+        // Go maps have no order; sorting keeps toString() and comparisons deterministic.
+        std::sort(selector.matchLabels.begin(), selector.matchLabels.end());
+        return r.readObjectList("matchExpressions", [&](ArgsReader& e, std::size_t) -> Status {
+          api::LabelSelectorRequirement req;
+          std::optional<std::string> reqKey, op;
+          std::optional<std::vector<std::string>> values;
+          if (Status s = e.readString("key", reqKey); !s) return s;
+          if (Status s = e.readString("operator", op); !s) return s;
+          if (Status s = e.readStringList("values", values); !s) return s;
+          static const char* const kOps = "must be one of In, NotIn, Exists, DoesNotExist";
+          if (!op) return e.error("operator", std::string(kOps) + ", got null");
+          Result<api::LabelSelectorOp> parsed = api::parseLabelSelectorOp(*op);
+          // Gt/Lt exist only in the selector string syntax, never in a metav1.LabelSelector.
+          if (!parsed || *parsed == api::LabelSelectorOp::Gt || *parsed == api::LabelSelectorOp::Lt) {
+            return e.error("operator", std::string(kOps) + ", got " + quote(*op));
+          }
+          req.key = reqKey.value_or("");
+          req.op = *parsed;
+          req.values = values.value_or(std::vector<std::string>{});
+          selector.matchExpressions.push_back(std::move(req));
+          return Status::ok();
+        });
+      },
+      &present);
+  if (!st) return st;
+  if (!present) return Status::ok();
+  if (Status v = api::validateLabelSelector(selector); !v) {
+    // The validator names the element ("matchExpressions[1].values: ..."): join it into the path.
+    const std::string& msg = v.message();
+    bool namesField = msg.starts_with("matchLabels") || msg.starts_with("matchExpressions");
+    return Status::error(pathOf(key) + (namesField ? "." : ": ") + msg);
+  }
+  out = std::move(selector);
+  return Status::ok();
+}
+
+Status ArgsReader::readNamespaces(std::string_view key, std::optional<Namespaces>& out) {
+  Namespaces ns;
+  bool present = false;
+  Status st = readObject(
+      key,
+      [&](ArgsReader& r) -> Status {
+        std::optional<std::vector<std::string>> include, exclude;
+        if (Status s = r.readStringList("include", include); !s) return s;
+        if (Status s = r.readStringList("exclude", exclude); !s) return s;
+        ns.include = include.value_or(std::vector<std::string>{});
+        ns.exclude = exclude.value_or(std::vector<std::string>{});
+        // Upstream's wording, so operators can search for it.
+        if (!ns.include.empty() && !ns.exclude.empty()) {
+          return Status::error(r.path() + ": only one of Include/Exclude namespaces can be set");
+        }
+        return Status::ok();
+      },
+      &present);
+  if (!st) return st;
+  if (present) out = std::move(ns);
+  return Status::ok();
+}
+
+Status ArgsReader::readResourceThresholds(std::string_view key, std::optional<ResourceThresholds>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  ArgsReader r(v, pathOf(key));
+  if (!r.structural().isOk()) return r.structural();
+  ResourceThresholds thresholds;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    std::string resource = it->first.Scalar();
+    std::optional<double> value;
+    if (Status s = r.readDouble(resource, value); !s) return s;
+    if (!value) return r.error(resource, "must be a number, got null");
+    thresholds[resource] = *value;
+  }
+  out = std::move(thresholds);
+  return Status::ok();
+}
+
+Status ArgsReader::readObject(std::string_view key, const std::function<Status(ArgsReader&)>& fn, bool* present) {
+  if (present) *present = false;
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  ArgsReader sub(v, pathOf(key));
+  if (!sub.structural().isOk()) return sub.structural();
+  if (present) *present = true;
+  try {
+    if (Status s = fn(sub); !s) return s;
+  } catch (const std::exception& e) {
+    return Status::error(sub.path() + ": internal error while reading: " + e.what());
+  }
+  return sub.finish();
+}
+
+Status ArgsReader::readObjectList(std::string_view key, const std::function<Status(ArgsReader&, std::size_t)>& fn,
+                                  bool* present) {
+  if (present) *present = false;
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key);
+  if (isUnset(v)) return Status::ok();
+  if (!v.IsSequence()) return error(key, "must be a list, got " + describeValue(v));
+  if (present) *present = true;
+  std::size_t i = 0;
+  for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+    ArgsReader item(*it, pathOf(key) + "[" + std::to_string(i) + "]");
+    if (!item.structural().isOk()) return item.structural();
+    try {
+      if (Status s = fn(item, i); !s) return s;
+    } catch (const std::exception& e) {
+      return Status::error(item.path() + ": internal error while reading: " + e.what());
+    }
+    if (Status s = item.finish(); !s) return s;
+  }
+  return Status::ok();
+}
+
+Status ArgsReader::readRaw(std::string_view key, YAML::Node& out) {
+  if (!structural_.isOk()) return structural_;
+  out = get(key);
+  return Status::ok();
+}
+
+Status ArgsReader::finish() {
+  if (!structural_.isOk()) return structural_;
+  if (isUnset(node_)) return Status::ok();
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    std::string key = it->first.Scalar();
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    if (key == "<<") {
+      return error(key, "YAML merge keys are not supported: write the fields out in full");
+    }
+    std::string message = "unknown field " + quote(key);
+    std::string suggestion = closestMatch(key, known_);
+    if (!suggestion.empty()) {
+      message += " (did you mean " + quote(suggestion) + "?)";
+    } else if (known_.empty()) {
+      message += " (this object takes no fields)";
+    } else {
+      message += " (known fields: ";
+      for (std::size_t i = 0; i < known_.size(); ++i) message += (i ? ", " : "") + known_[i];
+      message += ")";
+    }
+    return error(key, message);
+  }
+  return Status::ok();
+}
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  // Optimal string alignment over three rolling rows: keys are short, this is never hot.
+  std::vector<std::size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+    }
+    std::swap(prev2, prev);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closestMatch(std::string_view word, const std::vector<std::string>& candidates, std::size_t maxDistance) {
+  std::string best;
+  std::size_t bestDistance = std::numeric_limits<std::size_t>::max();
+  for (const std::string& c : candidates) {
+    std::size_t d = editDistance(word, c);
+    if (d > maxDistance || d * 2 > std::max(word.size(), c.size())) continue;
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace kdesched::policy

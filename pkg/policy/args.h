@@ -32,6 +32,11 @@ using ResourceThresholds = std::map<std::string, double>;
 
 // Reads one YAML mapping strictly. Every accessor marks its key as known; finish() then reports
 // keys nobody asked for. A null/absent node reads as an empty mapping.
+//
+// Values are typed the way upstream reads them (YAML converted to JSON by sigs.k8s.io/yaml): a
+// plain `5`, `true` or `null` is a number, a boolean or null, a quoted "5" is a string. A key whose
+// value is null counts as not set (Go's nil pointer) and leaves `out` unchanged, as does an absent
+// key. Accessors never throw.
 class ArgsReader {
  public:
   ArgsReader(YAML::Node node, std::string path);
@@ -57,9 +62,15 @@ class ArgsReader {
   Status readObject(std::string_view key, const std::function<Status(ArgsReader&)>& fn,
                     bool* present = nullptr);
   // A list of mappings, each read by fn(reader, index).
+  // Both readObject and readObjectList call finish() on the nested reader after fn succeeds, so a
+  // typo inside a nested object is reported even when fn forgets to.
   Status readObjectList(std::string_view key, const std::function<Status(ArgsReader&, std::size_t)>& fn,
                         bool* present = nullptr);
+  // The value as YAML, unchecked (for values decoded later by someone else, such as plugin args).
+  // Absent → a null node.
+  Status readRaw(std::string_view key, YAML::Node& out);
 
+  // True when `key` is present with a non-null value.
   bool has(std::string_view key) const;
   // Unknown keys → `<path>.<key>: unknown field "<key>"` plus ` (did you mean "<known>"?)` when a
   // known key is within edit distance 3, otherwise ` (known fields: a, b, c)`.
@@ -78,10 +89,17 @@ class ArgsReader {
   std::vector<std::string> known_;
 };
 
-// Edit distance, for did-you-mean suggestions.
+// Edit distance (insertions, deletions, substitutions and adjacent transpositions all cost 1),
+// for did-you-mean suggestions.
 std::size_t editDistance(std::string_view a, std::string_view b);
-// The closest candidate within maxDistance, or "" when none.
+// The closest candidate within maxDistance, or "" when none. A candidate that would need half of
+// the longer word rewritten is not suggested either ("ab" is not a typo of "cd").
 std::string closestMatch(std::string_view word, const std::vector<std::string>& candidates,
                          std::size_t maxDistance = 3);
+
+// How a YAML value reads after "got" in error messages: strings quoted and escaped (`"abc"`),
+// numbers, booleans and null as written (`-1`, `true`, `null`), `a list` / `a mapping` otherwise.
+// Long values are cut.
+std::string describeValue(const YAML::Node& value);
 
 }  // namespace kdesched::policy
