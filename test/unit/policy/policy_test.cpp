@@ -1,0 +1,673 @@
+#include "pkg/policy/policy.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pkg/policy/args.h"
+
+namespace kdesched::policy {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+Result<DeschedulerPolicy> parse(const std::string& yaml) { return parsePolicy(yaml, "policy.yaml"); }
+
+std::string header() { return "apiVersion: \"descheduler/v1alpha2\"\nkind: \"DeschedulerPolicy\"\n"; }
+
+// ---------------------------------------------------------------------------------------------
+// Valid policies, in the shapes upstream documents them.
+
+struct ValidCase {
+  std::string name;
+  std::string yaml;
+  std::function<void(const DeschedulerPolicy&)> check;
+};
+
+std::vector<ValidCase> validCases() {
+  return {
+      {"ReadmeInterPodAntiAffinity",
+       R"(apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemovePodsViolatingInterPodAntiAffinity"
+    plugins:
+      deschedule:
+        enabled:
+          - "RemovePodsViolatingInterPodAntiAffinity"
+)",
+       [](const DeschedulerPolicy& p) {
+         ASSERT_EQ(p.profiles.size(), 1u);
+         const Profile& prof = p.profiles[0];
+         EXPECT_EQ(prof.name, "ProfileName");
+         EXPECT_EQ(prof.path, "profiles[0]");
+         ASSERT_EQ(prof.pluginConfig.size(), 1u);
+         EXPECT_EQ(prof.pluginConfig[0].name, "RemovePodsViolatingInterPodAntiAffinity");
+         EXPECT_TRUE(prof.pluginConfig[0].args.node.IsNull());
+         EXPECT_EQ(prof.pluginConfig[0].args.path, "profiles[0].pluginConfig[0].args");
+         EXPECT_THAT(prof.plugins.deschedule.enabled, ElementsAre("RemovePodsViolatingInterPodAntiAffinity"));
+         EXPECT_THAT(prof.plugins.balance.enabled, IsEmpty());
+         EXPECT_FALSE(p.nodeSelector.has_value());
+         EXPECT_FALSE(p.maxNoOfPodsToEvictPerNode.has_value());
+         EXPECT_FALSE(p.gracePeriodSeconds.has_value());
+         EXPECT_EQ(p.sourceName, "policy.yaml");
+       }},
+      {"ReadmeNodeAffinity",
+       R"(apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemovePodsViolatingNodeAffinity"
+      args:
+        nodeAffinityType:
+        - "requiredDuringSchedulingIgnoredDuringExecution"
+    plugins:
+      deschedule:
+        enabled:
+          - "RemovePodsViolatingNodeAffinity"
+)",
+       [](const DeschedulerPolicy& p) {
+         ASSERT_EQ(p.profiles.size(), 1u);
+         const PluginConfig* cfg = p.profiles[0].findConfig("RemovePodsViolatingNodeAffinity");
+         ASSERT_NE(cfg, nullptr);
+         ArgsReader r(cfg->args);
+         std::optional<std::vector<std::string>> types;
+         ASSERT_TRUE(r.readStringList("nodeAffinityType", types).isOk());
+         EXPECT_THAT(*types, ElementsAre("requiredDuringSchedulingIgnoredDuringExecution"));
+         EXPECT_TRUE(r.finish().isOk());
+       }},
+      {"ReadmeLowNodeUtilization",
+       R"(apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "LowNodeUtilization"
+      args:
+        thresholds:
+          "cpu" : 20
+          "memory": 20
+          "pods": 20
+        targetThresholds:
+          "cpu" : 50
+          "memory": 50
+          "pods": 50
+    plugins:
+      balance:
+        enabled:
+          - "LowNodeUtilization"
+)",
+       [](const DeschedulerPolicy& p) {
+         const PluginConfig* cfg = p.profiles.at(0).findConfig("LowNodeUtilization");
+         ASSERT_NE(cfg, nullptr);
+         ArgsReader r(cfg->args);
+         std::optional<ResourceThresholds> low, high;
+         ASSERT_TRUE(r.readResourceThresholds("thresholds", low).isOk());
+         ASSERT_TRUE(r.readResourceThresholds("targetThresholds", high).isOk());
+         EXPECT_EQ(low, (ResourceThresholds{{"cpu", 20}, {"memory", 20}, {"pods", 20}}));
+         EXPECT_EQ(high, (ResourceThresholds{{"cpu", 50}, {"memory", 50}, {"pods", 50}}));
+         EXPECT_THAT(p.profiles[0].plugins.balance.enabled, ElementsAre("LowNodeUtilization"));
+       }},
+      {"ReadmeTopologySpread",
+       R"(apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "RemovePodsViolatingTopologySpreadConstraint"
+      args:
+        constraints:
+          - DoNotSchedule
+    plugins:
+      balance:
+        enabled:
+          - "RemovePodsViolatingTopologySpreadConstraint"
+)",
+       [](const DeschedulerPolicy& p) {
+         EXPECT_THAT(p.profiles.at(0).plugins.balance.enabled,
+                     ElementsAre("RemovePodsViolatingTopologySpreadConstraint"));
+         EXPECT_NE(p.profiles[0].findConfig("RemovePodsViolatingTopologySpreadConstraint"), nullptr);
+         EXPECT_EQ(p.profiles[0].findConfig("LowNodeUtilization"), nullptr);
+       }},
+      {"HelmChartDefault",
+       R"(apiVersion: "descheduler/v1alpha2"
+kind: "DeschedulerPolicy"
+profiles:
+  - name: default
+    pluginConfig:
+      - name: DefaultEvictor
+        args:
+          podProtections:
+            defaultDisabled:
+              - "PodsWithLocalStorage"
+            extraEnabled:
+              - "PodsWithPVC"
+      - name: RemoveDuplicates
+      - name: RemovePodsHavingTooManyRestarts
+        args:
+          podRestartThreshold: 100
+          includingInitContainers: true
+      - name: RemovePodsViolatingNodeAffinity
+        args:
+          nodeAffinityType:
+          - requiredDuringSchedulingIgnoredDuringExecution
+      - name: RemovePodsViolatingNodeTaints
+      - name: RemovePodsViolatingInterPodAntiAffinity
+      - name: RemovePodsViolatingTopologySpreadConstraint
+      - name: LowNodeUtilization
+        args:
+          thresholds:
+            cpu: 20
+            memory: 20
+            pods: 20
+          targetThresholds:
+            cpu: 50
+            memory: 50
+            pods: 50
+    plugins:
+      balance:
+        enabled:
+          - RemoveDuplicates
+          - RemovePodsViolatingTopologySpreadConstraint
+          - LowNodeUtilization
+      deschedule:
+        enabled:
+          - RemovePodsHavingTooManyRestarts
+          - RemovePodsViolatingNodeTaints
+          - RemovePodsViolatingNodeAffinity
+          - RemovePodsViolatingInterPodAntiAffinity
+)",
+       [](const DeschedulerPolicy& p) {
+         ASSERT_EQ(p.profiles.size(), 1u);
+         const Profile& prof = p.profiles[0];
+         ASSERT_EQ(prof.pluginConfig.size(), 8u);
+         EXPECT_EQ(prof.pluginConfig[7].args.path, "profiles[0].pluginConfig[7].args");
+         EXPECT_THAT(prof.plugins.balance.enabled,
+                     ElementsAre("RemoveDuplicates", "RemovePodsViolatingTopologySpreadConstraint",
+                                 "LowNodeUtilization"));
+         EXPECT_THAT(prof.plugins.deschedule.enabled,
+                     ElementsAre("RemovePodsHavingTooManyRestarts", "RemovePodsViolatingNodeTaints",
+                                 "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingInterPodAntiAffinity"));
+         EXPECT_TRUE(prof.findConfig("RemoveDuplicates")->args.node.IsNull());
+         EXPECT_TRUE(prof.findConfig("DefaultEvictor")->args.node.IsMap());
+       }},
+      {"ReadmeTopLevelFields",
+       header() + R"(nodeSelector: "node=node1"
+maxNoOfPodsToEvictPerNode: 5000
+maxNoOfPodsToEvictPerNamespace: 5000
+maxNoOfPodsToEvictTotal: 5000
+evictionFailureEventNotification: true
+gracePeriodSeconds: 60
+profiles:
+  - name: ProfileName
+    pluginConfig:
+    - name: "DefaultEvictor"
+      args:
+        evictSystemCriticalPods: true
+        nodeFit: true
+    plugins:
+      filter:
+        enabled:
+          - "DefaultEvictor"
+      preEvictionFilter:
+        enabled:
+          - "DefaultEvictor"
+)",
+       [](const DeschedulerPolicy& p) {
+         EXPECT_EQ(p.nodeSelector, "node=node1");
+         EXPECT_TRUE(p.nodeSelectorParsed.has_value());
+         EXPECT_EQ(p.maxNoOfPodsToEvictPerNode, 5000u);
+         EXPECT_EQ(p.maxNoOfPodsToEvictPerNamespace, 5000u);
+         EXPECT_EQ(p.maxNoOfPodsToEvictTotal, 5000u);
+         EXPECT_EQ(p.evictionFailureEventNotification, true);
+         EXPECT_EQ(p.gracePeriodSeconds, 60);
+         EXPECT_THAT(p.profiles.at(0).plugins.filter.enabled, ElementsAre("DefaultEvictor"));
+         EXPECT_THAT(p.profiles[0].plugins.preEvictionFilter.enabled, ElementsAre("DefaultEvictor"));
+       }},
+      {"LowerCasePreevictionfilter",
+       header() + R"(profiles:
+  - name: p
+    pluginConfig:
+    - name: DefaultEvictor
+    plugins:
+      preevictionfilter:
+        enabled: [DefaultEvictor]
+        disabled: [Other]
+)",
+       [](const DeschedulerPolicy& p) {
+         EXPECT_THAT(p.profiles.at(0).plugins.preEvictionFilter.enabled, ElementsAre("DefaultEvictor"));
+         EXPECT_THAT(p.profiles[0].plugins.preEvictionFilter.disabled, ElementsAre("Other"));
+       }},
+      {"PresortAndSortAreParsedAndIgnored",
+       header() + R"(profiles:
+  - name: p
+    plugins:
+      presort:
+        enabled: [SomeSorter]
+      sort:
+        enabled: [SomeSorter]
+        disabled: ["*"]
+      deschedule:
+        enabled: [PodLifeTime]
+)",
+       [](const DeschedulerPolicy& p) {
+         const Plugins& pl = p.profiles.at(0).plugins;
+         EXPECT_THAT(pl.deschedule.enabled, ElementsAre("PodLifeTime"));
+         EXPECT_THAT(pl.balance.enabled, IsEmpty());
+         EXPECT_THAT(pl.filter.enabled, IsEmpty());
+         EXPECT_THAT(pl.preEvictionFilter.enabled, IsEmpty());
+       }},
+      {"SeveralProfilesKeepTheirOrder",
+       header() + R"(profiles:
+  - name: b
+    pluginConfig: [{name: X}, {name: Z, args: {a: 1}}]
+  - name: a
+    pluginConfig: [{name: X}]
+  - name: c
+)",
+       [](const DeschedulerPolicy& p) {
+         ASSERT_EQ(p.profiles.size(), 3u);
+         EXPECT_EQ(p.profiles[0].name, "b");
+         EXPECT_EQ(p.profiles[1].name, "a");
+         EXPECT_EQ(p.profiles[2].name, "c");
+         EXPECT_EQ(p.profiles[2].path, "profiles[2]");
+         EXPECT_EQ(p.profiles[0].findConfig("Z")->args.path, "profiles[0].pluginConfig[1].args");
+         EXPECT_EQ(p.profiles[1].findConfig("Z"), nullptr);
+       }},
+      {"NoProfilesIsAValidNoOp", header(), [](const DeschedulerPolicy& p) { EXPECT_THAT(p.profiles, IsEmpty()); }},
+      {"DisabledMetricsAreHarmless",
+       header() + "metricsCollector:\n  enabled: false\nmetricsProviders: []\nprometheus: {}\ntracing:\nprofiles: []\n",
+       [](const DeschedulerPolicy& p) { EXPECT_THAT(p.profiles, IsEmpty()); }},
+      {"DocumentMarkersAndYaml11Booleans",
+       "---\n" + header() + "evictionFailureEventNotification: yes\nmaxNoOfPodsToEvictTotal: 1_000\n---\n",
+       [](const DeschedulerPolicy& p) {
+         EXPECT_EQ(p.evictionFailureEventNotification, true);
+         EXPECT_EQ(p.maxNoOfPodsToEvictTotal, 1000u);
+       }},
+      {"EmptyNodeSelectorSelectsEverything", header() + "nodeSelector: \"\"\n",
+       [](const DeschedulerPolicy& p) {
+         EXPECT_EQ(p.nodeSelector, "");
+         ASSERT_TRUE(p.nodeSelectorParsed.has_value());
+         EXPECT_TRUE(p.nodeSelectorParsed->empty());
+       }},
+  };
+}
+
+TEST(ParsePolicyTest, ValidPolicies) {
+  for (const ValidCase& c : validCases()) {
+    SCOPED_TRACE(c.name);
+    Result<DeschedulerPolicy> r = parse(c.yaml);
+    ASSERT_TRUE(r.isOk()) << r.error();
+    c.check(*r);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invalid policies: each message is what the operator reads, so it is asserted exactly.
+
+struct ErrorCase {
+  std::string name;
+  std::string yaml;
+  std::string error;
+};
+
+std::vector<ErrorCase> errorCases() {
+  const std::string empty = "policy.yaml: the policy is empty; expected a DeschedulerPolicy with apiVersion: "
+                            "descheduler/v1alpha2";
+  const std::string profileHead = header() + "profiles:\n  - name: p\n";
+  return {
+      {"EmptyFile", "", empty},
+      {"OnlyComments", "# nothing here\n\n", empty},
+      {"OnlyDocumentMarker", "---\n", empty},
+      {"NotAMappingList", "- a\n- b\n",
+       "policy.yaml: the policy must be a mapping with apiVersion, kind and profiles, got a list"},
+      {"NotAMappingScalar", "hello",
+       "policy.yaml: the policy must be a mapping with apiVersion, kind and profiles, got \"hello\""},
+      {"MissingApiVersion", "kind: DeschedulerPolicy\n",
+       "policy.yaml: apiVersion: missing; set apiVersion: descheduler/v1alpha2"},
+      {"WrongApiVersion", "apiVersion: v1\nkind: DeschedulerPolicy\n",
+       "policy.yaml: apiVersion: must be descheduler/v1alpha2, got \"v1\""},
+      {"ApiVersionNotAString", "apiVersion: 2\nkind: DeschedulerPolicy\n",
+       "policy.yaml: apiVersion: must be a string (quote it: \"2\"), got 2"},
+      {"V1alpha1",
+       "apiVersion: \"descheduler/v1alpha1\"\nkind: \"DeschedulerPolicy\"\nstrategies:\n  LowNodeUtilization:\n"
+       "    enabled: true\n",
+       "policy.yaml: apiVersion: descheduler/v1alpha1 is not supported: rewrite the policy as descheduler/v1alpha2 "
+       "(strategies become profiles[].plugins and pluginConfig)"},
+      {"MissingKind", "apiVersion: descheduler/v1alpha2\n", "policy.yaml: kind: missing; set kind: DeschedulerPolicy"},
+      {"WrongKind", "apiVersion: descheduler/v1alpha2\nkind: Policy\n",
+       "policy.yaml: kind: must be DeschedulerPolicy, got \"Policy\""},
+      {"MalformedYamlUnclosedFlow", header() + "profiles: [a, b\nnodeSelector: x\n",
+       "policy.yaml: line 4, column 13: malformed YAML: end of sequence flow not found"},
+      {"MalformedYamlBadIndent", header() + "profiles:\n  - name: a\n   pluginConfig: []\n",
+       "policy.yaml: line 5, column 4: malformed YAML: end of sequence not found"},
+      {"MalformedYamlTab", header() + "profiles:\n\t- name: a\n",
+       "policy.yaml: line 4, column 2: malformed YAML: illegal block entry"},
+      {"TwoDocuments", header() + "---\n" + header(),
+       "policy.yaml: line 4: a second YAML document (after ---); a policy file holds exactly one "
+       "DeschedulerPolicy"},
+      {"DuplicateTopLevelKey", header() + "maxNoOfPodsToEvictTotal: 5\nmaxNoOfPodsToEvictTotal: 50\n",
+       "policy.yaml: maxNoOfPodsToEvictTotal: duplicate key, set on line 3 and again on line 4"},
+      {"DuplicateKeyInProfile", header() + "profiles:\n  - name: a\n    name: b\n",
+       "policy.yaml: profiles[0].name: duplicate key, set on line 4 and again on line 5"},
+      {"DuplicateKeyInPlugins",
+       profileHead + "    plugins:\n      balance: {enabled: [A]}\n      balance: {enabled: [B]}\n",
+       "policy.yaml: profiles[0].plugins.balance: duplicate key, set on line 6 and again on line 7"},
+      {"NegativeLimit", header() + "maxNoOfPodsToEvictPerNode: -1\n",
+       "policy.yaml: maxNoOfPodsToEvictPerNode: must be a non-negative integer, got -1"},
+      {"NegativeNamespaceLimit", header() + "maxNoOfPodsToEvictPerNamespace: -3\n",
+       "policy.yaml: maxNoOfPodsToEvictPerNamespace: must be a non-negative integer, got -3"},
+      {"QuotedLimit", header() + "maxNoOfPodsToEvictTotal: \"5\"\n",
+       "policy.yaml: maxNoOfPodsToEvictTotal: must be a non-negative integer, got \"5\""},
+      {"HugeLimit", header() + "maxNoOfPodsToEvictTotal: 4294967296\n",
+       "policy.yaml: maxNoOfPodsToEvictTotal: must be at most 4294967295, got 4294967296"},
+      {"NegativeGracePeriod", header() + "gracePeriodSeconds: -5\n",
+       "policy.yaml: gracePeriodSeconds: must be a non-negative integer, got -5"},
+      {"GracePeriodNotANumber", header() + "gracePeriodSeconds: 30s\n",
+       "policy.yaml: gracePeriodSeconds: must be an integer, got \"30s\""},
+      {"EventNotificationNotABool", header() + "evictionFailureEventNotification: sometimes\n",
+       "policy.yaml: evictionFailureEventNotification: must be true or false, got \"sometimes\""},
+      {"NodeSelectorAsMap", header() + "nodeSelector:\n  node-role.kubernetes.io/worker: \"\"\n",
+       "policy.yaml: nodeSelector: must be a string, got a mapping"},
+      {"UnknownTopLevelKeyDidYouMean", header() + "maxNoOfPodsToEvictPerNod: 5\n",
+       "policy.yaml: maxNoOfPodsToEvictPerNod: unknown field \"maxNoOfPodsToEvictPerNod\" (did you mean "
+       "\"maxNoOfPodsToEvictPerNode\"?)"},
+      {"UnknownTopLevelKeyCase", header() + "Profiles: []\n",
+       "policy.yaml: Profiles: unknown field \"Profiles\" (did you mean \"profiles\"?)"},
+      {"UnknownTopLevelKeyListsFields", header() + "strategies: {}\n",
+       "policy.yaml: strategies: unknown field \"strategies\" (known fields: apiVersion, kind, nodeSelector, "
+       "maxNoOfPodsToEvictPerNode, maxNoOfPodsToEvictPerNamespace, maxNoOfPodsToEvictTotal, "
+       "evictionFailureEventNotification, gracePeriodSeconds, metricsProviders, metricsCollector, prometheus, "
+       "tracing, profiles)"},
+      {"MetricsProvidersNotSupported", header() + "metricsProviders:\n  - source: KubernetesMetrics\n",
+       "policy.yaml: metricsProviders: not supported yet by kdesched; remove it: kdesched computes utilization from "
+       "pod requests, got a list"},
+      {"MetricsCollectorNotSupported", header() + "metricsCollector:\n  enabled: true\n",
+       "policy.yaml: metricsCollector: not supported yet by kdesched; remove it or set enabled: false: kdesched "
+       "computes utilization from pod requests, got a mapping"},
+      {"MetricsCollectorTypo", header() + "metricsCollector:\n  enable: false\n",
+       "policy.yaml: metricsCollector.enable: unknown field \"enable\" (did you mean \"enabled\"?)"},
+      {"PrometheusNotSupported", header() + "prometheus:\n  url: http://prometheus:9090\n",
+       "policy.yaml: prometheus: not supported yet by kdesched; remove it: kdesched computes utilization from pod "
+       "requests, got a mapping"},
+      {"TracingNotSupported", header() + "tracing:\n  collectorEndpoint: otel:4317\n",
+       "policy.yaml: tracing: not supported yet by kdesched; remove it, got a mapping"},
+      {"ProfilesNotAList", header() + "profiles:\n  name: p\n", "policy.yaml: profiles: must be a list, got a mapping"},
+      {"ProfileNotAMapping", header() + "profiles:\n  - p\n",
+       "policy.yaml: profiles[0]: must be a mapping, got \"p\""},
+      {"ProfileWithoutName", header() + "profiles:\n  - pluginConfig: []\n",
+       "policy.yaml: profiles[0].name: missing; every profile needs a unique name"},
+      {"ProfileWithEmptyName", header() + "profiles:\n  - name: \"\"\n",
+       "policy.yaml: profiles[0].name: every profile needs a unique name, got \"\""},
+      {"DuplicateProfile", header() + "profiles:\n  - name: p\n  - name: q\n  - name: p\n",
+       "policy.yaml: profiles[2].name: duplicate profile name (also used by profiles[0]), got \"p\""},
+      // Upstream's YAML reader (go-yaml v2) takes a bare `no` for false, so this fails there too.
+      {"Yaml11BooleanAsName", header() + "profiles:\n  - name: no\n",
+       "policy.yaml: profiles[0].name: must be a string (quote it: \"no\"), got no"},
+      {"UnknownProfileKey", profileHead + "    plugin: {}\n",
+       "policy.yaml: profiles[0].plugin: unknown field \"plugin\" (did you mean \"plugins\"?)"},
+      {"PluginConfigWithoutName", profileHead + "    pluginConfig:\n      - args: {a: 1}\n",
+       "policy.yaml: profiles[0].pluginConfig[0].name: missing; every pluginConfig entry needs the plugin's name"},
+      {"DuplicatePluginConfig",
+       profileHead + "    pluginConfig:\n      - name: A\n      - name: B\n      - name: A\n        args: {x: 1}\n",
+       "policy.yaml: profiles[0].pluginConfig[2].name: duplicate pluginConfig for this plugin (also at "
+       "profiles[0].pluginConfig[0]), got \"A\""},
+      {"PluginConfigTypo", profileHead + "    pluginConfig:\n      - name: A\n        arg: {x: 1}\n",
+       "policy.yaml: profiles[0].pluginConfig[0].arg: unknown field \"arg\" (did you mean \"args\"?)"},
+      {"PluginNameNotAString", profileHead + "    plugins:\n      deschedule:\n        enabled: [A, 5]\n",
+       "policy.yaml: profiles[0].plugins.deschedule.enabled[1]: must be a string (quote it: \"5\"), got 5"},
+      {"EmptyPluginName", profileHead + "    plugins:\n      deschedule:\n        enabled: [A, \"\"]\n",
+       "policy.yaml: profiles[0].plugins.deschedule.enabled[1]: must be a plugin name, got \"\""},
+      {"EnabledNotAList", profileHead + "    plugins:\n      balance:\n        enabled: LowNodeUtilization\n",
+       "policy.yaml: profiles[0].plugins.balance.enabled: must be a list of strings, got \"LowNodeUtilization\""},
+      {"UnknownExtensionPoint", profileHead + "    plugins:\n      deschedul:\n        enabled: [A]\n",
+       "policy.yaml: profiles[0].plugins.deschedul: unknown field \"deschedul\" (did you mean \"deschedule\"?)"},
+      {"UnknownPluginSetKey", profileHead + "    plugins:\n      balance:\n        enable: [A]\n",
+       "policy.yaml: profiles[0].plugins.balance.enable: unknown field \"enable\" (did you mean \"enabled\"?)"},
+      {"BothPreEvictionFilterSpellings",
+       profileHead + "    plugins:\n      preEvictionFilter: {enabled: [A]}\n      preevictionfilter: {enabled: [B]}\n",
+       "policy.yaml: profiles[0].plugins.preevictionfilter: set either preEvictionFilter or preevictionfilter, not "
+       "both"},
+      {"MergeKey", header() + "<<: {maxNoOfPodsToEvictTotal: 1}\n",
+       "policy.yaml: \"<<\": YAML merge keys are not supported: write the fields out in full"},
+  };
+}
+
+TEST(ParsePolicyTest, Errors) {
+  for (const ErrorCase& c : errorCases()) {
+    SCOPED_TRACE(c.name);
+    Result<DeschedulerPolicy> r = parse(c.yaml);
+    ASSERT_FALSE(r.isOk()) << c.name << " parsed";
+    EXPECT_EQ(r.error(), c.error);
+  }
+}
+
+TEST(ParsePolicyTest, InvalidNodeSelectorNamesTheField) {
+  // The parse error's wording belongs to pkg/api; the field is ours.
+  Result<DeschedulerPolicy> r = parse(header() + "nodeSelector: \"zone in (a\"\n");
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.error(), StartsWith("policy.yaml: nodeSelector: "));
+  EXPECT_THAT(r.error(), HasSubstr("\"zone in (a\""));
+  Result<DeschedulerPolicy> ok = parse(header() + "nodeSelector: \"topology.kubernetes.io/zone in (a,b),!legacy\"\n");
+  ASSERT_TRUE(ok.isOk()) << ok.error();
+  EXPECT_EQ(ok->nodeSelectorParsed->matchExpressions.size(), 2u);
+}
+
+TEST(ParsePolicyTest, ArgsAreKeptRawForThePluginRegistry) {
+  // Plugin names and args are not validated here: a misspelt plugin or arg is the registry's to
+  // report, with the path recorded now.
+  Result<DeschedulerPolicy> r = parse(header() + R"(profiles:
+  - name: p
+    pluginConfig:
+      - name: NoSuchPlugin
+        args: {tresholds: {cpu: abc}}
+      - name: Other
+        args: [not, a, mapping]
+    plugins:
+      balance: {enabled: [NoSuchPlugin]}
+)");
+  ASSERT_TRUE(r.isOk()) << r.error();
+  const PluginConfig* cfg = r->profiles[0].findConfig("NoSuchPlugin");
+  ASSERT_NE(cfg, nullptr);
+  ArgsReader args(cfg->args);
+  std::optional<ResourceThresholds> t;
+  ASSERT_TRUE(args.readResourceThresholds("thresholds", t).isOk());
+  EXPECT_EQ(args.finish().message(),
+            "profiles[0].pluginConfig[0].args.tresholds: unknown field \"tresholds\" (did you mean \"thresholds\"?)");
+  ArgsReader other(r->profiles[0].findConfig("Other")->args);
+  EXPECT_EQ(other.structural().message(), "profiles[0].pluginConfig[1].args: must be a mapping, got a list");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Robustness: garbage in, an error out, quickly, and never a crash.
+
+std::string randomBytes(std::size_t size, std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::string s(size, '\0');
+  for (char& c : s) c = static_cast<char>(gen() & 0xFF);
+  return s;
+}
+
+std::string randomYamlish(std::size_t size, std::uint32_t seed) {
+  static const std::string kAlphabet = "ab: -[]{}\n\"'#&*!|>%@`,?~01\t";
+  std::mt19937 gen(seed);
+  std::string s(size, ' ');
+  for (char& c : s) c = kAlphabet[gen() % kAlphabet.size()];
+  return s;
+}
+
+TEST(ParsePolicyRobustnessTest, TenMegabytesOfRandomBytesFailQuickly) {
+  const std::string input = randomBytes(10u << 20, 20240611);
+  auto start = std::chrono::steady_clock::now();
+  Result<DeschedulerPolicy> r = parse(input);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.error(), StartsWith("policy.yaml: "));
+  EXPECT_LT(r.error().size(), 400u) << r.error();
+  // Generous for a Debug build on a shared machine; the parser stops at the first bad byte.
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST(ParsePolicyRobustnessTest, RandomInputsNeverCrash) {
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    SCOPED_TRACE(seed);
+    std::string input = seed % 2 ? randomBytes(4096, seed) : randomYamlish(4096, seed);
+    Result<DeschedulerPolicy> r = parse(input);
+    ASSERT_FALSE(r.isOk());
+    // Errors must be printable whatever the input was.
+    for (char c : r.error()) ASSERT_TRUE(c >= 0x20 && c < 0x7F) << r.error();
+    // The same garbage after a valid header reaches the field readers.
+    Result<DeschedulerPolicy> r2 = parse(header() + "profiles:\n  - name: p\n    pluginConfig: " + input);
+    EXPECT_FALSE(r2.isOk());
+  }
+}
+
+// yaml-cpp 0.7's LoadAll() loops forever, allocating, on a document starting with ","
+// (jbeder/yaml-cpp#1040). Found by RandomInputsNeverCrash; each of these used to exhaust memory.
+TEST(ParsePolicyRobustnessTest, YamlCppEndlessDocumentLoopIsAnError) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {",", "policy.yaml: line 1, column 1: malformed YAML: unexpected \",\""},
+      {", a", "policy.yaml: line 1, column 1: malformed YAML: unexpected \",\""},
+      {"\n\n  ,\n", "policy.yaml: line 3, column 3: malformed YAML: unexpected \",\""},
+      {"---\n,\n", "policy.yaml: line 2, column 1: malformed YAML: unexpected \",\""},
+      {header() + "---\n,\n", "policy.yaml: line 4, column 1: malformed YAML: unexpected \",\""},
+  };
+  for (const auto& [yaml, error] : cases) {
+    SCOPED_TRACE(yaml);
+    Result<DeschedulerPolicy> r = parse(yaml);
+    ASSERT_FALSE(r.isOk());
+    EXPECT_EQ(r.error(), error);
+  }
+}
+
+TEST(ParsePolicyRobustnessTest, DeepNestingAndCyclesAreRejected) {
+  Result<DeschedulerPolicy> flow = parse(std::string(100000, '['));
+  ASSERT_FALSE(flow.isOk());
+  EXPECT_THAT(flow.error(), StartsWith("policy.yaml: line 1"));
+
+  std::string block = header() + "profiles:\n";
+  for (int i = 0; i < 5000; ++i) block += std::string(2 + 2 * static_cast<std::size_t>(i), ' ') + "- a:\n";
+  EXPECT_FALSE(parse(block).isOk());
+
+  // An alias that refers to itself builds a cyclic node: readers must not walk it forever.
+  Result<DeschedulerPolicy> cyclic = parse(header() + "profiles: &p [*p]\n");
+  ASSERT_FALSE(cyclic.isOk());
+  EXPECT_EQ(cyclic.error(), "policy.yaml: profiles[0]: must be a mapping, got a list");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files.
+
+class PolicyFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kdesched-policy-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& content) {
+    std::filesystem::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p.string();
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(PolicyFileTest, LoadsAFile) {
+  std::string path = write("policy.yaml", header() + "profiles:\n  - name: p\n");
+  Result<DeschedulerPolicy> r = loadPolicyFile(path);
+  ASSERT_TRUE(r.isOk()) << r.error();
+  EXPECT_EQ(r->sourceName, path);
+  EXPECT_EQ(r->profiles.at(0).name, "p");
+}
+
+TEST_F(PolicyFileTest, ErrorsNameTheFile) {
+  std::string path = write("bad.yaml", header() + "maxNoOfPodsToEvictPerNode: -1\n");
+  EXPECT_EQ(loadPolicyFile(path).error(), path + ": maxNoOfPodsToEvictPerNode: must be a non-negative integer, got -1");
+  std::string missing = (dir_ / "missing.yaml").string();
+  EXPECT_EQ(loadPolicyFile(missing).error(), missing + ": cannot open the policy file: No such file or directory");
+  EXPECT_EQ(loadPolicyFile(dir_.string()).error(), dir_.string() + ": is a directory, expected a policy file");
+}
+
+TEST_F(PolicyFileTest, RandomTenMegabyteFile) {
+  std::string path = write("random.yaml", randomBytes(10u << 20, 7));
+  Result<DeschedulerPolicy> r = loadPolicyFile(path);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.error(), StartsWith(path + ": "));
+}
+
+TEST_F(PolicyFileTest, OversizedFileIsRefusedBeforeParsing) {
+  std::string path = write("huge.yaml", std::string((16u << 20) + 1, '#'));
+  EXPECT_EQ(loadPolicyFile(path).error(), path + ": the policy file is larger than 16 MiB; is this the right file?");
+}
+
+// Every example under policies/ must load, and must be usable by upstream as is: every plugin
+// enabled at an extension point needs a pluginConfig entry there (upstream refuses otherwise).
+TEST(ExamplePoliciesTest, EveryFileParses) {
+  std::filesystem::path dir = std::filesystem::path(KDESCHED_SOURCE_DIR) / "policies";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 5u);
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.string());
+    Result<DeschedulerPolicy> r = loadPolicyFile(file.string());
+    ASSERT_TRUE(r.isOk()) << r.error();
+    ASSERT_FALSE(r->profiles.empty());
+    for (const Profile& p : r->profiles) {
+      for (const PluginSet* set : {&p.plugins.deschedule, &p.plugins.balance, &p.plugins.filter,
+                                   &p.plugins.preEvictionFilter}) {
+        for (const std::string& plugin : set->enabled) {
+          EXPECT_NE(p.findConfig(plugin), nullptr) << plugin << " is enabled without a pluginConfig entry";
+        }
+      }
+    }
+  }
+}
+
+TEST(ExamplePoliciesTest, DefaultPolicyEnablesTheImplementedStrategies) {
+  Result<DeschedulerPolicy> r = loadPolicyFile(std::string(KDESCHED_SOURCE_DIR) + "/policies/default.yaml");
+  ASSERT_TRUE(r.isOk()) << r.error();
+  ASSERT_EQ(r->profiles.size(), 1u);
+  const Profile& p = r->profiles[0];
+  EXPECT_THAT(p.plugins.deschedule.enabled,
+              ElementsAre("RemovePodsViolatingNodeAffinity", "RemovePodsViolatingInterPodAntiAffinity"));
+  EXPECT_THAT(p.plugins.balance.enabled,
+              ElementsAre("RemovePodsViolatingTopologySpreadConstraint", "LowNodeUtilization"));
+  ASSERT_NE(p.findConfig("DefaultEvictor"), nullptr);
+  ArgsReader evictor(p.findConfig("DefaultEvictor")->args);
+  std::vector<std::string> disabled, extra;
+  ASSERT_TRUE(evictor
+                  .readObject("podProtections",
+                              [&](ArgsReader& pp) {
+                                std::optional<std::vector<std::string>> d, e;
+                                if (Status s = pp.readStringList("defaultDisabled", d); !s) return s;
+                                if (Status s = pp.readStringList("extraEnabled", e); !s) return s;
+                                disabled = d.value_or(disabled);
+                                extra = e.value_or(extra);
+                                return Status::ok();
+                              })
+                  .isOk());
+  EXPECT_THAT(disabled, ElementsAre("PodsWithLocalStorage"));
+  EXPECT_THAT(extra, ElementsAre("PodsWithPVC"));
+}
+
+}  // namespace
+}  // namespace kdesched::policy
