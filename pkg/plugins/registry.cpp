@@ -4,6 +4,7 @@
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 #include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
 #include "pkg/plugins/removepodsviolatingnodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/removepodsviolatingtopologyspreadconstraint/topologyspread.h"
 
 namespace kdesched::plugins {
 
@@ -12,6 +13,7 @@ void registerDefaultPlugins(framework::Registry& registry) {
   registry.add(antiaffinity::registration());
   registry.add(lownodeutilization::registration());
   registry.add(nodeaffinity::registration());
+  registry.add(topologyspread::registration());
 }
 
 }  // namespace kdesched::plugins
