@@ -1,0 +1,243 @@
+#include "pkg/kube/reflector.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+namespace kdesched::kube {
+namespace {
+
+std::string keyOf(const api::Object& obj) {
+  return std::visit([](const auto& o) { return cluster::objectKey(o); }, obj);
+}
+
+double secondsBetween(Clock::TimePoint a, Clock::TimePoint b) { return std::chrono::duration<double>(b - a).count(); }
+
+}  // namespace
+
+Reflector::Reflector(Client& client, Resource resource, cluster::Store& store, ReflectorOptions options,
+                     ReflectorObserver* observer)
+    : client_(client),
+      resource_(resource),
+      store_(store),
+      options_(std::move(options)),
+      observer_(observer),
+      clock_(options_.clock ? options_.clock : systemClock()),
+      random_(options_.random ? options_.random : defaultRandom()),
+      backoff_(options_.backoff, clock_, random_) {}
+
+Reflector::~Reflector() { stop(); }
+
+void Reflector::start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (started_) return;
+  started_ = true;
+  thread_ = std::thread([this] { run(); });
+}
+
+void Reflector::stop() {
+  cancel_.cancel();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    started_ = true;  // a stopped reflector never starts
+    if (current_) current_->cancel();
+  }
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+std::string Reflector::lastResourceVersion() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lastRv_;
+}
+
+void Reflector::setResourceVersion(std::string rv) {
+  std::lock_guard<std::mutex> lock(mu_);
+  lastRv_ = std::move(rv);
+}
+
+void Reflector::run() {
+  bool needList = true;
+  while (!cancel_.cancelled()) {
+    if (needList) {
+      if (!relist()) {
+        backoff();
+        continue;
+      }
+      needList = false;
+    }
+    switch (watchOnce()) {
+      case After::Rewatch: break;
+      case After::Backoff: backoff(); break;
+      case After::Relist:
+        // Through the backoff too, as client-go's BackoffUntil does: a server that keeps answering
+        // 410 must not be relisted in a tight loop.
+        needList = true;
+        backoff();
+        break;
+      case After::Stop: return;
+    }
+  }
+}
+
+bool Reflector::relist() {
+  // The first list may come from the API server's cache ("0"); after a 410 we need the current
+  // state from etcd (""); otherwise "not older than what we saw", which never goes back in time.
+  std::string rv = lastResourceVersion();
+  if (rvUnavailable_) rv.clear();
+  else if (rv.empty()) rv = "0";
+  ListOptions lo;
+  lo.resourceVersion = rv;
+  // Paging only for "" and "0": a paged list at a specific version goes to etcd and may 410.
+  lo.limit = (rv.empty() || rv == "0") ? options_.pageSize : 0;
+  const Clock::TimePoint start = clock_->now();
+  auto listed = client_.list(resource_, lo, &cancel_);
+  if (!listed.isOk()) {
+    if (listed.error().cancelled || cancel_.cancelled()) return false;
+    if (listed.error().isGone()) rvUnavailable_ = true;
+    spdlog::warn("reflector list failed resource={} requested_rv=\"{}\" error=\"{}\"", resource_.name, rv,
+                 listed.error().describe());
+    reportError("list failed: " + listed.error().describe());
+    return false;
+  }
+  const double seconds = secondsBetween(start, clock_->now());
+  const std::size_t count = listed->objects.size();
+  const std::size_t deletes = store_.replace(resource_.kind, std::move(listed->objects));
+  setResourceVersion(listed->resourceVersion);
+  rvUnavailable_ = false;
+  synced_.store(true);
+  spdlog::info("reflector listed resource={} objects={} vanished={} pages={} restarts={} rv={} seconds={:.3f}",
+               resource_.name, count, deletes, listed->pages, listed->restarts, listed->resourceVersion, seconds);
+  if (observer_) observer_->onList(resource_.kind, count, seconds);
+  return true;
+}
+
+Reflector::After Reflector::watchOnce() {
+  WatchOptions wo;
+  wo.resourceVersion = lastResourceVersion();
+  const double r = std::clamp(random_(), 0.0, 1.0);
+  wo.timeout = options_.minWatchTimeout +
+               std::chrono::seconds(static_cast<std::int64_t>(std::floor(r * options_.minWatchTimeout.count())));
+  const Clock::TimePoint start = clock_->now();
+  auto opened = client_.watch(resource_, wo, &cancel_);
+  if (!opened.isOk()) {
+    if (opened.error().cancelled || cancel_.cancelled()) return After::Stop;
+    if (opened.error().isGone()) {
+      rvUnavailable_ = true;
+      requestRelist("gone", "watch from rv=" + wo.resourceVersion + " refused: " + opened.error().describe());
+      return After::Relist;
+    }
+    reportError("watch failed rv=" + wo.resourceVersion + ": " + opened.error().describe());
+    restartWatch("open_failed", opened.error().describe());
+    return After::Backoff;
+  }
+  std::unique_ptr<WatchStream> stream = std::move(opened).value();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cancel_.cancelled()) return After::Stop;
+    current_ = stream.get();
+  }
+  const After after = handleStream(*stream, start);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    current_ = nullptr;
+  }
+  return after;
+}
+
+Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint start) {
+  std::size_t events = 0;
+  WatchEvent event;
+  for (;;) {
+    switch (stream.next(event)) {
+      case WatchStream::Next::Event:
+        if (event.type == WatchEventType::Error) {
+          if (observer_) observer_->onEvent(resource_.kind, event.type);
+          if (event.error.isGone()) {
+            rvUnavailable_ = true;
+            requestRelist("gone", "watch ERROR event: " + event.error.describe());
+            return After::Relist;
+          }
+          reportError("watch ERROR event: " + event.error.describe());
+          restartWatch("error_event", event.error.describe());
+          return After::Backoff;
+        }
+        apply(event);
+        ++events;
+        continue;
+      case WatchStream::Next::Closed: {
+        if (cancel_.cancelled()) return After::Stop;
+        const auto lasted = clock_->now() - start;
+        if (events == 0 && lasted < options_.shortWatch) {
+          reportError("very short watch: closed after " + std::to_string(secondsBetween(start, clock_->now())) +
+                      "s without an event");
+          restartWatch("very_short", "closed without events");
+          return After::Backoff;
+        }
+        restartWatch("closed", "closed by the server after " + std::to_string(events) + " events");
+        return After::Rewatch;
+      }
+      case WatchStream::Next::Broken:
+        if (cancel_.cancelled()) return After::Stop;
+        reportError("watch stream broken: " + stream.problem());
+        restartWatch("broken", stream.problem());
+        return After::Backoff;
+      case WatchStream::Next::Malformed:
+        // We cannot tell what the line meant, so the store may now be missing a change: relist.
+        reportError("malformed watch event: " + stream.problem());
+        requestRelist("malformed", stream.problem());
+        return After::Relist;
+    }
+  }
+}
+
+void Reflector::apply(WatchEvent& event) {
+  switch (event.type) {
+    case WatchEventType::Added:
+    case WatchEventType::Modified:
+      spdlog::debug("reflector event resource={} type={} key={} rv={}", resource_.name, toString(event.type),
+                    keyOf(event.object), event.resourceVersion);
+      store_.upsert(std::move(event.object));
+      break;
+    case WatchEventType::Deleted: {
+      const std::string key = keyOf(event.object);
+      spdlog::debug("reflector event resource={} type=DELETED key={} rv={}", resource_.name, key,
+                    event.resourceVersion);
+      store_.remove(resource_.kind, key);
+      break;
+    }
+    case WatchEventType::Bookmark:
+    case WatchEventType::Error:
+      break;
+  }
+  // Every event, bookmarks included, moves the resume point forward.
+  setResourceVersion(std::move(event.resourceVersion));
+  if (observer_) observer_->onEvent(resource_.kind, event.type);
+}
+
+void Reflector::backoff() {
+  const Clock::Duration wait = backoff_.next();
+  spdlog::debug("reflector backoff resource={} wait_ms={}", resource_.name,
+                std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+  clock_->sleepFor(wait, &cancel_);
+}
+
+void Reflector::restartWatch(const std::string& reason, const std::string& detail) {
+  // A watch the server ended on schedule is routine: keep it out of the default log.
+  spdlog::log(reason == "closed" ? spdlog::level::debug : spdlog::level::info,
+              "reflector watch restart resource={} reason={} rv={} detail=\"{}\"", resource_.name, reason,
+               lastResourceVersion(), detail);
+  if (observer_) observer_->onWatchRestart(resource_.kind, reason);
+}
+
+void Reflector::requestRelist(const std::string& reason, const std::string& detail) {
+  spdlog::warn("reflector relist resource={} reason={} rv={} detail=\"{}\"", resource_.name, reason,
+               lastResourceVersion(), detail);
+  if (observer_) observer_->onRelist(resource_.kind, reason);
+}
+
+// Logged by the caller's restart/relist line; here only counted.
+void Reflector::reportError(const std::string& message) {
+  if (observer_) observer_->onError(resource_.kind, message);
+}
+
+}  // namespace kdesched::kube

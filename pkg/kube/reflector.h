@@ -1,0 +1,102 @@
+// Keeps one resource's objects in the Store in step with the API server, as client-go's Reflector
+// does: LIST (replace the store), then WATCH from the list's resourceVersion applying each event;
+// resume from the last resourceVersion seen (bookmarks advance it) when a watch ends; relist when
+// the server says that version is gone (410) or a line cannot be decoded; back off exponentially
+// on every other error and re-watch without relisting (a relist is the expensive request).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "pkg/cluster/store.h"
+#include "pkg/kube/backoff.h"
+#include "pkg/kube/client.h"
+
+namespace kdesched::kube {
+
+struct ReflectorOptions {
+  BackoffOptions backoff;
+  // Each watch asks the server to end it after a random time in [min, 2 × min], so the watches of
+  // many clients do not all restart together.
+  std::chrono::seconds minWatchTimeout{300};
+  // A watch that ends this quickly without an event is an error (client-go's "very short watch"):
+  // re-watching at once would hot-loop against a server that closes every watch.
+  std::chrono::milliseconds shortWatch{1000};
+  std::int64_t pageSize = 500;
+  std::shared_ptr<Clock> clock;    // null: the system clock
+  std::function<double()> random;  // uniform [0, 1); null: seeded from the OS
+};
+
+// Hooks for metrics; called on the reflector's thread, so they must be quick. Restart and relist
+// reasons are fixed tokens (bounded label values): closed, very_short, broken, open_failed,
+// error_event, gone, malformed.
+class ReflectorObserver {
+ public:
+  virtual ~ReflectorObserver() = default;
+  virtual void onList(api::Kind, std::size_t /*objects*/, double /*seconds*/) {}
+  virtual void onWatchRestart(api::Kind, const std::string& /*reason*/) {}
+  virtual void onRelist(api::Kind, const std::string& /*reason*/) {}
+  virtual void onEvent(api::Kind, WatchEventType) {}
+  virtual void onError(api::Kind, const std::string& /*message*/) {}
+};
+
+class Reflector {
+ public:
+  // `client`, `store` and `observer` (may be null) must outlive the reflector.
+  Reflector(Client& client, Resource resource, cluster::Store& store, ReflectorOptions options,
+            ReflectorObserver* observer = nullptr);
+  ~Reflector();  // stops
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  // Starts list+watch on its own thread. A reflector runs once: start() after stop() does nothing.
+  void start();
+  // Cancels the open request or watch and any wait, then joins. Idempotent.
+  void stop();
+  // True once the first complete LIST was applied to the store; stays true afterwards.
+  bool synced() const { return synced_.load(); }
+  // The resourceVersion the next watch resumes from.
+  std::string lastResourceVersion() const;
+
+ private:
+  enum class After { Rewatch, Backoff, Relist, Stop };
+
+  void run();
+  // LIST into the store; false when it failed (and the error was reported).
+  bool relist();
+  After watchOnce();
+  After handleStream(WatchStream& stream, Clock::TimePoint start);
+  void apply(WatchEvent& event);
+  void setResourceVersion(std::string rv);
+  void backoff();
+  // `reason` is a short fixed token for metrics labels; `detail` goes to the log only.
+  void restartWatch(const std::string& reason, const std::string& detail);
+  void requestRelist(const std::string& reason, const std::string& detail);
+  void reportError(const std::string& message);
+
+  Client& client_;
+  Resource resource_;
+  cluster::Store& store_;
+  ReflectorOptions options_;
+  ReflectorObserver* observer_;
+  std::shared_ptr<Clock> clock_;
+  std::function<double()> random_;
+  Backoff backoff_;
+
+  Cancellation cancel_;
+  std::thread thread_;
+  mutable std::mutex mu_;
+  bool started_ = false;
+  WatchStream* current_ = nullptr;  // the open watch, so stop() can cut it
+  std::string lastRv_;
+  // After a 410 the last version is useless: relist with "" (a consistent read) instead.
+  bool rvUnavailable_ = false;
+  std::atomic<bool> synced_{false};
+};
+
+}  // namespace kdesched::kube

@@ -1,0 +1,286 @@
+#include "pkg/kube/reflector.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "test/unit/kube/fakes.h"
+
+namespace kdesched::kube::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class RecordingObserver final : public ReflectorObserver {
+ public:
+  void onList(api::Kind, std::size_t objects, double) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    lists.push_back(objects);
+  }
+  void onWatchRestart(api::Kind, const std::string& reason) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    restarts.push_back(reason);
+  }
+  void onRelist(api::Kind, const std::string& reason) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    relists.push_back(reason);
+  }
+  void onEvent(api::Kind, WatchEventType type) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    events.push_back(std::string(toString(type)));
+  }
+  void onError(api::Kind, const std::string& message) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    errors.push_back(message);
+  }
+
+  std::vector<std::size_t> lists;
+  std::vector<std::string> restarts, relists, events, errors;
+
+ private:
+  std::mutex mu_;
+};
+
+class ReflectorTest : public ::testing::Test {
+ protected:
+  ReflectorTest() {
+    ClientConfig cfg;
+    cfg.server = "https://api:6443";
+    cfg.qps = -1;
+    auto t = std::make_unique<FakeTransport>();
+    transport_ = t.get();
+    client_ = std::make_unique<Client>(cfg, std::move(t), clock_);
+    store_.subscribe([this](const cluster::StoreEvent& e) {
+      if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e); c && c->type == cluster::EventType::Deleted) {
+        std::lock_guard<std::mutex> lock(mu_);
+        deleted_.push_back(c->before->key());
+      }
+    });
+  }
+
+  std::unique_ptr<Reflector> start(double random = 0.0) {
+    ReflectorOptions o;
+    o.clock = clock_;
+    o.random = [random] { return random; };
+    auto r = std::make_unique<Reflector>(*client_, kPods, store_, o, &observer_);
+    r->start();
+    return r;
+  }
+
+  // Waits until the reflector opened its n-th watch (which, unscripted, hangs until stop()).
+  void waitForWatches(std::size_t n) {
+    ASSERT_TRUE(waitUntil([&] { return transport_->watched().size() >= n; }))
+        << "watches opened: " << transport_->watched().size();
+  }
+
+  std::map<std::string, std::string> pods() {
+    std::map<std::string, std::string> out;  // key → node
+    for (const api::Pod* p : store_.snapshot()->pods()) out[p->key()] = p->nodeName.str();
+    return out;
+  }
+  std::vector<std::string> deleted() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return deleted_;
+  }
+  std::vector<std::string> sentTargets() {
+    std::vector<std::string> out;
+    for (const auto& s : transport_->sent()) out.push_back(s.target);
+    return out;
+  }
+  std::vector<std::string> watchRvs() {
+    std::vector<std::string> out;
+    for (const auto& w : transport_->watched()) {
+      auto at = w.target.find("resourceVersion=");
+      out.push_back(at == std::string::npos ? "" : w.target.substr(at + 16, w.target.find('&', at) - at - 16));
+    }
+    return out;
+  }
+
+  std::shared_ptr<FakeClock> clock_ = std::make_shared<FakeClock>();
+  FakeTransport* transport_ = nullptr;
+  std::unique_ptr<Client> client_;
+  cluster::Store store_;
+  RecordingObserver observer_;
+  std::mutex mu_;
+  std::vector<std::string> deleted_;
+};
+
+Scripted failedWatch(int code, const std::string& reason, const std::string& message) {
+  Scripted s;
+  s.status = code;
+  s.body = statusJson(code, reason, message);
+  s.end = Scripted::End::Close;
+  return s;
+}
+
+TEST_F(ReflectorTest, ListsThenWatchesAndResumesFromTheLastVersion) {
+  transport_->onSend(Scripted::json(podList({podJson("a", "5"), podJson("b", "6")}, "10")));
+  transport_->onWatch(Scripted::watch({event("ADDED", podJson("c", "11")), event("MODIFIED", podJson("a", "12", "n2")),
+                                       event("DELETED", podJson("b", "13")), bookmark("20")},
+                                      Scripted::End::Close));
+  auto r = start();
+  waitForWatches(2);
+  r->stop();
+
+  EXPECT_TRUE(r->synced());
+  EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/a", "n2"}, {"default/c", "n1"}}));
+  EXPECT_THAT(deleted(), ElementsAre("default/b"));
+  // The first list may be served from the API server's cache; the watch resumes from the list's
+  // version, and after a normal end from the bookmark's, without listing again.
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500&resourceVersion=0"));
+  EXPECT_THAT(watchRvs(), ElementsAre("10", "20"));
+  EXPECT_EQ(r->lastResourceVersion(), "20");
+  EXPECT_THAT(transport_->watched()[0].target, HasSubstr("allowWatchBookmarks=true"));
+  EXPECT_THAT(transport_->watched()[0].target, HasSubstr("timeoutSeconds=300"));
+  EXPECT_THAT(observer_.lists, ElementsAre(2u));
+  EXPECT_THAT(observer_.events, ElementsAre("ADDED", "MODIFIED", "DELETED", "BOOKMARK"));
+  EXPECT_THAT(observer_.restarts, ElementsAre("closed"));
+  EXPECT_TRUE(observer_.relists.empty());
+  EXPECT_TRUE(clock_->sleeps().empty()) << "a normal end is not an error: no backoff";
+}
+
+TEST_F(ReflectorTest, ErrorEvent410RelistsAndVanishedObjectsBecomeDeletes) {
+  transport_->onSend(Scripted::json(podList({podJson("a", "5"), podJson("b", "6")}, "10")));
+  transport_->onWatch(Scripted::watch(
+      {event("ADDED", podJson("c", "11")), event("ERROR", statusJson(410, "Expired", "too old resource version: 11 (90)"))},
+      Scripted::End::Hang));
+  transport_->onSend(Scripted::json(podList({podJson("a", "5"), podJson("d", "95")}, "100")));
+  auto r = start();
+  waitForWatches(2);
+  r->stop();
+
+  EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/d", "n1"}}));
+  std::vector<std::string> gone = deleted();
+  std::sort(gone.begin(), gone.end());
+  EXPECT_THAT(gone, ElementsAre("default/b", "default/c")) << "missed deletions surface as deletes";
+  // After a 410 the old version is useless: a consistent read ("" → no resourceVersion).
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500&resourceVersion=0", "/api/v1/pods?limit=500"));
+  EXPECT_THAT(watchRvs(), ElementsAre("10", "100"));
+  EXPECT_THAT(observer_.relists, ElementsAre("gone"));
+  EXPECT_THAT(observer_.lists, ElementsAre(2u, 2u));
+  EXPECT_THAT(clock_->sleeps(), ElementsAre(800ms)) << "a relist goes through the backoff too";
+}
+
+TEST_F(ReflectorTest, Http410OnWatchRelists) {
+  transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
+  transport_->onWatch(failedWatch(410, "Expired", "too old resource version: 10 (50)"));
+  transport_->onSend(Scripted::json(podList({podJson("b", "55")}, "60")));
+  auto r = start();
+  waitForWatches(2);
+  r->stop();
+  EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/b", "n1"}}));
+  EXPECT_THAT(deleted(), ElementsAre("default/a"));
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500&resourceVersion=0", "/api/v1/pods?limit=500"));
+  EXPECT_THAT(watchRvs(), ElementsAre("10", "60"));
+  EXPECT_THAT(observer_.relists, ElementsAre("gone"));
+}
+
+TEST_F(ReflectorTest, MalformedLineRelistsWithoutApplyingAnythingOfIt) {
+  transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
+  const std::string full = event("ADDED", podJson("half", "12"));
+  transport_->onWatch(Scripted::watch({event("ADDED", podJson("b", "11")), full.substr(0, full.size() - 20),
+                                       event("ADDED", podJson("after", "13"))},
+                                      Scripted::End::Hang));
+  transport_->onSend(Scripted::json(podList({podJson("a", "5"), podJson("b", "11"), podJson("x", "14")}, "15")));
+  auto r = start();
+  waitForWatches(2);
+  r->stop();
+
+  EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/b", "n1"}, {"default/x", "n1"}}));
+  // Not a 410: relist "not older than" the last version seen, unpaged so the cache can serve it.
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500&resourceVersion=0", "/api/v1/pods?resourceVersion=11"));
+  EXPECT_THAT(watchRvs(), ElementsAre("10", "15"));
+  EXPECT_THAT(observer_.relists, ElementsAre("malformed"));
+  ASSERT_EQ(observer_.errors.size(), 1u);
+  EXPECT_THAT(observer_.errors[0], HasSubstr("malformed watch event"));
+  EXPECT_THAT(observer_.errors[0], HasSubstr("malformed JSON"));
+}
+
+TEST_F(ReflectorTest, ListErrorsBackOffExponentially) {
+  transport_->onSend(Scripted::json(statusJson(500, "InternalError", "etcdserver: request timed out"), 500));
+  transport_->onSend(Scripted::json(statusJson(500, "InternalError", "etcdserver: request timed out"), 500));
+  transport_->onSend(Scripted::failure("connection refused"));
+  transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
+  auto r = start();
+  waitForWatches(1);
+  r->stop();
+  EXPECT_TRUE(r->synced());
+  EXPECT_THAT(clock_->sleeps(), ElementsAre(800ms, 1600ms, 3200ms));
+  EXPECT_EQ(observer_.errors.size(), 3u);
+  EXPECT_THAT(observer_.errors[0], HasSubstr("500 InternalError: etcdserver: request timed out"));
+  EXPECT_THAT(observer_.errors[2], HasSubstr("connection refused"));
+  EXPECT_THAT(observer_.lists, ElementsAre(1u));
+}
+
+TEST_F(ReflectorTest, WatchErrorsBackOffAndRewatchWithoutRelisting) {
+  transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
+  transport_->onWatch(failedWatch(429, "TooManyRequests", "too many requests"));
+  transport_->onWatch(Scripted::failure("connection refused"));
+  transport_->onWatch(Scripted::watch({event("ADDED", podJson("b", "11"))}, Scripted::End::Break));
+  transport_->onWatch(Scripted::watch({}, Scripted::End::Close));  // a very short watch
+  transport_->onWatch(Scripted::watch({event("ERROR", statusJson(500, "InternalError", "boom"))}, Scripted::End::Hang));
+  auto r = start();
+  waitForWatches(6);
+  r->stop();
+  EXPECT_EQ(transport_->sent().size(), 1u) << "only a 410 or a bad line justifies a relist";
+  EXPECT_THAT(watchRvs(), ElementsAre("10", "10", "10", "11", "11", "11"));
+  EXPECT_THAT(observer_.restarts, ElementsAre("open_failed", "open_failed", "broken", "very_short", "error_event"));
+  EXPECT_THAT(clock_->sleeps(), ElementsAre(800ms, 1600ms, 3200ms, 6400ms, 12800ms));
+  EXPECT_EQ(pods().size(), 2u);
+}
+
+TEST_F(ReflectorTest, WatchTimeoutIsRandomBetweenFiveAndTenMinutes) {
+  transport_->onSend(Scripted::json(podList({}, "10")));
+  auto r = start(0.999);
+  waitForWatches(1);
+  r->stop();
+  const auto w = transport_->watched()[0];
+  EXPECT_THAT(w.target, HasSubstr("timeoutSeconds=599"));
+  EXPECT_GT(w.timeout, 599s);
+  EXPECT_TRUE(r->synced()) << "an empty list is a complete list";
+}
+
+TEST_F(ReflectorTest, StopIsPromptWhileListingOrWatching) {
+  // Unscripted requests hang like a stalled server until cancelled.
+  auto listing = start();
+  ASSERT_TRUE(waitUntil([&] { return transport_->sent().size() == 1; }));
+  auto t0 = std::chrono::steady_clock::now();
+  listing->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+  EXPECT_FALSE(listing->synced());
+
+  transport_->onSend(Scripted::json(podList({}, "10")));
+  auto watching = start();
+  waitForWatches(1);
+  t0 = std::chrono::steady_clock::now();
+  watching->stop();
+  watching->stop();  // idempotent
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+  watching->start();  // a stopped reflector stays stopped
+  EXPECT_EQ(transport_->watched().size(), 1u);
+}
+
+TEST(Backoff, GrowsCapsAndResetsAfterAHealthyPeriod) {
+  auto clock = std::make_shared<FakeClock>();
+  Backoff b(BackoffOptions{}, clock, [] { return 0.0; });
+  std::vector<Clock::Duration> waits;
+  for (int i = 0; i < 8; ++i) {
+    waits.push_back(b.next());
+    clock->advance(waits.back());
+  }
+  EXPECT_THAT(waits, ElementsAre(800ms, 1600ms, 3200ms, 6400ms, 12800ms, 25600ms, 30s, 30s));
+  clock->advance(89s);  // 119 s after the previous backoff began
+  EXPECT_EQ(b.next(), 30s) << "still failing within two minutes: keep waiting long";
+  clock->advance(2min + 1ms);
+  EXPECT_EQ(b.next(), 800ms) << "two healthy minutes: start over";
+
+  // Jitter adds up to 100% on top of the base, as client-go's wait.Jitter does.
+  Backoff jittered(BackoffOptions{}, clock, [] { return 0.5; });
+  EXPECT_EQ(jittered.next(), 1200ms);
+  EXPECT_EQ(jittered.next(), 2400ms);
+}
+
+}  // namespace
+}  // namespace kdesched::kube::testing
