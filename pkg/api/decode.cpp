@@ -1,5 +1,7 @@
 #include "pkg/api/decode.h"
 
+#include "pkg/api/yaml_scan.h"
+
 #include <simdjson.h>
 #include <yaml-cpp/yaml.h>
 
@@ -1410,7 +1412,13 @@ class YamlToJson {
 
 Result<std::vector<std::string>> convertYaml(std::string_view yaml) {
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(yaml));
+    std::string text(yaml);
+    // Scan first: yaml-cpp 0.7's LoadAll can loop forever on malformed input (see yaml_scan.h).
+    YamlScan scan = scanYaml(text);
+    if (scan.stuck)
+      return Status::error("invalid YAML at line " + std::to_string(scan.stuckAt.line + 1) + ", column " +
+                           std::to_string(scan.stuckAt.column + 1) + ": unexpected token at the start of a document");
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
     std::vector<std::string> out;
     out.reserve(docs.size());
     YamlToJson converter;

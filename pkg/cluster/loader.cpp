@@ -122,7 +122,7 @@ Result<LoadReport> loadSnapshot(std::string_view text, const std::string& source
   if (first == std::string_view::npos) return Status::error(sourceName + ": the file is empty");
 
   if (text[first] == '{' || text[first] == '[') {
-    Status st = decodeJsonDocument(text, "json", out);
+    Status st = decodeJsonDocument(text, "document", out);
     if (!st.isOk()) return st.prefix(sourceName);
   } else {
     auto docs = api::yamlStreamToJson(text);

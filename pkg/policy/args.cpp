@@ -154,10 +154,27 @@ std::string quote(std::string_view s, std::size_t maxBytes) {
   return out;
 }
 
-bool isSimpleKey(std::string_view key) {
+bool isIdentifier(std::string_view key) {
   return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
+}
+
+// A plain identifier, optionally followed by list indexes: plugins name elements of their own
+// list fields this way (`error("nodeAffinityType[1]", ...)`), and the path should read naturally.
+bool isSimpleKey(std::string_view key) {
+  std::size_t bracket = key.find('[');
+  if (bracket == std::string_view::npos) return isIdentifier(key);
+  if (!isIdentifier(key.substr(0, bracket))) return false;
+  std::string_view rest = key.substr(bracket);
+  while (!rest.empty()) {
+    std::size_t close = rest.find(']');
+    if (rest[0] != '[' || close == std::string_view::npos || close == 1) return false;
+    std::string_view digits = rest.substr(1, close - 1);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return false;
+    rest = rest.substr(close + 1);
+  }
+  return true;
 }
 
 std::string lineOf(const YAML::Node& n) {

@@ -1,5 +1,7 @@
 #include "pkg/policy/policy.h"
 
+#include "pkg/api/yaml_scan.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -213,57 +215,6 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   return top.finish();
 }
 
-// One pass over the YAML event stream before any node is built, for two reasons:
-//  - yaml-cpp 0.7's LoadAll() never returns on some malformed streams, allocating until the
-//    process dies: on a document that starts with a token it cannot handle (",", for one) the
-//    parser reports an empty document without consuming the token, forever (jbeder/yaml-cpp#1040,
-//    fixed upstream after 0.8 by PR #1319). Here a document that starts where the previous one
-//    started is that loop, and ends the pass with an error.
-//  - it finds out how many documents hold something, so a second policy in the file is reported
-//    with its line.
-class DocumentScan : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark& mark) override {
-    stuck_ = documents_ > 0 && mark.pos == lastStart_.pos;
-    lastStart_ = mark;
-    ++documents_;
-    rootSeen_ = false;
-  }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override { root(false, {}); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { root(true, mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
-    root(true, mark);
-  }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    root(true, mark);
-  }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-    root(true, mark);
-  }
-  void OnMapEnd() override {}
-
-  bool stuck() const { return stuck_; }
-  const YAML::Mark& stuckAt() const { return lastStart_; }
-  std::size_t nonEmpty() const { return nonEmpty_; }
-  const YAML::Mark& secondDocument() const { return second_; }
-
- private:
-  void root(bool hasContent, const YAML::Mark& mark) {
-    if (rootSeen_) return;
-    rootSeen_ = true;
-    if (!hasContent) return;
-    if (++nonEmpty_ == 2) second_ = mark;
-  }
-  std::size_t documents_ = 0;
-  std::size_t nonEmpty_ = 0;
-  bool rootSeen_ = false;
-  bool stuck_ = false;
-  YAML::Mark lastStart_ = YAML::Mark::null_mark();
-  YAML::Mark second_ = YAML::Mark::null_mark();
-};
-
 std::string at(const YAML::Mark& m) {
   if (m.is_null()) return std::string();
   return "line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1) + ": ";
@@ -272,24 +223,19 @@ std::string at(const YAML::Mark& m) {
 // The policy's single document, or why there is none.
 Result<YAML::Node> loadDocument(const std::string& yamlText, const std::string& sourceName) {
   try {
-    DocumentScan scan;
-    {
-      std::istringstream in(yamlText);
-      YAML::Parser parser(in);
-      while (parser.HandleNextDocument(scan)) {
-        if (scan.stuck()) {
-          std::size_t pos = static_cast<std::size_t>(std::max(scan.stuckAt().pos, 0));
-          std::string token = pos < yamlText.size() ? printable(yamlText.substr(pos, 1)) : std::string("end of input");
-          return Status::error(sourceName + ": " + at(scan.stuckAt()) + "malformed YAML: unexpected \"" + token + "\"");
-        }
-      }
+    // Scan first: yaml-cpp 0.7's LoadAll can loop forever on malformed input (see yaml_scan.h).
+    api::YamlScan scan = api::scanYaml(yamlText);
+    if (scan.stuck) {
+      std::size_t pos = static_cast<std::size_t>(std::max(scan.stuckAt.pos, 0));
+      std::string token = pos < yamlText.size() ? printable(yamlText.substr(pos, 1)) : std::string("end of input");
+      return Status::error(sourceName + ": " + at(scan.stuckAt) + "malformed YAML: unexpected \"" + token + "\"");
     }
-    if (scan.nonEmpty() == 0) {
+    if (scan.nonEmpty == 0) {
       return Status::error(sourceName + ": the policy is empty; expected a DeschedulerPolicy with apiVersion: " +
                            std::string(kApiVersion));
     }
-    if (scan.nonEmpty() > 1) {
-      const YAML::Mark& m = scan.secondDocument();
+    if (scan.nonEmpty > 1) {
+      const YAML::Mark& m = scan.secondDocument;
       std::string where = m.is_null() ? std::string() : "line " + std::to_string(m.line + 1) + ": ";
       return Status::error(sourceName + ": " + where +
                            "a second YAML document (after ---); a policy file holds exactly one DeschedulerPolicy");

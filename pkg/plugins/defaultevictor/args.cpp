@@ -67,6 +67,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   KD_TRY(r.readUint32("minReplicas", minReplicas));
   a.minReplicas = minReplicas.value_or(0);
   KD_TRY(r.readDuration("minPodAge", a.minPodAgeSeconds));
+  s.reset();
   KD_TRY(r.readString("noEvictionPolicy", s));
   if (s) {
     if (*s != "Preferred" && *s != "Mandatory")
@@ -74,11 +75,11 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     a.noEvictionPolicy = *s;
   }
   KD_TRY(r.readObject("podProtections", [&](policy::ArgsReader& pr) -> Status {
-    std::optional<std::vector<std::string>> list;
-    KD_TRY(pr.readStringList("defaultDisabled", list));
-    if (list) a.defaultDisabled = *list;
-    KD_TRY(pr.readStringList("extraEnabled", list));
-    if (list) a.extraEnabled = *list;
+    std::optional<std::vector<std::string>> disabled, extra;
+    KD_TRY(pr.readStringList("defaultDisabled", disabled));
+    if (disabled) a.defaultDisabled = *disabled;
+    KD_TRY(pr.readStringList("extraEnabled", extra));
+    if (extra) a.extraEnabled = *extra;
     KD_TRY(checkList(pr, "defaultDisabled", a.defaultDisabled, kDefaultProtections, "DefaultDisabled"));
     KD_TRY(checkList(pr, "extraEnabled", a.extraEnabled, kExtraProtections, "ExtraEnabled"));
     KD_TRY(pr.readObject("config", [&](policy::ArgsReader& cr) -> Status {
@@ -104,8 +105,9 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
                    Legacy{"evictSystemCriticalPods", &a.evictSystemCriticalPods},
                    Legacy{"evictFailedBarePods", &a.evictFailedBarePods}, Legacy{"ignorePvcPods", &a.ignorePvcPods},
                    Legacy{"ignorePodsWithoutPDB", &a.ignorePodsWithoutPDB}}) {
-    KD_TRY(r.readBool(l.key, b));
-    *l.field = b.value_or(false);
+    std::optional<bool> legacy;
+    KD_TRY(r.readBool(l.key, legacy));
+    *l.field = legacy.value_or(false);
   }
 #undef KD_TRY
   bool anyLegacy = a.evictLocalStoragePods || a.evictDaemonSetPods || a.evictSystemCriticalPods ||

@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kSrc = KDESCHED_SOURCE_DIR;
 
-struct Run {
+struct CmdResult {
   int exitCode = -1;
   std::string out;
   std::string err;
@@ -30,10 +30,10 @@ std::string readFile(const fs::path& p) {
   return s.str();
 }
 
-Run run(const std::string& args) {
+CmdResult run(const std::string& args) {
   fs::path errFile = fs::temp_directory_path() / ("kdesched-plan-test-" + std::to_string(::getpid()) + ".err");
   std::string cmd = "timeout 60 " + std::string(KDESCHED_BINARY) + " " + args + " 2>" + errFile.string();
-  Run r;
+  CmdResult r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return r;
   std::array<char, 4096> buf;
@@ -62,7 +62,7 @@ std::string example(const std::string& dir) {
 }
 
 TEST(PlanGolden, OrderPaymentTable) {
-  Run r = run(example("order-payment"));
+  CmdResult r = run(example("order-payment"));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("payment-5b7c9d6f4-q8wzr"), std::string::npos);
   EXPECT_NE(r.out.find("violated by pod default/order-6d4f9c8b7-x2k9p"), std::string::npos);
@@ -70,18 +70,18 @@ TEST(PlanGolden, OrderPaymentTable) {
 }
 
 TEST(PlanGolden, OrderPaymentJson) {
-  Run r = run(example("order-payment") + " -o json");
+  CmdResult r = run(example("order-payment") + " -o json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   expectGolden(r.out, "order-payment.json.golden");
 }
 
 TEST(PlanGolden, OrderPaymentWithPdbIsRefused) {
-  Run r = run(example("order-payment-pdb"));
+  CmdResult r = run(example("order-payment-pdb"));
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("No evictions."), std::string::npos);
   EXPECT_NE(r.out.find("PodDisruptionBudget default/payment"), std::string::npos);
   expectGolden(r.out, "order-payment-pdb.table.golden");
-  Run j = run(example("order-payment-pdb") + " -o json");
+  CmdResult j = run(example("order-payment-pdb") + " -o json");
   ASSERT_EQ(j.exitCode, 0) << j.err;
   expectGolden(j.out, "order-payment-pdb.json.golden");
 }
@@ -103,7 +103,7 @@ TEST_P(PlanBadInput, ExitsTwoWithOneLine) {
   fs::path pol = kSrc / "examples/order-payment/policy.yaml";
   if (!b.snapshot.empty()) std::ofstream(snap = dir / "snapshot.json", std::ios::binary) << b.snapshot;
   if (!b.policy.empty()) std::ofstream(pol = dir / "policy.yaml", std::ios::binary) << b.policy;
-  Run r = run("plan --snapshot " + snap.string() + " --policy-config-file " + pol.string());
+  CmdResult r = run("plan --snapshot " + snap.string() + " --policy-config-file " + pol.string());
   fs::remove_all(dir);
   EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
@@ -157,7 +157,7 @@ TEST(PlanCli, PodOnMissingNodeIsANamedSkip) {
     {"kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
     {"kind":"Node","metadata":{"name":"n2"},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
     {"kind":"Pod","metadata":{"name":"ghost","namespace":"default"},"spec":{"nodeName":"n9"},"status":{"phase":"Running"}}]})";
-  Run r = run("plan --snapshot " + (dir / "s.json").string() + " --policy-config-file " +
+  CmdResult r = run("plan --snapshot " + (dir / "s.json").string() + " --policy-config-file " +
               (kSrc / "examples/order-payment/policy.yaml").string());
   fs::remove_all(dir);
   EXPECT_EQ(r.exitCode, 0) << r.err;

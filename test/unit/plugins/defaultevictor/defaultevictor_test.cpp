@@ -8,7 +8,7 @@
 namespace kdesched::testing {
 namespace {
 
-using defaultevictor::DefaultEvictor;
+using plugins::defaultevictor::DefaultEvictor;
 
 // Builds the DefaultEvictor from YAML args (indented 6) through the real registry path.
 std::unique_ptr<framework::Plugin> build(const std::string& args, api::Timestamp now = 100000) {
@@ -21,7 +21,7 @@ std::unique_ptr<framework::Plugin> build(const std::string& args, api::Timestamp
     if (n == "high") return 1000;
     return Status::error("PriorityClass \"" + n + "\" not found");
   };
-  auto p = defaultevictor::registration().factory(raw, ctx);
+  auto p = plugins::defaultevictor::registration().factory(raw, ctx);
   EXPECT_TRUE(p.isOk()) << (p.isOk() ? "" : p.error());
   return p.isOk() ? std::move(p.value()) : nullptr;
 }
@@ -34,7 +34,7 @@ std::string buildError(const std::string& args) {
   ctx.priorityClassValue = [](const std::string& n) -> Result<std::int32_t> {
     return Status::error("PriorityClass \"" + n + "\" not found");
   };
-  auto p = defaultevictor::registration().factory(raw, ctx);
+  auto p = plugins::defaultevictor::registration().factory(raw, ctx);
   return p.isOk() ? "" : p.error();
 }
 

@@ -23,6 +23,7 @@ struct Case {
   std::string pluginArgs;
   std::vector<std::string> wantEvicted;
   std::vector<std::string> wantRefused = {};
+  std::vector<std::shared_ptr<const api::Namespace>> namespaces = {};
 };
 
 std::vector<NodePtr> threeNodes() {
@@ -45,6 +46,7 @@ TEST_P(AntiAffinityTest, Evicts) {
   for (auto& n : c.nodes) b.add(n);
   for (auto& p : c.pods) b.add(p);
   for (auto& p : c.pdbs) b.add(p);
+  for (auto& n : c.namespaces) b.add(n);
   auto out = runPolicy(policyWith(kPlugin, "deschedule", c.pluginArgs, c.evictorArgs, c.topLevel), *b.snapshot());
   EXPECT_EQ(out.evicted, c.wantEvicted);
   EXPECT_EQ(out.refused, c.wantRefused);
@@ -128,7 +130,10 @@ std::vector<Case> cases() {
     auto ns = std::make_shared<const api::Namespace>(api::Namespace{"shop", api::Labels{{"team", "shop"}}, false});
     auto p = PodBuilder("payment").app("payment").node("node2").antiAffinityTerm(t).build();
     cs.push_back({"namespaceSelector is honoured as kube-scheduler does", threeNodes(),
-                  {PodBuilder("order", "shop").app("order").node("node2").build(), p}, {}, "", "", "", {"default/payment"}});
+                  {PodBuilder("order", "shop").app("order").node("node2").build(), p}, {}, "", "", "", {"default/payment"}, {}, {ns}});
+    auto other = std::make_shared<const api::Namespace>(api::Namespace{"shop", api::Labels{{"team", "other"}}, false});
+    cs.push_back({"namespaceSelector not matching the namespace", threeNodes(),
+                  {PodBuilder("order", "shop").app("order").node("node2").build(), p}, {}, "", "", "", {}, {}, {other}});
   }
   return cs;
 }

@@ -92,8 +92,8 @@ std::vector<Case> cases() {
                 {requiring("a").build(), PodBuilder("b", "prod").node("node1").requiredNodeAffinity("disk", api::NodeSelectorOp::In, {"ssd"}).build()},
                 kRequiredArgs + "      namespaces:\n        include: [prod]\n", "", "", {"prod/b"}});
   cs.push_back({"required: labelSelector filters", {unlabelled(), labelled()},
-                {requiring("a").app("x").build(), requiring("b").app("y").build()},
-                kRequiredArgs + "      labelSelector:\n        matchLabels: {app: y}\n", "", "", {"default/b"}});
+                {requiring("a").app("web").build(), requiring("b").app("db").build()},
+                kRequiredArgs + "      labelSelector:\n        matchLabels: {app: db}\n", "", "", {"default/b"}});
   cs.push_back({"required type does not act on preferred-only pods", {unlabelled(), labelled()},
                 {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kRequiredArgs, "", "", {}});
   cs.push_back({"preferred: another node scores higher", {unlabelled(), labelled()},
@@ -103,8 +103,8 @@ std::vector<Case> cases() {
                 {PodBuilder("p").node("node2").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kPreferredArgs, "", "", {}});
   cs.push_back({"preferred: equal score does not move", {NodeBuilder("node1").label("disk", "ssd").build(), labelled()},
                 {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kPreferredArgs, "", "", {}});
-  cs.push_back({"preferred: fits nowhere (nodes full), not evicted",
-                {NodeBuilder("node1").allocatable(50, 8 * kGi).build(), NodeBuilder("node2").label("disk", "ssd").allocatable(50, 8 * kGi).build()},
+  cs.push_back({"preferred: fits nowhere (every node unschedulable), not evicted",
+                {NodeBuilder("node1").unschedulable().build(), NodeBuilder("node2").label("disk", "ssd").unschedulable().build()},
                 {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kPreferredArgs, "", "", {}});
   cs.push_back({"both types in order", {unlabelled(), labelled()},
                 {requiring("a").build(), PodBuilder("b").node("node1").preferredNodeAffinity(5, "disk", {"ssd"}).build()},
