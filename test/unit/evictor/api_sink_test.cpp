@@ -1,0 +1,87 @@
+#include "pkg/evictor/api_sink.h"
+
+#include <gtest/gtest.h>
+
+#include "test/unit/testing/builders.h"
+
+namespace kdesched::testing {
+namespace {
+
+struct FakeApi : evictor::EvictionApi {
+  evictor::ApiAnswer answer{201, "", "", false};
+  std::vector<evictor::EvictionRequest> requests;
+  std::vector<evictor::PodEvent> events;
+  evictor::ApiAnswer evict(const evictor::EvictionRequest& r) override {
+    requests.push_back(r);
+    return answer;
+  }
+  void recordEvent(const evictor::PodEvent& e) override { events.push_back(e); }
+};
+
+evictor::Decision decision(const api::Pod& p) { return {&p, "node2", "RemovePodsViolatingInterPodAntiAffinity", "default", "term broken"}; }
+
+TEST(ApiSink, SuccessSendsUidPreconditionGraceAndAnEvent) {
+  FakeApi api;
+  evictor::ApiSink sink(api, {std::int64_t{30}, false});
+  auto pod = PodBuilder("payment").node("node2").build();
+  auto r = sink.evict(decision(*pod));
+  EXPECT_TRUE(r.evicted);
+  ASSERT_EQ(api.requests.size(), 1u);
+  EXPECT_EQ(api.requests[0].uid, pod->uid);
+  EXPECT_EQ(api.requests[0].gracePeriodSeconds, 30);
+  EXPECT_EQ(api.requests[0].reasonAnnotation, "triggered by default/RemovePodsViolatingInterPodAntiAffinity: term broken");
+  ASSERT_EQ(api.events.size(), 1u);
+  EXPECT_EQ(api.events[0].type, "Normal");
+  EXPECT_EQ(api.events[0].reason, "RemovePodsViolatingInterPodAntiAffinity");
+  EXPECT_EQ(api.events[0].action, "Descheduled");
+  EXPECT_NE(api.events[0].note.find("term broken"), std::string::npos);
+}
+
+struct AnswerCase {
+  std::string name;
+  evictor::ApiAnswer answer;
+  framework::Refusal want;
+  std::string byContains;
+};
+
+class ApiSinkAnswers : public ::testing::TestWithParam<AnswerCase> {};
+
+TEST_P(ApiSinkAnswers, MapsToRefusals) {
+  FakeApi api;
+  api.answer = GetParam().answer;
+  evictor::ApiSink sink(api, {std::nullopt, true});
+  auto pod = PodBuilder("payment").node("node2").build();
+  auto r = sink.evict(decision(*pod));
+  EXPECT_FALSE(r.evicted);
+  EXPECT_EQ(r.refusal, GetParam().want);
+  EXPECT_NE(r.by.find(GetParam().byContains), std::string::npos) << r.by;
+  ASSERT_EQ(api.requests.size(), 1u);  // no retry inside a cycle
+  ASSERT_EQ(api.events.size(), 1u);    // evictionFailureEventNotification
+  EXPECT_EQ(api.events[0].type, "Warning");
+  EXPECT_EQ(api.events[0].reason, "EvictionFailed");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ApiSinkAnswers,
+    ::testing::Values(
+        AnswerCase{"pdb", {429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", true},
+                   framework::Refusal::Pdb, "PodDisruptionBudget"},
+        AnswerCase{"throttled", {429, "TooManyRequests", "Too many requests", false}, framework::Refusal::ApiError, "throttled"},
+        AnswerCase{"gone", {404, "NotFound", "pods \"payment\" not found", false}, framework::Refusal::ApiError, "not found"},
+        AnswerCase{"replaced", {409, "Conflict", "uid precondition", false}, framework::Refusal::ApiError, "conflict"},
+        AnswerCase{"forbidden", {403, "Forbidden", "cannot create pods/eviction", false}, framework::Refusal::ApiError, "403"},
+        AnswerCase{"unreachable", {0, "", "connection refused", false}, framework::Refusal::ApiError, "unreachable"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(ApiSink, PodWithoutUidIsNotEvicted) {
+  FakeApi api;
+  evictor::ApiSink sink(api, {});
+  auto pod = std::make_shared<api::Pod>(*PodBuilder("p").build());
+  pod->uid.clear();
+  auto r = sink.evict(decision(*pod));
+  EXPECT_FALSE(r.evicted);
+  EXPECT_TRUE(api.requests.empty());
+}
+
+}  // namespace
+}  // namespace kdesched::testing
