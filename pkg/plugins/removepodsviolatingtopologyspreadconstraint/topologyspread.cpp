@@ -99,6 +99,7 @@ struct Constraint {
   int countedPods = 0;
   std::vector<int> initial;  // counts as found
   DomainCounts live;         // counts with the moves planned so far
+  std::string description;   // for reasons, built on first use
 
   int domain(const Symbol& value, bool eligible) {
     auto [it, inserted] = domainIndex.try_emplace(value, static_cast<int>(domainValue.size()));
@@ -416,19 +417,26 @@ class Planner {
   }
 
   // Room left on n once the pods already planned to land there are counted (nodeFit alone sees
-  // the node as it is, so it would send every candidate to the same last free slot).
-  bool reservationFits(const api::Pod& pod, int n) {
-    auto it = reserved_.find(n);
-    if (it == reserved_.end()) return true;
-    const api::Node& node = *nodes_[static_cast<std::size_t>(n)];
-    api::ResourceList used = framework::nodeRequestedResources(h_, node);
-    const api::ResourceList& planned = it->second;
-    if (node.allocatable.get(api::kPods()) - used.get(api::kPods()) - planned.get(api::kPods()) < 1000) return false;
-    for (const auto& [res, amount] : pod.requests) {
-      if (amount <= 0) continue;
-      if (amount > node.allocatable.get(res) - used.get(res) - planned.get(res)) return false;
-    }
+  // the node as it is, so it would send every candidate to the same last free slot). Nodes
+  // without planned arrivals are as nodeFit saw them.
+  bool roomFor(const api::Pod& pod, int n) const {
+    auto it = free_.find(n);
+    if (it == free_.end()) return true;
+    if (it->second.get(api::kPods()) < 1000) return false;
+    for (const auto& [res, amount] : pod.requests)
+      if (amount > 0 && amount > it->second.get(res)) return false;
     return true;
+  }
+
+  void reserve(const api::Pod& pod, int n) {
+    auto [it, inserted] = free_.try_emplace(n);
+    if (inserted) {
+      const api::Node& node = *nodes_[static_cast<std::size_t>(n)];
+      it->second = node.allocatable;
+      for (const auto& [res, amount] : framework::nodeRequestedResources(h_, node)) it->second.add(res, -amount);
+    }
+    for (const auto& [res, amount] : pod.requests) it->second.add(res, -amount);
+    it->second.add(api::kPods(), -1000);
   }
 
   static int countedDomain(const PodEntry& e, int ci) {
@@ -455,24 +463,46 @@ class Planner {
     return true;
   }
 
-  // kube-scheduler's PodTopologySpread filter for e's other DoNotSchedule constraints on node n,
-  // with e already gone from where it is: a node without the key, or where the count would
-  // exceed the global minimum by more than maxSkew, rejects the replacement.
-  bool otherHardConstraintsAllow(const PodEntry& e, int balancing, int n) {
+  // Eligible nodes of the domains below the ideal average, in upstream's nodesBelowIdealAvg
+  // order (domains smallest first, then node name), with each node's domain.
+  struct Below {
+    std::vector<int> nodes;
+    std::vector<int> domains;
+  };
+
+  // One of e's other DoNotSchedule constraints, as kube-scheduler's PodTopologySpread filter will
+  // see it once e has left its domain.
+  struct HardCheck {
+    const Constraint* c;
+    int self;       // 1 when e matches the constraint's own selector
+    int from;       // e's domain, -1 when e is not counted
+    int globalMin;  // with e gone; 0 while minDomains is unmet
+  };
+
+  std::vector<HardCheck> hardChecks(const PodEntry& e, int balancing) {
+    std::vector<HardCheck> out;
     for (int ci : e.declared) {
       if (ci == balancing) continue;
       Constraint& c = cons_[static_cast<std::size_t>(ci)];
       if (c.when != UnsatisfiableAction::DoNotSchedule) continue;
-      const auto& value = (*c.nodeValues)[static_cast<std::size_t>(n)];
+      HardCheck hc{&c, c.selector && c.selector->matches(e.pod->labels) ? 1 : 0, countedDomain(e, ci), 0};
+      if (hc.from >= 0) c.live.add(hc.from, -1);
+      hc.globalMin = c.minDomainsUnmet() ? 0 : c.live.minEligible();
+      if (hc.from >= 0) c.live.add(hc.from, +1);
+      out.push_back(hc);
+    }
+    return out;
+  }
+
+  // A node without the key, or whose domain would exceed the global minimum by more than maxSkew,
+  // rejects the replacement.
+  static bool hardChecksAllow(const std::vector<HardCheck>& checks, int n) {
+    for (const HardCheck& hc : checks) {
+      const auto& value = (*hc.c->nodeValues)[static_cast<std::size_t>(n)];
       if (!value) return false;
-      int self = c.selector && c.selector->matches(e.pod->labels) ? 1 : 0;
-      int src = countedDomain(e, ci);
-      if (src >= 0) c.live.add(src, -1);
-      int target = c.findDomain(*value);
-      int there = target >= 0 ? c.live.count(target) : 0;
-      int globalMin = c.minDomainsUnmet() ? 0 : c.live.minEligible();
-      if (src >= 0) c.live.add(src, +1);
-      if (there + self - globalMin > c.maxSkew) return false;
+      int d = hc.c->findDomain(*value);
+      int there = d < 0 ? 0 : hc.c->live.count(d) - (d == hc.from ? 1 : 0);
+      if (there + hc.self - hc.globalMin > hc.c->maxSkew) return false;
     }
     return true;
   }
@@ -480,14 +510,13 @@ class Planner {
   // A below-average node e can move to: it fits, still has room after the moves planned so far,
   // and e's other hard constraints allow it. Nodes of the domain the balancing moves the pod to
   // come first (the scheduler fills the smallest domain), then upstream's nodesBelowIdealAvg order.
-  int findTarget(PodEntry& e, int balancing, int toDomain, const std::vector<int>& below) {
-    const Constraint& c = cons_[static_cast<std::size_t>(balancing)];
+  int findTarget(PodEntry& e, int balancing, int toDomain, const Below& below) {
+    std::vector<HardCheck> checks = hardChecks(e, balancing);
     for (int pass = 0; pass < 2; ++pass) {
-      for (int n : below) {
-        const auto& value = (*c.nodeValues)[static_cast<std::size_t>(n)];
-        bool inTarget = value && c.findDomain(*value) == toDomain;
-        if (inTarget != (pass == 0)) continue;
-        if (!fitsOn(e, n) || !reservationFits(*e.pod, n) || !otherHardConstraintsAllow(e, balancing, n)) continue;
+      for (std::size_t x = 0; x < below.nodes.size(); ++x) {
+        if ((below.domains[x] == toDomain) != (pass == 0)) continue;
+        int n = below.nodes[x];
+        if (!fitsOn(e, n) || !hardChecksAllow(checks, n) || !roomFor(*e.pod, n)) continue;
         return n;
       }
     }
@@ -525,9 +554,12 @@ class Planner {
     };
     for (auto& l : lists) std::stable_sort(l.begin(), l.end(), [&](int a, int b) { return rank(a) < rank(b); });
 
-    std::vector<int> below;
-    for (int d : order)
-      if (size[d] < idealAvg) below.insert(below.end(), c.domainNodes[d].begin(), c.domainNodes[d].end());
+    Below below;
+    for (int d : order) {
+      if (size[d] >= idealAvg) continue;
+      below.nodes.insert(below.nodes.end(), c.domainNodes[d].begin(), c.domainNodes[d].end());
+      below.domains.insert(below.domains.end(), c.domainNodes[d].size(), d);
+    }
 
     int maxD = order.back(), minD = order.front();
     for (int d : order)
@@ -541,7 +573,7 @@ class Planner {
       int t = templateOf(e);
       auto it = fitsBelow.find(t);
       if (it == fitsBelow.end()) {
-        bool any = std::any_of(below.begin(), below.end(), [&](int n) { return fitsOn(e, n); });
+        bool any = std::any_of(below.nodes.begin(), below.nodes.end(), [&](int n) { return fitsOn(e, n); });
         it = fitsBelow.emplace(t, any).first;
       }
       return it->second && leavesOtherConstraintsIntact(e, k);
@@ -589,7 +621,7 @@ class Planner {
 
   // One pod taken from the large domain: becomes a candidate unless it is protected. Either way
   // it counts as moved, as upstream's bookkeeping does.
-  void consider(int k, int ei, int toDomain, const std::vector<int>& below, int skewBefore, int maxD, int minD) {
+  void consider(int k, int ei, int toDomain, const Below& below, int skewBefore, int maxD, int minD) {
     PodEntry& e = entries_[static_cast<std::size_t>(ei)];
     if (e.chosen) return;
     if (!leavesOtherConstraintsIntact(e, k)) {
@@ -615,9 +647,7 @@ class Planner {
         const auto& value = (*m.nodeValues)[static_cast<std::size_t>(target)];
         if (value) m.live.add(m.domain(*value, false), +1);
       }
-      auto& planned = reserved_[target];
-      planned.addAll(e.pod->requests);
-      planned.add(api::kPods(), 1000);
+      reserve(*e.pod, target);
     } else {
       c.live.add(toDomain, +1);
     }
@@ -627,7 +657,7 @@ class Planner {
   // `{constraint} skew 3 (zone-a: 4, zone-b: 1) > maxSkew 1; moving this pod leaves skew 1`:
   // the pod's domain and the largest and smallest as found, then the skew with the moves planned
   // so far (this one included).
-  std::string reason(const Constraint& c, int from, int maxD, int minD, int skewBefore) const {
+  std::string reason(Constraint& c, int from, int maxD, int minD, int skewBefore) const {
     std::vector<int> shown;
     for (int d : {from, maxD, minD})
       if (d >= 0 && std::find(shown.begin(), shown.end(), d) == shown.end()) shown.push_back(d);
@@ -635,7 +665,8 @@ class Planner {
       if (c.initial[a] != c.initial[b]) return c.initial[a] > c.initial[b];
       return c.domainValue[a].view() < c.domainValue[b].view();
     });
-    std::string out = describe(c) + " skew " + std::to_string(skewBefore) + " (";
+    if (c.description.empty()) c.description = describe(c);
+    std::string out = c.description + " skew " + std::to_string(skewBefore) + " (";
     for (std::size_t x = 0; x < shown.size(); ++x) {
       if (x) out += ", ";
       out += c.domainValue[shown[x]].str() + ": " + std::to_string(c.initial[shown[x]]);
@@ -675,7 +706,7 @@ class Planner {
   std::unordered_map<std::size_t, std::vector<int>> templByHash_;
   std::vector<const api::Pod*> templReps_;
   std::unordered_map<std::uint64_t, bool> fitMemo_;
-  std::unordered_map<int, api::ResourceList> reserved_;
+  std::unordered_map<int, api::ResourceList> free_;  // nodes with planned arrivals: room left
   std::vector<Candidate> candidates_;
 };
 
