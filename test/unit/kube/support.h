@@ -115,7 +115,8 @@ struct TlsMaterial {
 // The stub as a child process. Its stdin is a pipe we hold: closing it (or our death) ends it.
 class StubProcess {
  public:
-  explicit StubProcess(const std::string& scriptPath, const std::string& tlsCert = "", const std::string& tlsKey = "") {
+  explicit StubProcess(const std::string& scriptPath, const std::string& tlsCert = "", const std::string& tlsKey = "",
+                       const std::string& clientCa = "") {
     int in[2], out[2];
     if (pipe(in) != 0 || pipe(out) != 0) throw std::runtime_error("pipe failed");
     posix_spawn_file_actions_t fa;
@@ -127,6 +128,7 @@ class StubProcess {
     const std::string script = std::string(KDESCHED_SOURCE_DIR) + "/test/stub/kube_stub.py";
     std::vector<std::string> args = {"python3", script, "--script", scriptPath, "--lifetime", "60"};
     if (!tlsCert.empty()) args.insert(args.end(), {"--tls-cert", tlsCert, "--tls-key", tlsKey});
+    if (!clientCa.empty()) args.insert(args.end(), {"--tls-client-ca", clientCa});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

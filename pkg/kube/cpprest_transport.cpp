@@ -1,0 +1,274 @@
+#include "pkg/kube/cpprest_transport.h"
+
+#include <cpprest/http_client.h>
+#include <openssl/ssl.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <exception>
+#include <map>
+#include <mutex>
+
+namespace kdesched::kube {
+namespace {
+
+namespace http = web::http;
+namespace client = web::http::client;
+
+// Runs a cpprestsdk/Boost call and turns whatever it throws into a message: nothing escapes the
+// module, and a blocking .get() on a failed task is the normal way failures surface.
+template <typename F>
+Status guarded(const char* what, F&& f) {
+  try {
+    f();
+    return Status::ok();
+  } catch (const http::http_exception& e) {
+    return Status::error(std::string(what) + ": " + e.what());
+  } catch (const pplx::task_canceled&) {
+    return Status::error(std::string(what) + ": cancelled");
+  } catch (const std::exception& e) {
+    return Status::error(std::string(what) + ": " + e.what());
+  } catch (...) {
+    return Status::error(std::string(what) + ": unknown error");
+  }
+}
+
+Headers copyHeaders(const http::http_headers& in) {
+  Headers out;
+  for (const auto& [k, v] : in) out.emplace_back(k, v);
+  return out;
+}
+
+http::http_request buildRequest(const HttpRequest& r) {
+  http::http_request req(http::method(r.method));
+  req.set_request_uri(r.target);
+  for (const auto& [k, v] : r.headers) {
+    if (k == "Content-Type") continue;  // set with the body below; cpprest would otherwise add its own
+    req.headers().add(k, v);
+  }
+  if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+    std::string type = findHeader(r.headers, "Content-Type");
+    if (type.empty()) type = "application/json";
+    req.set_body(r.body, type);
+  }
+  return req;
+}
+
+// Cancels a cpprestsdk request when the caller's Cancellation fires. The token source is a shared
+// handle, so the callback stays valid even if it runs after the request finished.
+struct RequestCancel {
+  pplx::cancellation_token_source cts;
+  CancelSubscription sub;
+  explicit RequestCancel(Cancellation* c, pplx::cancellation_token_source source = {})
+      : cts(source), sub(c, [source]() mutable { source.cancel(); }) {}
+};
+
+class CpprestLineStream final : public LineStream {
+ public:
+  CpprestLineStream(std::shared_ptr<client::http_client> owner, http::http_response response,
+                    std::unique_ptr<RequestCancel> cancel)
+      : owner_(std::move(owner)), response_(std::move(response)), cancel_(std::move(cancel)),
+        body_(response_.body().streambuf()) {}
+
+  ~CpprestLineStream() override {
+    // Close the connection rather than drain a watch that may run for minutes.
+    cancel();
+  }
+
+  bool next(std::string& line) override {
+    for (;;) {
+      const auto nl = buffer_.find('\n', scanned_);
+      if (nl != std::string::npos) {
+        std::size_t end = nl;
+        if (end > 0 && buffer_[end - 1] == '\r') --end;
+        line.assign(buffer_, 0, end);
+        buffer_.erase(0, nl + 1);
+        scanned_ = 0;
+        return true;
+      }
+      scanned_ = buffer_.size();
+      if (ended_) {
+        // A last line without a newline at a clean end is still a line; after an error it is a
+        // fragment and is dropped.
+        if (!buffer_.empty() && status_.isOk()) {
+          line = std::move(buffer_);
+          buffer_.clear();
+          scanned_ = 0;
+          return true;
+        }
+        return false;
+      }
+      if (buffer_.size() > kMaxLine) {
+        finish(Status::error("a watch line exceeds " + std::to_string(kMaxLine) + " bytes"));
+        continue;
+      }
+      readMore();
+    }
+  }
+
+  void cancel() override {
+    cancelled_.store(true);
+    cancel_->cts.cancel();
+  }
+
+  Status status() const override { return status_; }
+
+ private:
+  static constexpr std::size_t kChunk = 64 * 1024;
+  static constexpr std::size_t kMaxLine = 64 * 1024 * 1024;
+
+  void readMore() {
+    std::size_t got = 0;
+    Status st = guarded("reading the watch stream", [&] {
+      // Wait for at least one byte, then take whatever else already arrived.
+      const std::size_t want = std::clamp<std::size_t>(body_.in_avail(), 1, kChunk);
+      chunk_.resize(want);
+      got = body_.getn(chunk_.data(), want).get();
+    });
+    if (!st.isOk()) {
+      finish(cancelled_.load() ? Status::error("cancelled") : st);
+      return;
+    }
+    if (got > 0) {
+      buffer_.append(reinterpret_cast<const char*>(chunk_.data()), got);
+      return;
+    }
+    // End of body: content_ready() tells a complete chunked body from a cut connection.
+    Status done = guarded("watch stream", [&] { response_.content_ready().get(); });
+    if (cancelled_.load()) done = Status::error("cancelled");
+    finish(done);
+  }
+
+  void finish(Status st) {
+    ended_ = true;
+    status_ = std::move(st);
+  }
+
+  std::shared_ptr<client::http_client> owner_;  // keeps the connection's client alive
+  http::http_response response_;
+  std::unique_ptr<RequestCancel> cancel_;
+  concurrency::streams::streambuf<uint8_t> body_;
+  std::vector<uint8_t> chunk_;
+  std::string buffer_;
+  std::size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
+  bool ended_ = false;
+  Status status_;
+  std::atomic<bool> cancelled_{false};
+};
+
+class CpprestTransport final : public Transport {
+ public:
+  explicit CpprestTransport(const ClientConfig& config) : server_(config.server) {
+    base_.set_validate_certificates(!config.insecureSkipTlsVerify);
+    const std::string ca = config.caData, cert = config.clientCertData, key = config.clientKeyData;
+    if (!ca.empty() || !cert.empty()) {
+      // Runs for every new connection; errors cannot be thrown from here, so they are left to
+      // fail the handshake (the material was validated when the transport was made).
+      base_.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& ctx) {
+        boost::system::error_code ec;
+        if (!ca.empty()) {
+          // Only the cluster's CA: cpprestsdk preloads the system roots, which do not issue API
+          // server certificates and would widen whom we trust.
+          SSL_CTX_set_cert_store(ctx.native_handle(), X509_STORE_new());
+          ctx.add_certificate_authority(boost::asio::buffer(ca), ec);
+        }
+        if (!cert.empty()) {
+          ctx.use_certificate_chain(boost::asio::buffer(cert), ec);
+          ctx.use_private_key(boost::asio::buffer(key), boost::asio::ssl::context::pem, ec);
+        }
+      });
+    }
+  }
+
+  Result<HttpResponse> send(const HttpRequest& request) override {
+    std::shared_ptr<client::http_client> http;
+    if (Status s = clientFor(request.timeout, http); !s.isOk()) return s;
+    RequestCancel cancel(request.cancel);
+    HttpResponse out;
+    Status st = guarded(request.method.c_str(), [&] {
+      http::http_response response = http->request(buildRequest(request), cancel.cts.get_token()).get();
+      out.status = response.status_code();
+      out.reason = response.reason_phrase();
+      out.headers = copyHeaders(response.headers());
+      const std::vector<unsigned char> body = response.extract_vector().get();
+      out.body.assign(body.begin(), body.end());
+    });
+    if (!st.isOk()) {
+      if (request.cancel && request.cancel->cancelled()) return Status::error("cancelled");
+      return st;
+    }
+    return out;
+  }
+
+  Result<StreamResponse> openWatch(const HttpRequest& request) override {
+    // A client per watch: its timeout is the watch's, and a watch holds its connection for minutes
+    // anyway, so there is nothing to pool.
+    std::shared_ptr<client::http_client> http;
+    if (Status s = makeClient(request.timeout, http); !s.isOk()) return s;
+    auto cancel = std::make_unique<RequestCancel>(request.cancel);
+    StreamResponse out;
+    http::http_response response;
+    Status st = guarded("opening the watch", [&] {
+      response = http->request(buildRequest(request), cancel->cts.get_token()).get();
+    });
+    if (!st.isOk()) {
+      if (request.cancel && request.cancel->cancelled()) return Status::error("cancelled");
+      return st;
+    }
+    out.status = response.status_code();
+    out.reason = response.reason_phrase();
+    out.headers = copyHeaders(response.headers());
+    out.lines = std::make_unique<CpprestLineStream>(std::move(http), std::move(response), std::move(cancel));
+    return out;
+  }
+
+ private:
+  Status makeClient(std::chrono::seconds timeout, std::shared_ptr<client::http_client>& out) {
+    client::http_client_config cfg = base_;
+    cfg.set_timeout(timeout);
+    return guarded("creating the HTTP client", [&] { out = std::make_shared<client::http_client>(server_, cfg); });
+  }
+
+  // Plain requests share a client (and its connection pool) per timeout value.
+  Status clientFor(std::chrono::seconds timeout, std::shared_ptr<client::http_client>& out) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = clients_.find(timeout);
+    if (it != clients_.end()) {
+      out = it->second;
+      return Status::ok();
+    }
+    if (Status s = makeClient(timeout, out); !s.isOk()) return s;
+    clients_.emplace(timeout, out);
+    return Status::ok();
+  }
+
+  std::string server_;
+  client::http_client_config base_;
+  std::mutex mu_;
+  std::map<std::chrono::seconds, std::shared_ptr<client::http_client>> clients_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& config) {
+  if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0) {
+    return Status::error("server \"" + config.server + "\" must start with https:// or http://");
+  }
+  if (!config.caData.empty()) {
+    if (Status s = checkPemCertificates(config.caData); !s.isOk()) return Status::error("certificate authority: " + s.message());
+  }
+  if (config.clientCertData.empty() != config.clientKeyData.empty()) {
+    return Status::error("a client certificate needs its key, and a key its certificate");
+  }
+  if (!config.clientCertData.empty()) {
+    if (Status s = checkPemCertificates(config.clientCertData); !s.isOk()) return Status::error("client certificate: " + s.message());
+    if (Status s = checkPemPrivateKey(config.clientKeyData); !s.isOk()) return Status::error("client key: " + s.message());
+  }
+  std::unique_ptr<Transport> out;
+  Status st = guarded("creating the HTTP transport", [&] { out = std::make_unique<CpprestTransport>(config); });
+  if (!st.isOk()) return st;
+  return out;
+}
+
+}  // namespace kdesched::kube

@@ -1,0 +1,233 @@
+// pkg/kube over real HTTP: the cpprestsdk transport against the scripted stub (test/stub), for the
+// faults a real API server cannot be made to produce on demand, and TLS verification.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "pkg/kube/cpprest_transport.h"
+#include "pkg/kube/reflector.h"
+#include "test/unit/kube/fakes.h"
+#include "test/unit/kube/support.h"
+
+namespace kdesched::kube::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+json list(const std::vector<std::string>& items, const std::string& rv, const std::string& cont = "") {
+  return json::parse(podList(items, rv, cont));
+}
+
+json rule(const std::string& path, json query, json responses) {
+  return {{"method", "GET"}, {"path", path}, {"query", std::move(query)}, {"responses", std::move(responses)}};
+}
+
+json stream(const std::vector<std::string>& lines, const std::string& end, bool split = false) {
+  return {{"status", 200}, {"stream", lines}, {"end", end}, {"split", split}, {"delay_ms", 5}};
+}
+
+class StubTest : public ::testing::Test {
+ protected:
+  void startStub(const json& rules, const std::string& cert = "", const std::string& key = "",
+                 const std::string& clientCa = "") {
+    const std::string script = dir_.write("script.json", json{{"rules", rules}}.dump());
+    stub_ = std::make_unique<StubProcess>(script, cert, key, clientCa);
+  }
+
+  ClientConfig config(const std::string& scheme = "http") {
+    ClientConfig cfg;
+    cfg.server = stub_->url(scheme);
+    cfg.bearerToken = "stub-token";
+    cfg.qps = -1;
+    return cfg;
+  }
+
+  std::unique_ptr<Client> client(const ClientConfig& cfg) {
+    auto transport = makeCpprestTransport(cfg);
+    EXPECT_TRUE(transport.isOk()) << transport.error();
+    return std::make_unique<Client>(cfg, std::move(transport).value(), systemClock());
+  }
+
+  // What the stub received, as "METHOD target" lines.
+  std::vector<std::string> received() {
+    auto c = client(config());
+    auto r = c->get("/__stub/requests");
+    EXPECT_TRUE(r.isOk()) << r.error().describe();
+    std::vector<std::string> out;
+    if (!r.isOk()) return out;
+    for (const auto& req : json::parse(r->body)) {
+      const std::string target = req["target"];
+      if (target != "/__stub/requests") out.push_back(req["method"].get<std::string>() + " " + target);
+    }
+    return out;
+  }
+
+  static ReflectorOptions fastOptions() {
+    ReflectorOptions o;
+    o.backoff.initial = 10ms;
+    o.backoff.cap = 50ms;
+    return o;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<StubProcess> stub_;
+  cluster::Store store_;
+};
+
+class CountingObserver final : public ReflectorObserver {
+ public:
+  void onWatchRestart(api::Kind, const std::string& reason) override {
+    std::lock_guard<std::mutex> lock(mu);
+    restarts.push_back(reason);
+  }
+  void onRelist(api::Kind, const std::string& reason) override {
+    std::lock_guard<std::mutex> lock(mu);
+    relists.push_back(reason);
+  }
+  std::mutex mu;
+  std::vector<std::string> restarts, relists;
+};
+
+std::set<std::string> podKeys(const cluster::Store& store) {
+  std::set<std::string> out;
+  for (const api::Pod* p : store.snapshot()->pods()) out.insert(p->key());
+  return out;
+}
+
+TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
+  startStub(json::array({
+      rule("/api/v1/pods", {{"watch", nullptr}, {"continue", nullptr}, {"resourceVersion", "0"}},
+           json::array({{{"status", 500}, {"json", json::parse(statusJson(500, "InternalError", "etcd leader changed"))}},
+                        {{"json", list({podJson("a", "5"), podJson("b", "6")}, "10", "page2")}}})),
+      rule("/api/v1/pods", {{"watch", nullptr}, {"continue", "page2"}},
+           json::array({{{"json", list({podJson("x", "7")}, "10")}}})),
+      rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "10"}},
+           json::array({stream({event("ADDED", podJson("c", "11")), R"({"type":"ADDED","object":{"metadata":{"na)",
+                                event("ADDED", podJson("never", "12"))},
+                               "hang", /*split=*/true)})),
+      rule("/api/v1/pods", {{"watch", nullptr}, {"resourceVersion", "11"}},
+           json::array({{{"json", list({podJson("a", "5"), podJson("c", "11"), podJson("y", "29")}, "30")}}})),
+      rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "30"}}, json::array({stream({}, "hang")})),
+  }));
+  auto c = client(config());
+  CountingObserver observer;
+  Reflector r(*c, kPods, store_, fastOptions(), &observer);
+  r.start();
+  ASSERT_TRUE(waitUntil([&] { return r.lastResourceVersion() == "30"; }, 10s));
+  // The watch from 30 is open (and hangs): stop must cut it at once.
+  ASSERT_TRUE(waitUntil([&] { return received().size() == 6; }, 5s));
+  const auto t0 = std::chrono::steady_clock::now();
+  r.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 500ms);
+
+  EXPECT_TRUE(r.synced());
+  EXPECT_EQ(podKeys(store_), (std::set<std::string>{"default/a", "default/c", "default/y"}));
+  const auto got = received();
+  ASSERT_EQ(got.size(), 6u);
+  EXPECT_EQ(got[0], "GET /api/v1/pods?limit=500&resourceVersion=0");
+  EXPECT_EQ(got[1], "GET /api/v1/pods?limit=500&resourceVersion=0");
+  EXPECT_EQ(got[2], "GET /api/v1/pods?limit=500&continue=page2");
+  EXPECT_THAT(got[3], HasSubstr("GET /api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds="));
+  EXPECT_EQ(got[4], "GET /api/v1/pods?resourceVersion=11");
+  EXPECT_THAT(got[5], HasSubstr("resourceVersion=30"));
+  std::lock_guard<std::mutex> lock(observer.mu);
+  EXPECT_THAT(observer.relists, ElementsAre("malformed"));
+}
+
+TEST_F(StubTest, ConnectionCutMidChunkRewatchesFromTheLastVersion) {
+  startStub(json::array({
+      rule("/api/v1/pods", {{"watch", nullptr}}, json::array({{{"json", list({podJson("a", "5")}, "10")}}})),
+      rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "10"}},
+           json::array({stream({event("ADDED", podJson("b", "11"))}, "cut")})),
+      rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "11"}}, json::array({stream({bookmark("15")}, "hang")})),
+  }));
+  auto c = client(config());
+  CountingObserver observer;
+  Reflector r(*c, kPods, store_, fastOptions(), &observer);
+  r.start();
+  ASSERT_TRUE(waitUntil([&] { return r.lastResourceVersion() == "15"; }, 10s));
+  r.stop();
+  EXPECT_EQ(podKeys(store_), (std::set<std::string>{"default/a", "default/b"}));
+  const auto got = received();
+  ASSERT_EQ(got.size(), 3u) << "a broken stream is re-watched, not relisted";
+  EXPECT_THAT(got[2], HasSubstr("resourceVersion=11"));
+  std::lock_guard<std::mutex> lock(observer.mu);
+  EXPECT_THAT(observer.restarts, ElementsAre("broken"));
+  EXPECT_TRUE(observer.relists.empty());
+}
+
+TEST_F(StubTest, RetryAfterIsHonouredOverHttp) {
+  startStub(json::array({rule("/api/v1/nodes", json::object(),
+                              json::array({{{"status", 429},
+                                            {"headers", {{"Retry-After", "1"}}},
+                                            {"json", json::parse(statusJson(429, "TooManyRequests", "slow down"))}},
+                                           {{"json", {{"kind", "NodeList"}, {"items", json::array()}}}}}))}));
+  auto c = client(config());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = c->get("/api/v1/nodes");
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(r.isOk()) << r.error().describe();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_GE(took, 1s);
+  EXPECT_LT(took, 3s);
+  EXPECT_THAT(received(), ElementsAre("GET /api/v1/nodes", "GET /api/v1/nodes"));
+}
+
+TEST_F(StubTest, TlsVerificationUsesTheConfiguredCa) {
+  const TlsMaterial tls = TlsMaterial::generate(dir_);
+  TempDir otherDir;
+  const TlsMaterial other = TlsMaterial::generate(otherDir);
+  startStub(json::array({rule("/version", json::object(), json::array({{{"json", {{"gitVersion", "v1.31.0"}}}}}))}),
+            tls.serverCert, tls.serverKey);
+
+  ClientConfig trusted = config("https");
+  trusted.caData = readFile(tls.caCert);
+  trusted.clientCertData = readFile(tls.clientCert);
+  trusted.clientKeyData = readFile(tls.clientKey);
+  auto ok = client(trusted)->get("/version");
+  ASSERT_TRUE(ok.isOk()) << ok.error().describe();
+  EXPECT_THAT(ok->body, HasSubstr("v1.31.0"));
+
+  auto noCa = client(config("https"))->get("/version");
+  ASSERT_FALSE(noCa.isOk()) << "a certificate from an unknown CA must be refused";
+  EXPECT_EQ(noCa.error().code, 0);
+  EXPECT_THAT(noCa.error().describe(), HasSubstr("handshake"));
+
+  ClientConfig wrongCa = config("https");
+  wrongCa.caData = readFile(other.caCert);
+  auto wrong = client(wrongCa)->get("/version");
+  ASSERT_FALSE(wrong.isOk());
+  EXPECT_THAT(wrong.error().describe(), HasSubstr("handshake"));
+
+  ClientConfig insecure = config("https");
+  insecure.insecureSkipTlsVerify = true;
+  auto skipped = client(insecure)->get("/version");
+  EXPECT_TRUE(skipped.isOk()) << skipped.error().describe();
+
+  stub_.reset();
+  startStub(json::array({rule("/version", json::object(), json::array({{{"json", {{"gitVersion", "v1.31.0"}}}}}))}),
+            tls.serverCert, tls.serverKey, tls.caCert);
+  ClientConfig mutual = config("https");
+  mutual.caData = readFile(tls.caCert);
+  mutual.clientCertData = readFile(tls.clientCert);
+  mutual.clientKeyData = readFile(tls.clientKey);
+  auto withCert = client(mutual)->get("/version");
+  EXPECT_TRUE(withCert.isOk()) << "the client certificate is presented: " << withCert.error().describe();
+  mutual.clientCertData.clear();
+  mutual.clientKeyData.clear();
+  auto withoutCert = client(mutual)->get("/version");
+  EXPECT_FALSE(withoutCert.isOk()) << "a server that requires a client certificate refuses us without one";
+
+  ClientConfig badCa = config("https");
+  badCa.caData = "not a certificate";
+  auto bad = makeCpprestTransport(badCa);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_THAT(bad.error(), HasSubstr("certificate authority: no PEM certificate found"));
+}
+
+}  // namespace
+}  // namespace kdesched::kube::testing
