@@ -157,6 +157,28 @@ class CpprestLineStream final : public LineStream {
   std::atomic<bool> cancelled_{false};
 };
 
+// Reads a whole body straight into `out` (a LIST page can be megabytes: one copy, not two), with
+// room for the padding the JSON decoder wants so it does not reallocate either.
+void readBody(http::http_response& response, std::string& out) {
+  constexpr std::size_t kChunk = 256 * 1024;
+  constexpr std::size_t kPadding = 64;
+  const std::size_t length = response.headers().content_length();
+  if (length > 0) out.reserve(length + kPadding);
+  concurrency::streams::streambuf<uint8_t> body = response.body().streambuf();
+  for (;;) {
+    const std::size_t used = out.size();
+    // With a Content-Length, ask for exactly what is left so the string never outgrows the reserve.
+    const std::size_t want = length > used ? std::min(kChunk, length - used) : kChunk;
+    if (length > 0 && used >= length) break;
+    out.resize(used + want);
+    const std::size_t got = body.getn(reinterpret_cast<uint8_t*>(out.data() + used), want).get();
+    out.resize(used + got);
+    if (got == 0) break;
+  }
+  // Rethrows what ended the body early (a reset connection, a timeout).
+  response.content_ready().get();
+}
+
 class CpprestTransport final : public Transport {
  public:
   explicit CpprestTransport(const ClientConfig& config) : server_(config.server) {
@@ -191,8 +213,7 @@ class CpprestTransport final : public Transport {
       out.status = response.status_code();
       out.reason = response.reason_phrase();
       out.headers = copyHeaders(response.headers());
-      const std::vector<unsigned char> body = response.extract_vector().get();
-      out.body.assign(body.begin(), body.end());
+      readBody(response, out.body);
     });
     if (!st.isOk()) {
       if (request.cancel && request.cancel->cancelled()) return Status::error("cancelled");

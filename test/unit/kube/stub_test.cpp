@@ -165,13 +165,14 @@ TEST_F(StubTest, RetryAfterIsHonouredOverHttp) {
                               json::array({{{"status", 429},
                                             {"headers", {{"Retry-After", "1"}}},
                                             {"json", json::parse(statusJson(429, "TooManyRequests", "slow down"))}},
-                                           {{"json", {{"kind", "NodeList"}, {"items", json::array()}}}}}))}));
+                                           stream({R"({"kind":"NodeList",)", R"("items":[]})"}, "close")}))}));
   auto c = client(config());
   const auto t0 = std::chrono::steady_clock::now();
   auto r = c->get("/api/v1/nodes");
   const auto took = std::chrono::steady_clock::now() - t0;
   ASSERT_TRUE(r.isOk()) << r.error().describe();
   EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "{\"kind\":\"NodeList\",\n\"items\":[]}\n") << "a chunked body is read whole";
   EXPECT_GE(took, 1s);
   EXPECT_LT(took, 3s);
   EXPECT_THAT(received(), ElementsAre("GET /api/v1/nodes", "GET /api/v1/nodes"));
