@@ -1,4 +1,7 @@
 // kdesched: flags and subcommands only; everything else lives in pkg/.
+//   kdesched [upstream descheduler flags]   the daemon (interval) or one-shot (interval 0) mode
+//   kdesched plan ...                       one cycle offline on a snapshot file
+//   kdesched version
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -6,7 +9,10 @@
 #include <iostream>
 
 #include "pkg/api/decode.h"
+#include "pkg/daemon/daemon.h"
+#include "pkg/daemon/logging.h"
 #include "pkg/plan/plan.h"
+#include "pkg/policy/args.h"
 
 namespace {
 
@@ -18,15 +24,68 @@ std::string oneLine(std::string s) {
   return s;
 }
 
+// Duration flags take Go durations ("5m", "2s", "1h30m"), as upstream's do.
+bool durationFlag(const std::string& flag, const std::string& value, double& seconds) {
+  auto d = kdesched::policy::parseDuration(value);
+  if (!d || *d < 0) {
+    std::cerr << "kdesched: " << flag << ": not a duration (like 5m, 30s, 1h): \"" << value << "\"\n";
+    return false;
+  }
+  seconds = *d;
+  return true;
+}
+
+std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread exists, so the signal thread alone receives SIGTERM/SIGINT.
+  kdesched::daemon::blockTerminationSignals();
   // Logs go to stderr so stdout carries only the plan (machine-readable with -o json).
   spdlog::set_default_logger(spdlog::stderr_logger_mt("kdesched"));
   spdlog::set_level(spdlog::level::warn);
 
-  CLI::App app{"kdesched: a Kubernetes descheduler (policy-compatible with kubernetes-sigs/descheduler)", "kdesched"};
+  CLI::App app{"kdesched: a Kubernetes descheduler, policy- and flag-compatible with kubernetes-sigs/descheduler.\n"
+               "Without a subcommand it runs the descheduler against the cluster.",
+               "kdesched"};
   app.require_subcommand(0, 1);
+
+  kdesched::daemon::Options d;
+  std::string interval = "0", leaseDuration = "2m17s", renewDeadline = "1m47s", retryPeriod = "26s";
+  std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
+  int verbosity = 0;
+  std::vector<std::string> ignored;
+  app.add_option("--policy-config-file", d.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file");
+  app.add_option("--descheduling-interval", interval,
+                 "Time between cycles (Go duration); 0 runs one cycle and exits (CronJob/Job mode)")
+      ->capture_default_str();
+  app.add_flag("--dry-run", d.dryRun, "Decide and log, evict nothing (PDB budgets and limits still accounted)");
+  app.add_option("--kubeconfig", d.kubeconfig, "Kubeconfig file (deprecated upstream alias of --client-connection-kubeconfig)");
+  app.add_option("--client-connection-kubeconfig", clientKubeconfig, "Kubeconfig file; without one, in-cluster config is used");
+  app.add_option("--client-connection-qps", d.qps, "Client-side requests per second (0: 5)")->check(CLI::NonNegativeNumber);
+  app.add_option("--client-connection-burst", d.burst, "Client-side burst (0: 10)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--leader-elect", d.leaderElect, "Run only while holding a coordination.k8s.io Lease");
+  app.add_option("--leader-elect-lease-duration", leaseDuration, "Lease duration")->capture_default_str();
+  app.add_option("--leader-elect-renew-deadline", renewDeadline, "Renew deadline")->capture_default_str();
+  app.add_option("--leader-elect-retry-period", retryPeriod, "Retry period")->capture_default_str();
+  app.add_option("--leader-elect-resource-lock", resourceLock, "Lock type (only leases)")->check(CLI::IsMember({"leases"}));
+  app.add_option("--leader-elect-resource-name", d.leader.name, "Lease name")->capture_default_str();
+  app.add_option("--leader-elect-resource-namespace", d.leader.ns, "Lease namespace")->capture_default_str();
+  app.add_option("--bind-address", d.bindAddress, "Address of the /metrics, /healthz, /readyz endpoint")->capture_default_str();
+  app.add_option("--secure-port", d.port, "Port of that endpoint (plain HTTP; 0 disables it)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  app.add_flag("--disable-metrics", d.disableMetrics, "Do not register metrics");
+  app.add_option("-v,--v", verbosity, "Log verbosity (0-2 info, 3-5 debug, 6+ trace)");
+  app.add_option("--logging-format", loggingFormat, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--cache-sync-timeout", d.syncTimeoutSeconds, "Seconds to wait for the first LIST of every resource")
+      ->capture_default_str();
+  // Upstream flags kdesched accepts so existing manifests keep working, but does not implement.
+  for (const char* f : {"--tls-cert-file", "--tls-private-key-file", "--cert-dir", "--feature-gates", "--otel-collector-endpoint",
+                        "--otel-service-name", "--otel-sample-rate", "--otel-trace-namespace", "--otel-transport-ca-cert",
+                        "--tls-min-version", "--tls-cipher-suites", "--log-flush-frequency"})
+    app.add_option(f, ignored, "Accepted for upstream compatibility; ignored")->group("Ignored (upstream compatibility)");
 
   kdesched::plan::PlanOptions planOpts;
   std::string format = "table";
@@ -74,6 +133,40 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  std::cerr << "kdesched: the live daemon is not built yet; use `kdesched plan` (see --help)\n";
-  return kExitBadInput;
+
+  // The daemon / one-shot mode.
+  if (d.policyPath.empty()) {
+    std::cerr << "kdesched: --policy-config-file is required (a descheduler/v1alpha2 DeschedulerPolicy)\n";
+    return kExitBadInput;
+  }
+  if (!clientKubeconfig.empty()) d.kubeconfig = clientKubeconfig;
+  double lease = 0, renew = 0, retry = 0;
+  if (!durationFlag("--descheduling-interval", interval, d.intervalSeconds) ||
+      !durationFlag("--leader-elect-lease-duration", leaseDuration, lease) ||
+      !durationFlag("--leader-elect-renew-deadline", renewDeadline, renew) ||
+      !durationFlag("--leader-elect-retry-period", retryPeriod, retry))
+    return kExitBadInput;
+  d.leader.leaseDuration = ms(lease);
+  d.leader.renewDeadline = ms(renew);
+  d.leader.retryPeriod = ms(retry);
+  if (auto st = kdesched::daemon::setupLogging(loggingFormat, verbosity); !st.isOk()) {
+    std::cerr << "kdesched: " << st.message() << "\n";
+    return kExitBadInput;
+  }
+  if (!ignored.empty()) spdlog::warn("msg=\"ignoring upstream flags kdesched does not implement\" count={}", ignored.size() / 1);
+  if (d.leaderElect && d.dryRun) {
+    spdlog::warn("msg=\"--leader-elect is ignored with --dry-run\" hint=\"a dry run evicts nothing, so replicas cannot conflict\"");
+    d.leaderElect = false;
+  }
+  if (d.leaderElect) {
+    if (d.intervalSeconds <= 0) {
+      std::cerr << "kdesched: leaderElection must be used with deschedulingInterval (set --descheduling-interval > 0)\n";
+      return kExitBadInput;
+    }
+    if (auto st = kdesched::kube::validateLeaderElection(d.leader); !st.isOk()) {
+      std::cerr << "kdesched: " << st.message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  return kdesched::daemon::run(d);
 }

@@ -658,3 +658,9 @@ std::string closestMatch(std::string_view word, const std::vector<std::string>& 
 }
 
 }  // namespace kdesched::policy
+
+namespace kdesched::policy {
+
+std::optional<double> parseDuration(std::string_view text) { return parseGoDuration(text); }
+
+}  // namespace kdesched::policy

@@ -89,6 +89,10 @@ class ArgsReader {
   std::vector<std::string> known_;
 };
 
+// A Go duration ("5m", "1h30m", "2s", "300ms", "0") in seconds; nullopt when malformed. Used for
+// duration flags too, so upstream's flag values keep working.
+std::optional<double> parseDuration(std::string_view text);
+
 // Edit distance (insertions, deletions, substitutions and adjacent transpositions all cost 1),
 // for did-you-mean suggestions.
 std::size_t editDistance(std::string_view a, std::string_view b);

@@ -1,0 +1,284 @@
+#include "pkg/daemon/daemon.h"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <ctime>
+#include <pthread.h>
+
+#include "pkg/daemon/kube_eviction_api.h"
+#include "pkg/kube/cpprest_transport.h"
+#include "pkg/kube/reflector.h"
+#include "pkg/metrics/server.h"
+#include "pkg/plan/engine.h"
+
+namespace kdesched::daemon {
+namespace {
+
+std::string kindLabel(api::Kind k) { return std::string(api::toString(k)); }
+
+// Eviction outcomes → upstream's metric families (+ refusal reasons).
+class MetricsSink : public evictor::Sink {
+ public:
+  explicit MetricsSink(metrics::Metrics& m) : m_(m) {}
+  framework::EvictResult evict(const evictor::Decision& d) override {
+    m_.podEvicted("success", d.plugin, d.profile, d.pod->ns.str(), d.node);
+    return framework::EvictResult::success();
+  }
+  void refused(const evictor::RefusedDecision& r) override {
+    const auto& d = r.wanted;
+    std::string kind(framework::toString(r.result.refusal));
+    m_.evictionRefused(kind, d.plugin, d.profile);
+    // Upstream counts API failures and limit hits under descheduler_pods_evicted_total too.
+    if (r.result.refusal == framework::Refusal::ApiError || r.result.refusal == framework::Refusal::Pdb)
+      m_.podEvicted("error", d.plugin, d.profile, d.pod->ns.str(), d.node);
+    else if (r.result.refusal == framework::Refusal::TotalLimit || r.result.refusal == framework::Refusal::NodeLimit ||
+             r.result.refusal == framework::Refusal::NamespaceLimit)
+      m_.podEvicted(r.result.detail, d.plugin, d.profile, d.pod->ns.str(), d.node);
+  }
+
+ private:
+  metrics::Metrics& m_;
+};
+
+class ReflectorMetrics : public kube::ReflectorObserver {
+ public:
+  explicit ReflectorMetrics(metrics::Metrics* m) : m_(m) {}
+  void onWatchRestart(api::Kind k, const std::string& reason) override {
+    if (m_) m_->watchRestarted(kindLabel(k));
+    (void)reason;
+  }
+  void onRelist(api::Kind k, const std::string& reason) override {
+    if (m_) m_->relisted(kindLabel(k));
+    (void)reason;
+  }
+
+ private:
+  metrics::Metrics* m_;
+};
+
+class StrategyTimer : public framework::CycleObserver {
+ public:
+  explicit StrategyTimer(metrics::Metrics* m) : m_(m) {}
+  void pluginFinished(const std::string& profile, const std::string& plugin, double seconds, const Status&) override {
+    if (m_) m_->strategyDuration(plugin, profile, seconds);
+  }
+
+ private:
+  metrics::Metrics* m_;
+};
+
+// No fencing exists in Lease-based election: check leadership right before each eviction.
+class LeaderGate : public evictor::EvictionGate {
+ public:
+  explicit LeaderGate(const kube::LeaderElector& e) : e_(e) {}
+  framework::EvictResult admit(const evictor::Decision&) override {
+    if (e_.isLeader()) return {};
+    return framework::EvictResult::refused(framework::Refusal::ApiError, "leader election",
+                                           "this replica is not the leader any more");
+  }
+  void evicted(const evictor::Decision&) override {}
+
+ private:
+  const kube::LeaderElector& e_;
+};
+
+kube::Cancellation& shutdown() {
+  static kube::Cancellation c;
+  return c;
+}
+
+void startSignalThread() {
+  std::thread([] {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    int sig = 0;
+    if (sigwait(&set, &sig) == 0) {
+      spdlog::info("msg=\"shutting down\" signal={}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      shutdown().cancel();
+    }
+  }).detach();
+}
+
+double unixNow() { return static_cast<double>(std::time(nullptr)); }
+
+}  // namespace
+
+void blockTerminationSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int run(const Options& o) {
+  startSignalThread();
+  kube::Cancellation& stop = shutdown();
+
+  auto config = kube::resolveConfig(o.kubeconfig);
+  if (!config.isOk()) {
+    spdlog::error("msg=\"no usable client configuration\" error=\"{}\"", config.error());
+    return kExitBadInput;
+  }
+  if (o.qps > 0) config->qps = o.qps;
+  if (o.burst > 0) config->burst = o.burst;
+  auto transport = kube::makeCpprestTransport(*config);
+  if (!transport.isOk()) {
+    spdlog::error("msg=\"cannot set up the API client\" error=\"{}\"", transport.error());
+    return kExitBadInput;
+  }
+  auto clock = kube::systemClock();
+  kube::Client client(*config, std::move(transport.value()), clock);
+
+  framework::BuildContext ctx;
+  ctx.now = [] { return static_cast<api::Timestamp>(std::time(nullptr)); };
+  ctx.priorityClassValue = [&client](const std::string& name) -> Result<std::int32_t> {
+    auto r = client.get("/apis/scheduling.k8s.io/v1/priorityclasses/" + name);
+    if (!r) return Status::error("cannot read PriorityClass \"" + name + "\": " + r.error().describe());
+    try {
+      return nlohmann::json::parse(r->body).at("value").get<std::int32_t>();
+    } catch (const std::exception& e) {
+      return Status::error("PriorityClass \"" + name + "\" has no readable value: " + e.what());
+    }
+  };
+  auto engine = plan::buildEngine(o.policyPath, ctx);
+  if (!engine.isOk()) {
+    spdlog::error("msg=\"bad policy\" error=\"{}\"", engine.error());
+    return kExitBadInput;
+  }
+
+  std::unique_ptr<metrics::Metrics> metrics;
+  if (!o.disableMetrics) {
+    std::vector<metrics::StrategyId> ids;
+    for (const auto& p : engine->profiles)
+      for (const auto& s : p.strategyNames()) ids.push_back({s, p.name});
+    metrics = std::make_unique<metrics::Metrics>(KDESCHED_VERSION, ids);
+  }
+
+  cluster::Store store;
+  ReflectorMetrics reflectorMetrics(metrics.get());
+  std::vector<std::unique_ptr<kube::Reflector>> reflectors;
+  for (const kube::Resource& r : {kube::kPods, kube::kNodes, kube::kNamespaces, kube::kPodDisruptionBudgets,
+                                  kube::kPersistentVolumeClaims}) {
+    kube::ReflectorOptions ro;
+    ro.clock = clock;
+    reflectors.push_back(std::make_unique<kube::Reflector>(client, r, store, ro, &reflectorMetrics));
+  }
+  auto allSynced = [&] {
+    for (const auto& r : reflectors)
+      if (!r->synced()) return false;
+    return true;
+  };
+
+  std::unique_ptr<kube::LeaderElector> elector;
+  if (o.leaderElect) elector = std::make_unique<kube::LeaderElector>(client, o.leader, clock);
+  std::atomic<bool> standby{o.leaderElect};
+
+  metrics::Server server(metrics.get(), [&]() -> metrics::Readiness {
+    if (!allSynced()) return {false, "caches not synced"};
+    if (elector) return {true, elector->isLeader() ? "leader" : "standby"};
+    return {true, "ok"};
+  });
+  if (o.port != 0) {
+    Status st = server.start(o.bindAddress, o.port);
+    if (!st.isOk()) {
+      spdlog::error("msg=\"cannot start the metrics server\" error=\"{}\"", st.message());
+      return kExitBadInput;
+    }
+  }
+
+  for (auto& r : reflectors) r->start();
+  auto stopAll = [&] {
+    for (auto& r : reflectors) r->stop();
+    server.stop();
+  };
+
+  auto syncDeadline = clock->now() + std::chrono::duration_cast<kube::Clock::Duration>(
+                                         std::chrono::duration<double>(o.syncTimeoutSeconds));
+  while (!allSynced()) {
+    if (stop.cancelled()) {
+      stopAll();
+      return kExitOk;
+    }
+    if (clock->now() > syncDeadline) {
+      spdlog::error("msg=\"the cache did not sync\" timeout_seconds={} hint=\"check the API server address, credentials and RBAC (get/list/watch pods, nodes, namespaces, poddisruptionbudgets, persistentvolumeclaims)\"",
+                    o.syncTimeoutSeconds);
+      stopAll();
+      return kExitFailure;
+    }
+    stop.waitFor(std::chrono::milliseconds(50));
+  }
+  spdlog::info("msg=\"caches synced\" pods={} nodes={} pdbs={}", store.count(api::Kind::Pod), store.count(api::Kind::Node),
+               store.count(api::Kind::PodDisruptionBudget));
+
+  std::atomic<bool> lost{false};
+  if (elector) {
+    if (!elector->acquire(stop)) {
+      stopAll();
+      return kExitOk;
+    }
+    standby = false;
+    elector->startRenewing([&] {
+      lost = true;
+      stop.cancel();
+    });
+  }
+
+  KubeEvictionApi evictionApi(client);
+  evictor::ApiSink apiSink(evictionApi, {engine->policy.gracePeriodSeconds,
+                                         engine->policy.evictionFailureEventNotification.value_or(false)});
+  evictor::DryRunSink dryRunSink;
+  evictor::Sink& primary = o.dryRun ? static_cast<evictor::Sink&>(dryRunSink) : apiSink;
+  std::unique_ptr<MetricsSink> metricsSink;
+  std::vector<evictor::Sink*> observers;
+  if (metrics) {
+    metricsSink = std::make_unique<MetricsSink>(*metrics);
+    observers.push_back(metricsSink.get());
+  }
+  evictor::TeeSink sink(primary, observers);
+  std::unique_ptr<LeaderGate> gate;
+  if (elector) gate = std::make_unique<LeaderGate>(*elector);
+  StrategyTimer timer(metrics.get());
+
+  int exitCode = kExitOk;
+  while (!stop.cancelled()) {
+    auto start = clock->now();
+    if (elector && !elector->isLeader()) {
+      lost = true;
+      break;
+    }
+    cluster::SnapshotPtr snapshot = store.snapshot();
+    evictor::EvictionChain chain(engine->limits(), sink, gate.get());
+    framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer);
+    spdlog::info("msg=\"cycle finished\" evicted={} refused={} nodes={} pods={} seconds={:.3f}{}", chain.evictedThisCycle(),
+                 chain.refusedThisCycle(), cycle.nodes, snapshot->podCount(), cycle.seconds,
+                 cycle.skipped ? " skipped=\"" + cycle.skipReason + "\"" : std::string());
+    if (metrics) {
+      metrics->loopDuration(cycle.seconds);
+      metrics->cycleSucceeded(unixNow());
+      for (api::Kind k : {api::Kind::Pod, api::Kind::Node, api::Kind::Namespace, api::Kind::PodDisruptionBudget,
+                          api::Kind::PersistentVolumeClaim})
+        metrics->cacheObjects(kindLabel(k), static_cast<double>(store.count(k)));
+    }
+    if (o.intervalSeconds <= 0) break;
+    // Non-sliding: the period is measured from each cycle's start.
+    auto next = start + std::chrono::duration_cast<kube::Clock::Duration>(std::chrono::duration<double>(o.intervalSeconds));
+    auto wait = next - clock->now();
+    if (wait > kube::Clock::Duration::zero() && stop.waitFor(wait)) break;
+  }
+
+  if (lost) {
+    spdlog::error("msg=\"leadership lost; exiting so the replica restarts clean\"");
+    exitCode = kExitFailure;
+  }
+  if (elector) elector->release();
+  stopAll();
+  spdlog::info("msg=\"stopped\" exit={}", exitCode);
+  return exitCode;
+}
+
+}  // namespace kdesched::daemon

@@ -1,0 +1,36 @@
+// Wiring for the live modes: client, reflectors, metrics, leader election, and cycles on an
+// interval (or once, for the CronJob/Job mode) through the same engine as `kdesched plan`.
+#pragma once
+
+#include <string>
+
+#include "pkg/kube/leader_election.h"
+
+namespace kdesched::daemon {
+
+struct Options {
+  std::string policyPath;
+  double intervalSeconds = 0;  // 0: one cycle, then exit (CronJob/Job mode)
+  bool dryRun = false;
+  std::string kubeconfig;
+  double qps = 0;  // 0: upstream's default (5)
+  int burst = 0;   // 0: upstream's default (10)
+  bool leaderElect = false;
+  kube::LeaderElectionConfig leader;
+  std::string bindAddress = "0.0.0.0";
+  int port = 10258;  // 0: no metrics/health endpoint
+  bool disableMetrics = false;
+  double syncTimeoutSeconds = 120;  // the cache must sync within this, or the run fails
+};
+
+// Exit codes.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;   // could not reach/sync with the API server, lost leadership
+inline constexpr int kExitBadInput = 2;  // bad policy, flags or kubeconfig
+
+// Runs until SIGTERM/SIGINT (interval mode) or after one cycle (interval 0). Call
+// blockTerminationSignals() first thing in main, before any thread exists.
+int run(const Options& options);
+void blockTerminationSignals();
+
+}  // namespace kdesched::daemon

@@ -1,0 +1,20 @@
+// The evictor's EvictionApi over the API client: POST pods/{name}/eviction (policy/v1) and core/v1
+// Events on the pod.
+#pragma once
+
+#include "pkg/evictor/api_sink.h"
+#include "pkg/kube/client.h"
+
+namespace kdesched::daemon {
+
+class KubeEvictionApi : public evictor::EvictionApi {
+ public:
+  explicit KubeEvictionApi(kube::Client& client) : client_(client) {}
+  evictor::ApiAnswer evict(const evictor::EvictionRequest& r) override;
+  void recordEvent(const evictor::PodEvent& e) override;
+
+ private:
+  kube::Client& client_;
+};
+
+}  // namespace kdesched::daemon

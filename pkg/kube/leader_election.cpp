@@ -1,0 +1,222 @@
+#include "pkg/kube/leader_election.h"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <random>
+
+namespace kdesched::kube {
+namespace {
+
+std::string microTimeNow() {
+  auto now = std::chrono::system_clock::now();
+  auto secs = std::chrono::system_clock::to_time_t(now);
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(micros));
+  return buf;
+}
+
+}  // namespace
+
+Status validateLeaderElection(const LeaderElectionConfig& c) {
+  using namespace std::chrono;
+  if (c.retryPeriod <= milliseconds(0)) return Status::error("--leader-elect-retry-period must be greater than zero");
+  if (c.leaseDuration <= c.renewDeadline)
+    return Status::error("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
+  if (c.renewDeadline.count() <= 1.2 * static_cast<double>(c.retryPeriod.count()))
+    return Status::error("--leader-elect-renew-deadline must be greater than 1.2 × --leader-elect-retry-period");
+  if (c.name.empty() || c.ns.empty()) return Status::error("--leader-elect-resource-name and -namespace must be set");
+  return Status::ok();
+}
+
+std::string defaultIdentity() {
+  char host[256] = {0};
+  if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "unknown");
+  std::random_device rd;
+  std::uniform_int_distribution<unsigned> d(0, 15);
+  std::string suffix;
+  for (int i = 0; i < 16; ++i) suffix += "0123456789abcdef"[d(rd)];
+  return std::string(host) + "_" + suffix;
+}
+
+LeaderElector::LeaderElector(Client& client, LeaderElectionConfig config, std::shared_ptr<Clock> clock)
+    : client_(client), config_(std::move(config)), clock_(std::move(clock)) {
+  if (config_.identity.empty()) config_.identity = defaultIdentity();
+}
+
+LeaderElector::~LeaderElector() {
+  stop_.cancel();
+  if (renewer_.joinable()) renewer_.join();
+}
+
+std::string LeaderElector::leasePath() const {
+  return "/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases/" + config_.name;
+}
+
+std::string LeaderElector::body(const Record& r, bool withResourceVersion) const {
+  nlohmann::json j = {{"apiVersion", "coordination.k8s.io/v1"},
+                      {"kind", "Lease"},
+                      {"metadata", {{"name", config_.name}, {"namespace", config_.ns}}},
+                      {"spec",
+                       {{"holderIdentity", r.holder},
+                        {"leaseDurationSeconds", r.leaseDurationSeconds},
+                        {"leaseTransitions", r.transitions}}}};
+  if (!r.acquireTime.empty()) j["spec"]["acquireTime"] = r.acquireTime;
+  if (!r.renewTime.empty()) j["spec"]["renewTime"] = r.renewTime;
+  if (withResourceVersion) j["metadata"]["resourceVersion"] = r.resourceVersion;
+  return j.dump();
+}
+
+bool LeaderElector::tryAcquireOrRenew() {
+  const int durationSeconds =
+      static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(config_.leaseDuration).count());
+  auto now = clock_->now();
+  std::string nowStr = microTimeNow();
+  auto got = client_.get(leasePath());
+  if (!got) {
+    if (got.error().code != 404) {
+      spdlog::warn("msg=\"cannot read the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
+                   got.error().describe());
+      return false;
+    }
+    Record fresh{config_.identity, durationSeconds, nowStr, nowStr, 0, ""};
+    auto created = client_.post("/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases", body(fresh, false));
+    if (!created) {
+      spdlog::warn("msg=\"cannot create the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
+                   created.error().describe());
+      return false;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    observed_ = fresh;
+    observedAt_ = now;
+    return true;
+  }
+
+  Record current;
+  try {
+    auto j = nlohmann::json::parse(got->body);
+    const auto& spec = j.value("spec", nlohmann::json::object());
+    current.holder = spec.value("holderIdentity", "");
+    current.leaseDurationSeconds = spec.value("leaseDurationSeconds", 0);
+    current.acquireTime = spec.value("acquireTime", "");
+    current.renewTime = spec.value("renewTime", "");
+    current.transitions = spec.value("leaseTransitions", 0);
+    current.resourceVersion = j.at("metadata").value("resourceVersion", "");
+  } catch (const std::exception& e) {
+    spdlog::warn("msg=\"cannot decode the leader lease\" error=\"{}\"", e.what());
+    return false;
+  }
+
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Only local observation times count: the record changed → restart the takeover clock.
+    if (current.resourceVersion != observed_.resourceVersion || current.holder != observed_.holder) {
+      observed_ = current;
+      observedAt_ = now;
+    }
+    bool heldByOther = !current.holder.empty() && current.holder != config_.identity;
+    auto lease = std::chrono::seconds(current.leaseDurationSeconds > 0 ? current.leaseDurationSeconds : durationSeconds);
+    if (heldByOther && now - observedAt_ < lease) return false;
+  }
+
+  Record next = current;
+  if (current.holder != config_.identity) {
+    next.acquireTime = nowStr;
+    next.transitions = current.transitions + 1;
+  }
+  next.holder = config_.identity;
+  next.leaseDurationSeconds = durationSeconds;
+  next.renewTime = nowStr;
+  auto put = client_.put(leasePath(), body(next, true));
+  if (!put) {
+    if (put.error().code != 409)
+      spdlog::warn("msg=\"cannot update the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
+                   put.error().describe());
+    return false;
+  }
+  try {
+    next.resourceVersion = nlohmann::json::parse(put->body).at("metadata").value("resourceVersion", "");
+  } catch (...) {
+    next.resourceVersion.clear();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  observed_ = next;
+  observedAt_ = now;
+  return true;
+}
+
+bool LeaderElector::acquire(Cancellation& cancel) {
+  spdlog::info("msg=\"waiting for leadership\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+  while (!cancel.cancelled()) {
+    if (tryAcquireOrRenew()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      held_ = true;
+      lastRenew_ = clock_->now();
+      spdlog::info("msg=\"became leader\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+      return true;
+    }
+    if (cancel.waitFor(config_.retryPeriod)) break;
+  }
+  return false;
+}
+
+void LeaderElector::startRenewing(std::function<void()> onLost) {
+  renewer_ = std::thread([this, onLost = std::move(onLost)] {
+    while (!stop_.waitFor(config_.retryPeriod)) {
+      if (tryAcquireOrRenew()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        lastRenew_ = clock_->now();
+        continue;
+      }
+      bool lost;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        lost = clock_->now() - lastRenew_ >= config_.renewDeadline || (!observed_.holder.empty() && observed_.holder != config_.identity);
+        if (lost) held_ = false;
+      }
+      if (lost) {
+        spdlog::error("msg=\"leadership lost\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+        if (onLost) onLost();
+        return;
+      }
+    }
+  });
+}
+
+bool LeaderElector::isLeader() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return held_ && clock_->now() - lastRenew_ < config_.renewDeadline;
+}
+
+std::string LeaderElector::observedHolder() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return observed_.holder;
+}
+
+void LeaderElector::release() {
+  stop_.cancel();
+  if (renewer_.joinable() && renewer_.get_id() != std::this_thread::get_id()) renewer_.join();
+  bool wasHeld;
+  Record r;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wasHeld = held_;
+    held_ = false;
+    r = observed_;
+  }
+  if (!wasHeld || r.holder != config_.identity) return;
+  r.holder.clear();
+  r.leaseDurationSeconds = 1;
+  r.renewTime = microTimeNow();
+  auto put = client_.put(leasePath(), body(r, true));
+  if (put) spdlog::info("msg=\"released leadership\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+  else spdlog::warn("msg=\"cannot release the lease\" error=\"{}\"", put.error().describe());
+}
+
+}  // namespace kdesched::kube

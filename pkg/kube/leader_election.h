@@ -1,0 +1,78 @@
+// Leader election with a coordination.k8s.io/v1 Lease, with client-go's semantics: a candidate
+// takes over only after it has observed no change to the record for leaseDuration (local clock
+// only, so clock skew between replicas does not matter); the leader renews every retryPeriod and
+// gives up when it could not renew for renewDeadline. There is no fencing: callers check isLeader()
+// right before each eviction batch and exit when leadership is lost.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "pkg/kube/client.h"
+
+namespace kdesched::kube {
+
+struct LeaderElectionConfig {
+  std::string ns = "kube-system";
+  std::string name = "descheduler";
+  std::string identity;  // default: <hostname>_<random>
+  std::chrono::milliseconds leaseDuration{137000};
+  std::chrono::milliseconds renewDeadline{107000};
+  std::chrono::milliseconds retryPeriod{26000};
+};
+
+// LeaseDuration > RenewDeadline > 1.2 × RetryPeriod > 0, as client-go validates.
+Status validateLeaderElection(const LeaderElectionConfig& c);
+std::string defaultIdentity();
+
+class LeaderElector {
+ public:
+  LeaderElector(Client& client, LeaderElectionConfig config, std::shared_ptr<Clock> clock);
+  ~LeaderElector();
+
+  // Blocks until this process holds the lease (true) or `cancel` fires (false).
+  bool acquire(Cancellation& cancel);
+  // Renews in the background; `onLost` runs once (on the renew thread) when leadership is lost.
+  void startRenewing(std::function<void()> onLost);
+  // Held, and renewed less than renewDeadline ago.
+  bool isLeader() const;
+  // Stops renewing and, if still the holder, empties holderIdentity so a successor need not wait
+  // a full leaseDuration.
+  void release();
+
+  const std::string& identity() const { return config_.identity; }
+  // The holder last seen in the record ("" when none), for logs and readiness.
+  std::string observedHolder() const;
+
+ private:
+  struct Record {
+    std::string holder;
+    int leaseDurationSeconds = 0;
+    std::string acquireTime;
+    std::string renewTime;
+    int transitions = 0;
+    std::string resourceVersion;
+  };
+  // One attempt; true when we hold the lease afterwards.
+  bool tryAcquireOrRenew();
+  std::string leasePath() const;
+  std::string body(const Record& r, bool withResourceVersion) const;
+
+  Client& client_;
+  LeaderElectionConfig config_;
+  std::shared_ptr<Clock> clock_;
+  mutable std::mutex mu_;
+  Record observed_;
+  Clock::TimePoint observedAt_{};
+  bool held_ = false;
+  Clock::TimePoint lastRenew_{};
+  Cancellation stop_;
+  std::thread renewer_;
+};
+
+}  // namespace kdesched::kube
