@@ -99,10 +99,7 @@ Case make(std::string name, std::vector<NodePtr> nodes, const Pods& pods) {
   return c;
 }
 
-// DefaultEvictor nodeFit. The explicit `evictLocalStoragePods: false` works around a bug in
-// DefaultEvictor's args decoding (one optional<bool> is reused for every boolean, so an absent
-// legacy flag inherits nodeFit's `true` and, e.g., PodsWithoutPDB protects every pod).
-const std::string kNodeFit = "      nodeFit: true\n      evictLocalStoragePods: false\n";
+const std::string kNodeFit = "      nodeFit: true\n";  // DefaultEvictor
 const std::string kBothKinds = "      constraints: [DoNotSchedule, ScheduleAnyway]\n";
 const std::string kNoBalanceFit = "      topologyBalanceNodeFit: false\n";
 
