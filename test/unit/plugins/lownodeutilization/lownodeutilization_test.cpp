@@ -16,10 +16,7 @@ using NodePtr = std::shared_ptr<const api::Node>;
 using PdbPtr = std::shared_ptr<const api::PodDisruptionBudget>;
 
 const char* kPlugin = "LowNodeUtilization";
-// DefaultEvictor's decoder reuses one optional<bool> for nodeFit and the legacy booleans, so
-// `nodeFit: true` alone also switches them all on (ignorePodsWithoutPDB protects every pod here).
-// Setting the first legacy boolean explicitly pins the rest to false.
-const std::string kNodeFit = "      nodeFit: true\n      evictLocalStoragePods: false\n";
+const std::string kNodeFit = "      nodeFit: true\n";
 // Upstream's most used args: cpu and pods, 30% → 50%.
 const std::string kCpuPods3050 =
     "      thresholds: {cpu: 30, pods: 30}\n"
