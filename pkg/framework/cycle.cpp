@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 namespace kdesched::framework {
@@ -41,8 +42,14 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
   CycleState state;
   evictors.beginCycle(snapshot, state);
 
+  auto selected = [&](const Plugin& plugin) {
+    return scope.plugins.empty() ||
+           std::find(scope.plugins.begin(), scope.plugins.end(), plugin.name()) != scope.plugins.end();
+  };
   auto run = [&](const Profile& profile, Plugin& plugin, const char* point, auto&& call) {
-    Handle h(snapshot, nodes, state, &evictors.forProfile(profile), profile.name, std::string(plugin.name()));
+    if (!selected(plugin)) return;
+    Handle h(snapshot, nodes, state, &evictors.forProfile(profile), profile.name, std::string(plugin.name()),
+             std::string_view(point) == "deschedule" ? scope.pods : nullptr);
     auto t0 = std::chrono::steady_clock::now();
     Status st = call(h);
     double secs = since(t0);

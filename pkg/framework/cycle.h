@@ -43,10 +43,12 @@ struct CycleResult {
   double seconds = 0;
 };
 
-// Restricts which plugins run and on which pods (event-triggered runs); null = everything.
+// Restricts which plugins run and on which pods (event-triggered runs). Defaults: everything.
 struct CycleScope {
   bool runDeschedule = true;
   bool runBalance = true;
+  std::vector<std::string> plugins;  // only these plugin names (empty: all)
+  PodScope pods;                     // deschedule candidates (null: all pods)
 };
 
 // The cycle's nodes: ready (no Ready condition other than True) and matching `nodeSelector`.

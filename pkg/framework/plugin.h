@@ -99,19 +99,26 @@ class PreEvictionFilterPlugin : public virtual Plugin {
 // Pods a plugin lists: upstream's ListPodsOnANode drops Succeeded/Failed pods.
 enum class PodPhases { NonTerminal, All };
 
+// The pods an event-triggered run may act on ("namespace/name"); null means every pod.
+using PodScope = std::shared_ptr<const std::unordered_set<std::string>>;
+
 // What a plugin works through during one call: the cycle's snapshot and nodes, pods already
 // evicted this cycle hidden, and the profile's evictor.
 class Handle {
  public:
   Handle(const cluster::Snapshot& snapshot, const std::vector<const api::Node*>& nodes, CycleState& state,
-         Evictor* evictor, std::string profile, std::string plugin)
+         Evictor* evictor, std::string profile, std::string plugin, PodScope scope = nullptr)
       : snapshot_(snapshot), nodes_(nodes), state_(state), evictor_(evictor), profile_(std::move(profile)),
-        plugin_(std::move(plugin)) {}
+        plugin_(std::move(plugin)), scope_(std::move(scope)) {}
 
   const cluster::Snapshot& snapshot() const { return snapshot_; }
   // The cycle's nodes: ready and matching the policy's nodeSelector, sorted by name.
   const std::vector<const api::Node*>& nodes() const { return nodes_; }
   bool isEvicted(const api::Pod& pod) const { return state_.isEvicted(pod); }
+  // Deschedule plugins consider only pods in scope as candidates (every pod still counts as a
+  // conflicting party, for usage and for domains).
+  bool inScope(const api::Pod& pod) const { return !scope_ || scope_->count(pod.key()) != 0; }
+  bool scoped() const { return scope_ != nullptr; }
   CycleState& state() const { return state_; }
   // Pods on `node` not yet evicted this cycle.
   std::vector<const api::Pod*> podsOnNode(const api::Node& node, PodPhases phases = PodPhases::NonTerminal) const;
@@ -124,7 +131,7 @@ class Handle {
 
   // A copy bound to another plugin name (the cycle runner hands one to each plugin).
   Handle forPlugin(std::string plugin) const {
-    return Handle(snapshot_, nodes_, state_, evictor_, profile_, std::move(plugin));
+    return Handle(snapshot_, nodes_, state_, evictor_, profile_, std::move(plugin), scope_);
   }
 
  private:
@@ -134,6 +141,7 @@ class Handle {
   Evictor* evictor_;  // null: filters pass, evictions are refused (used by filter-only contexts)
   std::string profile_;
   std::string plugin_;
+  PodScope scope_;
 };
 
 }  // namespace kdesched::framework

@@ -206,6 +206,10 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
                      "must be a non-negative integer, got " + std::to_string(*policy.gracePeriodSeconds));
   }
   if (Status s = readUnsupported(top); !s) return s;
+  // kdesched's own settings live under one top-level key that no upstream field uses; upstream
+  // ignores unknown top-level keys, so a policy with this block still works there unchanged.
+  if (Status s = top.readRaw("kdesched", policy.extension.node); !s) return s;
+  policy.extension.path = "kdesched";
 
   Status st =
       top.readObjectList("profiles", [&](ArgsReader& r, std::size_t) { return readProfile(r, policy.profiles); });

@@ -56,6 +56,8 @@ struct DeschedulerPolicy {
   std::optional<std::uint32_t> maxNoOfPodsToEvictTotal;
   std::optional<bool> evictionFailureEventNotification;
   std::optional<std::int64_t> gracePeriodSeconds;
+  // The top-level `kdesched:` block (event triggers, anti-flapping): decoded by pkg/trigger.
+  RawArgs extension;
   std::string sourceName;  // file name used to prefix errors
 };
 

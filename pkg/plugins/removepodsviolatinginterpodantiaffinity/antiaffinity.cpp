@@ -92,6 +92,7 @@ Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h)
                      [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
     for (const api::Pod* pod : pods) {
       if (h.isEvicted(*pod) || pod->isTerminating()) continue;
+      if (!h.inScope(*pod)) continue;
       auto v = eval.find(*pod, *node);
       if (!v) continue;
       std::string reason = "required podAntiAffinity term " + describeTerm(*v->term) + " is violated by pod " +

@@ -81,6 +81,7 @@ Status RemovePodsViolatingNodeAffinity::deschedule(framework::Handle& h) {
     for (const api::Node* node : h.nodes()) {
       for (const api::Pod* pod : h.podsOnNode(*node)) {
         if (h.isEvicted(*pod) || !args_.filter.allows(*pod)) continue;
+        if (!h.inScope(*pod)) continue;
         const auto& c = pod->constraints();
         if (!c.nodeAffinity) continue;
         std::string reason;

@@ -1,0 +1,62 @@
+// From store events to the pods whose constraints they may have broken, through indexes — the
+// same idea as kube-scheduler moving exactly the unschedulable pods an assigned pod's change
+// relates to back to its active queue, applied to running pods.
+#pragma once
+
+#include <chrono>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "pkg/cluster/store.h"
+
+namespace kdesched::trigger {
+
+inline constexpr const char* kAntiAffinityPlugin = "RemovePodsViolatingInterPodAntiAffinity";
+inline constexpr const char* kNodeAffinityPlugin = "RemovePodsViolatingNodeAffinity";
+
+// What changed, reduced to what the mapping needs (the objects themselves may be gone by the time
+// the debounced run looks at them).
+struct PodSeed {
+  std::string key;       // namespace/name
+  api::Symbol ns;
+  std::string name;
+  api::Labels labels;
+  api::Symbol node;      // where it is bound now
+  bool carriesAntiAffinity = false;
+};
+
+struct NodeSeed {
+  std::string name;
+};
+
+struct Seeds {
+  std::vector<PodSeed> pods;    // bound, moved or relabelled pods
+  std::vector<NodeSeed> nodes;  // nodes whose labels, taints or unschedulable flag changed
+  bool balance = false;         // a pod went away or a node came: imbalance possible
+  bool empty() const { return pods.empty() && nodes.empty() && !balance; }
+};
+
+// Classifies one store event and adds what it seeds. Returns the event's kind for metrics
+// ("pod-bound", "pod-relabelled", "pod-deleted", "pod-terminating", "node-changed", "node-added",
+// "node-readiness"), or "" when it cannot affect any decision (status-only updates).
+std::string addSeed(const cluster::StoreEvent& event, Seeds& seeds);
+
+struct Scope {
+  std::unordered_set<std::string> pods;  // deschedule candidates, "namespace/name"
+  std::set<std::string> plugins;         // deschedule plugins that apply
+  bool balance = false;                  // also run the balance plugins (debounced separately)
+};
+
+// Maps seeds to affected pods against a snapshot:
+//  - a bound/relabelled pod P: P itself when it carries required anti-affinity; every pod with a
+//    required anti-affinity term selecting P's labels whose node shares the term's topology domain
+//    with P's node; pods of spread constraints selecting P → balance;
+//  - a node whose labels/taints/unschedulable changed: its pods with node affinity or a node
+//    selector (node affinity), its pods with anti-affinity terms (domains may have changed), and
+//    balance (spread domains);
+//  - deletions and new nodes: balance only.
+Scope affectedPods(const cluster::Snapshot& snapshot, const Seeds& seeds);
+
+}  // namespace kdesched::trigger

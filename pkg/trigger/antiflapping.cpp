@@ -1,0 +1,119 @@
+#include "pkg/trigger/antiflapping.h"
+
+#include <algorithm>
+#include <cmath>
+#include <spdlog/spdlog.h>
+
+namespace kdesched::trigger {
+
+using framework::EvictResult;
+using framework::Refusal;
+
+AntiFlapping::AntiFlapping(AntiFlappingConfig config, Clock clock, GaveUp gaveUp, Suppressed suppressed)
+    : config_(config), clock_(std::move(clock)), gaveUp_(std::move(gaveUp)), suppressed_(std::move(suppressed)) {}
+
+std::string AntiFlapping::ownerOf(const api::Pod& p) {
+  const api::OwnerReference* c = p.controllerRef();
+  return c ? c->uid : std::string();
+}
+
+// The rule part of a reason, without the pod names that change with every replacement:
+// "required podAntiAffinity term {...} is violated by pod default/order-x on node n" → up to " by pod".
+std::string AntiFlapping::ruleOf(const std::string& reason) {
+  auto cut = reason.find(" is violated by pod ");
+  return cut == std::string::npos ? reason : reason.substr(0, cut);
+}
+
+EvictResult AntiFlapping::admit(const evictor::Decision& d) {
+  double now = clock_();
+  std::string owner = ownerOf(*d.pod);
+  std::lock_guard<std::mutex> lock(mu_);
+  while (!recent_.empty() && recent_.front() <= now - 60) recent_.pop_front();
+  auto suppress = [&](const char* reason, std::string detail) {
+    if (suppressed_) suppressed_(reason);
+    return EvictResult::refused(Refusal::AntiFlapping, std::string("anti-flapping: ") + reason, std::move(detail));
+  };
+  if (!owner.empty()) {
+    auto it = owners_.find(owner);
+    if (it != owners_.end()) {
+      const Owner& o = it->second;
+      if (now < o.backoffUntil)
+        return suppress("backoff", "evictions of this owner keep recreating the same situation; backing off for " +
+                                       std::to_string(static_cast<long long>(o.backoffUntil - now)) + "s more");
+      if (config_.ownerCooldownSeconds > 0 && now - o.lastEviction < config_.ownerCooldownSeconds)
+        return suppress("cooldown", "another pod of the same owner was evicted " +
+                                        std::to_string(static_cast<long long>(now - o.lastEviction)) +
+                                        "s ago (ownerCooldown " + std::to_string(static_cast<long long>(config_.ownerCooldownSeconds)) + "s)");
+    }
+  }
+  if (config_.maxEvictionsPerMinute > 0 && static_cast<double>(recent_.size()) >= config_.maxEvictionsPerMinute)
+    return suppress("rate-limit", "maxEvictionsPerMinute " + std::to_string(static_cast<long long>(config_.maxEvictionsPerMinute)) +
+                                      " reached");
+  return {};
+}
+
+std::optional<AntiFlapping::GaveUpNotice> AntiFlapping::flap(Owner& o, const PodRef& pod) {
+  ++o.flaps;
+  if (o.flaps < config_.backoffAfter) return std::nullopt;
+  double backoff = std::min(config_.backoffMaxSeconds, config_.backoffInitialSeconds * std::pow(2.0, o.backoffs));
+  ++o.backoffs;
+  o.backoffUntil = clock_() + backoff;
+  int flaps = o.flaps;
+  o.flaps = 0;
+  return GaveUpNotice{pod, flaps, backoff};
+}
+
+void AntiFlapping::deliver(const std::optional<GaveUpNotice>& n) {
+  if (!n) return;
+  spdlog::warn("msg=\"descheduling gave up for a while\" pod={}/{} flaps={} backoff_seconds={:.0f}", n->pod.ns, n->pod.name,
+               n->flaps, n->backoff);
+  if (gaveUp_) gaveUp_(n->pod, n->flaps, n->backoff);
+}
+
+void AntiFlapping::evicted(const evictor::Decision& d) {
+  double now = clock_();
+  std::string owner = ownerOf(*d.pod);
+  std::optional<GaveUpNotice> notice;
+  {
+  std::lock_guard<std::mutex> lock(mu_);
+  recent_.push_back(now);
+  if (owner.empty()) return;
+  Owner& o = owners_[owner];
+  std::string rule = ruleOf(d.reason);
+  // The same rule broken again on the same node by the same owner: the last eviction did not help.
+  bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node;
+  o.lastEviction = now;
+  o.lastNode = d.node;
+  o.lastRule = rule;
+  o.awaitingReplacement = true;
+  if (repeat) notice = flap(o, {d.pod->ns.str(), d.pod->name, d.pod->uid});
+  }
+  deliver(notice);
+}
+
+void AntiFlapping::replacementBound(const std::string& ownerUid, const std::string& node, const PodRef& replacement) {
+  std::optional<GaveUpNotice> notice;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = owners_.find(ownerUid);
+    if (it == owners_.end() || !it->second.awaitingReplacement) return;
+    Owner& o = it->second;
+    o.awaitingReplacement = false;
+    if (node == o.lastNode) notice = flap(o, replacement);
+  }
+  deliver(notice);
+}
+
+int AntiFlapping::flaps(const std::string& ownerUid) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = owners_.find(ownerUid);
+  return it == owners_.end() ? 0 : it->second.flaps;
+}
+
+bool AntiFlapping::inBackoff(const std::string& ownerUid) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = owners_.find(ownerUid);
+  return it != owners_.end() && clock_() < it->second.backoffUntil;
+}
+
+}  // namespace kdesched::trigger

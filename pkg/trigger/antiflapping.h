@@ -1,0 +1,72 @@
+// Anti-flapping across cycles and triggered runs: a per-owner eviction ledger (controller UID →
+// recent evictions, their nodes and rules, and where the replacements landed), a cooldown per
+// owner, a global eviction rate limit, and exponential backoff with a "DeschedulingGaveUp" report
+// when evicting an owner's pods keeps recreating the same situation.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "pkg/evictor/evictor.h"
+#include "pkg/trigger/config.h"
+
+namespace kdesched::trigger {
+
+class AntiFlapping : public evictor::EvictionGate {
+ public:
+  using Clock = std::function<double()>;  // seconds, monotonic
+  // Called once when an owner enters backoff: metrics and the DeschedulingGaveUp Event.
+  struct PodRef {
+    std::string ns, name, uid;
+  };
+  using GaveUp = std::function<void(const PodRef& pod, int flaps, double backoffSeconds)>;
+  using Suppressed = std::function<void(const std::string& reason)>;
+
+  AntiFlapping(AntiFlappingConfig config, Clock clock, GaveUp gaveUp = nullptr, Suppressed suppressed = nullptr);
+
+  framework::EvictResult admit(const evictor::Decision& d) override;
+  void evicted(const evictor::Decision& d) override;
+  // A pod of `ownerUid` was bound to `node` (from the store's events): if it replaces a pod we
+  // evicted from that same node, it is a flap.
+  void replacementBound(const std::string& ownerUid, const std::string& node, const PodRef& replacement);
+
+  // For tests and /debug: flaps counted for an owner, and whether it is in backoff.
+  int flaps(const std::string& ownerUid) const;
+  bool inBackoff(const std::string& ownerUid) const;
+
+ private:
+  struct Owner {
+    double lastEviction = -1e18;
+    std::string lastNode;
+    std::string lastRule;
+    bool awaitingReplacement = false;
+    int flaps = 0;
+    int backoffs = 0;
+    double backoffUntil = -1e18;
+  };
+  struct GaveUpNotice {
+    PodRef pod;
+    int flaps;
+    double backoff;
+  };
+  // Counts a flap; returns the notice to deliver (outside the lock) when the owner enters backoff.
+  std::optional<GaveUpNotice> flap(Owner& o, const PodRef& pod);
+  void deliver(const std::optional<GaveUpNotice>& n);
+  static std::string ownerOf(const api::Pod& p);
+  static std::string ruleOf(const std::string& reason);
+
+  AntiFlappingConfig config_;
+  Clock clock_;
+  GaveUp gaveUp_;
+  Suppressed suppressed_;
+  mutable std::mutex mu_;
+  std::map<std::string, Owner> owners_;
+  std::deque<double> recent_;  // eviction times within the last minute
+};
+
+}  // namespace kdesched::trigger

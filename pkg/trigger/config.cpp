@@ -1,0 +1,58 @@
+#include "pkg/trigger/config.h"
+
+#include "pkg/policy/args.h"
+
+namespace kdesched::trigger {
+namespace {
+
+Status seconds(policy::ArgsReader& r, const char* key, double& out, bool allowZero = true) {
+  std::optional<double> v;
+  if (Status s = r.readDuration(key, v); !s.isOk()) return s;
+  if (!v) return Status::ok();
+  if (*v < 0 || (!allowZero && *v == 0)) return r.error(key, std::string("must be ") + (allowZero ? "zero or positive" : "positive"));
+  out = *v;
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Extension> decodeExtension(const policy::RawArgs& raw) {
+  Extension e;
+  policy::ArgsReader top(raw);
+  if (!top.structural().isOk()) return top.structural();
+  Status st = top.readObject("triggers", [&](policy::ArgsReader& r) -> Status {
+    std::optional<bool> enabled;
+    if (Status s = r.readBool("enabled", enabled); !s.isOk()) return s;
+    if (enabled) e.triggers.enabled = *enabled;
+    if (Status s = seconds(r, "debounce", e.triggers.debounceSeconds, false); !s.isOk()) return s;
+    if (Status s = seconds(r, "balanceDebounce", e.triggers.balanceDebounceSeconds, false); !s.isOk()) return s;
+    if (Status s = seconds(r, "rolloutGrace", e.triggers.rolloutGraceSeconds); !s.isOk()) return s;
+    return r.finish();
+  });
+  if (!st.isOk()) return st;
+  st = top.readObject("antiFlapping", [&](policy::ArgsReader& r) -> Status {
+    auto& a = e.antiFlapping;
+    if (Status s = seconds(r, "ownerCooldown", a.ownerCooldownSeconds); !s.isOk()) return s;
+    std::optional<double> perMinute;
+    if (Status s = r.readDouble("maxEvictionsPerMinute", perMinute); !s.isOk()) return s;
+    if (perMinute) {
+      if (*perMinute < 0) return r.error("maxEvictionsPerMinute", "must be zero (unlimited) or positive");
+      a.maxEvictionsPerMinute = *perMinute;
+    }
+    std::optional<std::int32_t> after;
+    if (Status s = r.readInt32("backoffAfter", after); !s.isOk()) return s;
+    if (after) {
+      if (*after < 1) return r.error("backoffAfter", "must be at least 1, got " + std::to_string(*after));
+      a.backoffAfter = *after;
+    }
+    if (Status s = seconds(r, "backoffInitial", a.backoffInitialSeconds, false); !s.isOk()) return s;
+    if (Status s = seconds(r, "backoffMax", a.backoffMaxSeconds, false); !s.isOk()) return s;
+    if (a.backoffMaxSeconds < a.backoffInitialSeconds) return r.error("backoffMax", "must not be below backoffInitial");
+    return r.finish();
+  });
+  if (!st.isOk()) return st;
+  if (Status s = top.finish(); !s.isOk()) return s;
+  return e;
+}
+
+}  // namespace kdesched::trigger

@@ -1,0 +1,38 @@
+// kdesched's policy extension: the top-level `kdesched:` block of a DeschedulerPolicy.
+//   kdesched:
+//     triggers:      {enabled: true, debounce: 1s, balanceDebounce: 30s, rolloutGrace: 15s}
+//     antiFlapping:  {ownerCooldown: 5m, maxEvictionsPerMinute: 30, backoffAfter: 3,
+//                     backoffInitial: 10m, backoffMax: 6h}
+// Upstream descheduler ignores unknown top-level keys, so the same file still works there.
+#pragma once
+
+#include "pkg/api/status.h"
+#include "pkg/policy/policy.h"
+
+namespace kdesched::trigger {
+
+struct TriggerConfig {
+  bool enabled = true;
+  double debounceSeconds = 1;          // events within this window make one scoped run
+  double balanceDebounceSeconds = 30;  // pod deletions / node additions: one balance run per window
+  double rolloutGraceSeconds = 15;     // a candidate whose own controller is mid-rollout waits this long
+};
+
+struct AntiFlappingConfig {
+  double ownerCooldownSeconds = 300;  // between two evictions of pods of the same controller; 0: off
+  double maxEvictionsPerMinute = 30;  // across the process; 0: unlimited
+  int backoffAfter = 3;               // consecutive flaps (replacement back on the same node, or the same rule broken again)
+  double backoffInitialSeconds = 600;
+  double backoffMaxSeconds = 6 * 3600;
+};
+
+struct Extension {
+  TriggerConfig triggers;
+  AntiFlappingConfig antiFlapping;
+};
+
+// Decodes `policy.extension` strictly (unknown keys are errors with a did-you-mean), with defaults
+// for everything unset. Errors name the field: `kdesched.triggers.debounce: ...`.
+Result<Extension> decodeExtension(const policy::RawArgs& raw);
+
+}  // namespace kdesched::trigger
