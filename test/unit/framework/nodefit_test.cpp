@@ -28,7 +28,9 @@ TEST_P(NodeFit, Fits) {
   framework::Handle h(*snap, snap->nodes(), state, nullptr, "p", "x");
   auto r = framework::nodeFit(h, *c.pod, *snap->node("t"));
   EXPECT_EQ(r.fits, c.want) << r.reason;
-  if (!c.reasonContains.empty()) EXPECT_NE(r.reason.find(c.reasonContains), std::string::npos) << r.reason;
+  if (!c.reasonContains.empty()) {
+    EXPECT_NE(r.reason.find(c.reasonContains), std::string::npos) << r.reason;
+  }
 }
 
 api::Toleration tol(std::string key, api::TaintEffect e) {

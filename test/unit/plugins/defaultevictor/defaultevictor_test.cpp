@@ -67,7 +67,9 @@ TEST_P(FilterTest, Filter) {
   framework::Handle h(*snap, snap->nodes(), state, nullptr, "p", "x");
   auto r = f->filter(*c.pod, h);
   EXPECT_EQ(r.ok, c.want) << r.reason;
-  if (!c.reasonContains.empty()) EXPECT_NE(r.reason.find(c.reasonContains), std::string::npos) << r.reason;
+  if (!c.reasonContains.empty()) {
+    EXPECT_NE(r.reason.find(c.reasonContains), std::string::npos) << r.reason;
+  }
 }
 
 std::vector<FilterCase> filterCases() {
