@@ -80,12 +80,14 @@ void AntiFlapping::evicted(const evictor::Decision& d) {
   if (owner.empty()) return;
   Owner& o = owners_[owner];
   std::string rule = ruleOf(d.reason);
-  // The same rule broken again on the same node by the same owner: the last eviction did not help.
-  bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node;
+  // The same rule broken again on the same node by the same owner: the last eviction did not help
+  // (counted once per eviction: not again when its replacement was already seen landing back).
+  bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node && !o.lastCounted;
   o.lastEviction = now;
   o.lastNode = d.node;
   o.lastRule = rule;
   o.awaitingReplacement = true;
+  o.lastCounted = false;
   if (repeat) notice = flap(o, {d.pod->ns.str(), d.pod->name, d.pod->uid});
   }
   deliver(notice);
@@ -99,7 +101,10 @@ void AntiFlapping::replacementBound(const std::string& ownerUid, const std::stri
     if (it == owners_.end() || !it->second.awaitingReplacement) return;
     Owner& o = it->second;
     o.awaitingReplacement = false;
-    if (node == o.lastNode) notice = flap(o, replacement);
+    if (node == o.lastNode) {
+      o.lastCounted = true;
+      notice = flap(o, replacement);
+    }
   }
   deliver(notice);
 }

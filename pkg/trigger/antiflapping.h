@@ -45,6 +45,7 @@ class AntiFlapping : public evictor::EvictionGate {
     std::string lastNode;
     std::string lastRule;
     bool awaitingReplacement = false;
+    bool lastCounted = false;  // the last eviction was already counted as a flap
     int flaps = 0;
     int backoffs = 0;
     double backoffUntil = -1e18;

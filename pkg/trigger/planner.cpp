@@ -44,7 +44,7 @@ void Planner::stop() {
 
 void Planner::drain() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return stopping_ || (!busy_ && !firstEvent_ && !balanceDue_ && seeds_.empty()); });
+  cv_.wait(lock, [&] { return stopping_ || (!busy_ && !firstEvent_ && !balanceDue_ && seeds_.empty() && deferred_.empty()); });
 }
 
 void Planner::onEvent(const cluster::StoreEvent& e) {

@@ -33,7 +33,7 @@ class Planner {
   void start();
   void stop();
 
-  // Waits until no batch is pending or running (tests).
+  // Waits until no batch is pending, deferred or running (tests).
   void drain();
 
  private:

@@ -1,0 +1,104 @@
+#include "pkg/trigger/antiflapping.h"
+
+#include <gtest/gtest.h>
+
+#include "test/unit/testing/builders.h"
+
+namespace kdesched::testing {
+namespace {
+
+struct Fixture {
+  double now = 1000;
+  std::vector<std::string> suppressed;
+  std::vector<std::string> gaveUp;
+  trigger::AntiFlappingConfig config;
+  std::unique_ptr<trigger::AntiFlapping> gate;
+  void make() {
+    gate = std::make_unique<trigger::AntiFlapping>(
+        config, [this] { return now; },
+        [this](const trigger::AntiFlapping::PodRef& p, int flaps, double backoff) {
+          gaveUp.push_back(p.name + " flaps=" + std::to_string(flaps) + " backoff=" + std::to_string(static_cast<int>(backoff)));
+        },
+        [this](const std::string& r) { suppressed.push_back(r); });
+  }
+};
+
+evictor::Decision decide(const api::Pod& p, std::string node = "node2") {
+  return {&p, std::move(node), "RemovePodsViolatingInterPodAntiAffinity", "default",
+          "required podAntiAffinity term {labelSelector: app=order, topologyKey: kubernetes.io/hostname} is violated by pod "
+          "default/order-" + p.name + " on node node2"};
+}
+
+TEST(AntiFlapping, OwnerCooldown) {
+  Fixture f;
+  f.make();
+  auto a = PodBuilder("a").ownerUid("ReplicaSet", "rs", "rs-uid").node("node2").build();
+  auto b = PodBuilder("b").ownerUid("ReplicaSet", "rs", "rs-uid").node("node3").build();
+  auto other = PodBuilder("c").ownerUid("ReplicaSet", "rs2", "rs2-uid").node("node3").build();
+  EXPECT_EQ(f.gate->admit(decide(*a)).refusal, framework::Refusal::None);
+  f.gate->evicted(decide(*a));
+  auto r = f.gate->admit(decide(*b));
+  EXPECT_EQ(r.refusal, framework::Refusal::AntiFlapping);
+  EXPECT_EQ(r.by, "anti-flapping: cooldown");
+  EXPECT_EQ(f.gate->admit(decide(*other)).refusal, framework::Refusal::None);  // another owner
+  f.now += 301;
+  EXPECT_EQ(f.gate->admit(decide(*b)).refusal, framework::Refusal::None);
+  EXPECT_EQ(f.suppressed, std::vector<std::string>{"cooldown"});
+}
+
+TEST(AntiFlapping, GlobalRateLimitPerMinute) {
+  Fixture f;
+  f.config.ownerCooldownSeconds = 0;
+  f.config.maxEvictionsPerMinute = 2;
+  f.make();
+  std::vector<std::shared_ptr<const api::Pod>> pods;
+  for (int i = 0; i < 3; ++i) pods.push_back(PodBuilder("p" + std::to_string(i)).node("node2").build());
+  f.gate->evicted(decide(*pods[0]));
+  f.gate->evicted(decide(*pods[1]));
+  EXPECT_EQ(f.gate->admit(decide(*pods[2])).by, "anti-flapping: rate-limit");
+  f.now += 61;
+  EXPECT_EQ(f.gate->admit(decide(*pods[2])).refusal, framework::Refusal::None);
+}
+
+TEST(AntiFlapping, ReplacementsLandingBackBackOffExponentially) {
+  Fixture f;
+  f.config.ownerCooldownSeconds = 0;
+  f.config.backoffAfter = 3;
+  f.config.backoffInitialSeconds = 600;
+  f.make();
+  const std::string owner = "rs-uid";
+  for (int round = 0; round < 3; ++round) {
+    auto p = PodBuilder("p" + std::to_string(round)).ownerUid("ReplicaSet", "rs", owner).node("node2").build();
+    ASSERT_EQ(f.gate->admit(decide(*p)).refusal, framework::Refusal::None) << round;
+    f.gate->evicted(decide(*p));
+    f.now += 5;
+    f.gate->replacementBound(owner, "node2", {"default", "p" + std::to_string(round + 1), "u"});  // back on node2
+  }
+  EXPECT_TRUE(f.gate->inBackoff(owner));
+  ASSERT_FALSE(f.gaveUp.empty());
+  auto p = PodBuilder("p9").ownerUid("ReplicaSet", "rs", owner).node("node2").build();
+  EXPECT_EQ(f.gate->admit(decide(*p)).by, "anti-flapping: backoff");
+  f.now += 601;
+  EXPECT_FALSE(f.gate->inBackoff(owner));
+}
+
+TEST(AntiFlapping, ReplacementElsewhereIsNotAFlap) {
+  Fixture f;
+  f.config.ownerCooldownSeconds = 0;
+  f.make();
+  auto p = PodBuilder("payment").ownerUid("ReplicaSet", "rs", "rs-uid").node("node2").build();
+  f.gate->evicted(decide(*p));
+  f.gate->replacementBound("rs-uid", "node3", {"default", "payment-2", "u"});
+  EXPECT_EQ(f.gate->flaps("rs-uid"), 0);
+}
+
+TEST(AntiFlapping, BarePodsHaveNoLedger) {
+  Fixture f;
+  f.make();
+  auto p = PodBuilder("bare").bare().node("node2").build();
+  f.gate->evicted(decide(*p));
+  EXPECT_EQ(f.gate->admit(decide(*p)).refusal, framework::Refusal::None);
+}
+
+}  // namespace
+}  // namespace kdesched::testing
