@@ -166,3 +166,29 @@ TEST(PlanCli, PodOnMissingNodeIsANamedSkip) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every example policy in policies/ explains what it would do on a cluster with one violation of
+// each kind (examples/mixed).
+class PolicyExamples : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PolicyExamples, PlanMatchesGolden) {
+  const std::string name = GetParam();
+  CmdResult r = run("plan --snapshot " + (kSrc / "examples/mixed/snapshot.json").string() + " --policy-config-file " +
+                            (kSrc / "policies" / (name + ".yaml")).string() + " --now 2026-11-30T10:00:00Z");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.find("No evictions."), std::string::npos) << "policies/" << name << ".yaml evicts nothing on examples/mixed";
+  expectGolden(r.out, "policies/" + name + ".table.golden");
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, PolicyExamples,
+                         ::testing::Values("anti-affinity", "node-affinity", "low-node-utilization", "topology-spread", "default"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (auto& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+}  // namespace
