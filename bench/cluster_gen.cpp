@@ -26,6 +26,93 @@ std::string nodeName(int i) { return "node-" + std::to_string(i); }
 std::string zoneOf(int node, int zones) { return "zone-" + std::to_string(node % zones); }
 bool ssd(int node) { return node % 2 == 0; }
 
+constexpr const char* kCreated = "2026-11-01T00:00:00Z";
+constexpr const char* kStarted = "2026-11-01T00:00:05Z";
+
+// Writes objects separated as the format needs.
+class Emitter {
+ public:
+  explicit Emitter(GenFormat f) : format_(f) {
+    if (format_ == GenFormat::List) out_ << R"({"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[)";
+  }
+  std::ostringstream& next() {
+    if (format_ == GenFormat::List && !first_) out_ << ",\n";
+    if (format_ == GenFormat::NdJson && !first_) out_ << "\n";
+    first_ = false;
+    return out_;
+  }
+  std::string finish() {
+    out_ << (format_ == GenFormat::List ? "]}\n" : "\n");
+    return out_.str();
+  }
+
+ private:
+  GenFormat format_;
+  bool first_ = true;
+  std::ostringstream out_;
+};
+
+std::vector<std::string> namespaceNames(int n) {
+  std::vector<std::string> names = {"default", "shop", "payments", "search", "platform", "batch"};
+  names.resize(static_cast<std::size_t>(std::max(1, std::min(n, 6))));
+  for (int i = 6; i < n; ++i) names.push_back("ns-" + std::to_string(i));
+  return names;
+}
+
+// The fields the API server adds to a pod created by `kubectl create` and run by a kubelet (kwok).
+void wirePodMetadata(std::ostringstream& out, int rv) {
+  out << R"(,"resourceVersion":")" << rv << R"(","generation":1,"managedFields":[)"
+      << R"({"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":")" << kCreated
+      << R"(","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{},"f:pod-template-hash":{},"f:tier":{}},)"
+         R"("f:ownerReferences":{".":{},"k:{\"uid\":\"0\"}":{}}},"f:spec":{"f:affinity":{},"f:containers":{"k:{\"name\":\"app\"}":{".":{},)"
+         R"("f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{".":{},"f:limits":{".":{},"f:memory":{}},"f:requests":{".":{},)"
+         R"("f:cpu":{},"f:memory":{}}},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},"f:dnsPolicy":{},)"
+         R"("f:enableServiceLinks":{},"f:nodeName":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},)"
+         R"("f:terminationGracePeriodSeconds":{}}}},)"
+      << R"({"manager":"kwok","operation":"Update","apiVersion":"v1","time":")" << kStarted
+      << R"(","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{"k:{\"type\":\"ContainersReady\"}":{".":{},)"
+         R"("f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Initialized\"}":{".":{},)"
+         R"("f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Ready\"}":{".":{},)"
+         R"("f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}},"f:containerStatuses":{},"f:hostIP":{},)"
+         R"("f:hostIPs":{},"f:phase":{},"f:podIP":{},"f:podIPs":{".":{},"k:{\"ip\":\"10.244.0.1\"}":{".":{},"f:ip":{}}},)"
+         R"("f:startTime":{}}},"subresource":"status"}])";
+}
+
+void wirePodSpecExtras(std::ostringstream& out, int podIndex) {
+  out << R"(,"volumes":[{"name":"kube-api-access-)" << podIndex % 100000
+      << R"(","projected":{"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},)"
+         R"({"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}},)"
+         R"({"downwardAPI":{"items":[{"path":"namespace","fieldRef":{"apiVersion":"v1","fieldPath":"metadata.namespace"}}]}}],)"
+         R"("defaultMode":420}}],"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst",)"
+         R"("serviceAccountName":"default","serviceAccount":"default","securityContext":{},"schedulerName":"default-scheduler",)"
+         R"("tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},)"
+         R"({"key":"node.kubernetes.io/unreachable","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}],)"
+         R"("preemptionPolicy":"PreemptLowerPriority","enableServiceLinks":true)";
+}
+
+void wireContainerExtras(std::ostringstream& out) {
+  out << R"(,"env":[{"name":"LOG_LEVEL","value":"info"},{"name":"POD_NAME","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}}],)"
+         R"("ports":[{"name":"http","containerPort":8080,"protocol":"TCP"}],)"
+         R"("volumeMounts":[{"name":"kube-api-access","readOnly":true,"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}],)"
+         R"("readinessProbe":{"httpGet":{"path":"/healthz","port":8080,"scheme":"HTTP"},"timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3},)"
+         R"("terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent")";
+}
+
+void wirePodStatus(std::ostringstream& out, const std::string& image, int node, int podIndex) {
+  std::string ip = "10.244." + std::to_string((podIndex >> 8) & 255) + "." + std::to_string(podIndex & 255);
+  std::string hostIp = "10.0." + std::to_string((node >> 8) & 255) + "." + std::to_string(node & 255);
+  out << R"(,"status":{"phase":"Running","conditions":[)";
+  for (const char* t : {"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"})
+    out << (std::string(t) == "PodReadyToStartContainers" ? "" : ",") << R"({"type":")" << t
+        << R"(","status":"True","lastProbeTime":null,"lastTransitionTime":")" << kStarted << R"("})";
+  out << R"(],"hostIP":")" << hostIp << R"(","hostIPs":[{"ip":")" << hostIp << R"("}],"podIP":")" << ip << R"(","podIPs":[{"ip":")"
+      << ip << R"("}],"startTime":")" << kStarted << R"(","containerStatuses":[{"name":"app","state":{"running":{"startedAt":")" << kStarted
+      << R"("}},"lastState":{},"ready":true,"restartCount":0,"image":")" << image << R"(","imageID":"docker-pullable://)" << image
+      << R"(@sha256:4c1e997385b8fb4ad4d1d3c7e5af7ff3f882e5d1f7b3b5a6c9e1f0a2b3c4d5e6","containerID":"containerd://)" << std::hex
+      << (0x9e3779b97f4a7c15ULL * static_cast<unsigned long long>(podIndex + 1)) << std::dec
+      << R"(","started":true}],"qosClass":"Burstable"})";
+}
+
 }  // namespace
 
 std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
@@ -33,30 +120,53 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
   auto uni = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
   auto between = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   GenStats st;
-  std::ostringstream out;
-  out << R"({"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[)";
-  bool first = true;
-  auto sep = [&] {
-    if (!first) out << ",\n";
-    first = false;
-  };
+  Emitter em(o.format);
+  int rv = 1000;
 
-  const std::vector<std::string> namespaces = {"default", "shop", "payments", "search", "platform", "batch"};
+  // Priority classes: 10% of the workloads run at bench-high (1000). The API server's Priority
+  // admission requires spec.priority to match the named class, so pods carry both.
+  em.next() << R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"bench-high"},"value":1000,)"
+               R"("preemptionPolicy":"PreemptLowerPriority","description":"kdesched benchmark workloads"})";
+
+  const std::vector<std::string> namespaces = namespaceNames(o.namespaces);
+  st.namespaces = static_cast<int>(namespaces.size());
   for (const auto& ns : namespaces) {
-    sep();
-    out << R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" << ns
-        << R"(","labels":{"kubernetes.io/metadata.name":")" << ns << R"(","team":")" << ns << R"("}}})";
+    em.next() << R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" << ns
+              << R"(","labels":{"kubernetes.io/metadata.name":")" << ns << R"(","team":")" << ns << R"("}}})";
   }
+  const int perNode = o.pods / std::max(1, o.nodes);
+  const bool dense = perNode > 60;  // the 110-pods-per-node variant: bigger nodes
   for (int i = 0; i < o.nodes; ++i) {
-    sep();
-    int maxPods = o.pods / std::max(1, o.nodes) > 60 ? 250 : 110;
-    out << R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" << nodeName(i) << R"(","uid":"uid-)" << nodeName(i)
-        << R"(","labels":{"kubernetes.io/hostname":")" << nodeName(i) << R"(","kubernetes.io/os":"linux","topology.kubernetes.io/zone":")"
-        << zoneOf(i, o.zones) << R"(","node-pool":"pool-)" << (i % 4 == 0 ? "b" : "a") << R"(","disk":")"
-        << (ssd(i) ? "ssd" : "hdd") << R"("}},"spec":{)" << (i % 97 == 0 ? R"("taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}])" : "")
-        << R"(},"status":{"capacity":{"cpu":"32","memory":"128Gi","pods":")" << maxPods
-        << R"("},"allocatable":{"cpu":"31500m","memory":"125Gi","pods":")" << maxPods
-        << R"("},"conditions":[{"type":"Ready","status":"True"}]}})";
+    auto& out = em.next();
+    int maxPods = dense ? 250 : 110;
+    out << R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" << nodeName(i) << '"';
+    if (!o.kwok) out << R"(,"uid":"uid-)" << nodeName(i) << '"';
+    if (o.kwok) out << R"(,"annotations":{"kwok.x-k8s.io/node":"fake","node.alpha.kubernetes.io/ttl":"0"})";
+    if (o.wire) out << R"(,"resourceVersion":")" << rv++ << R"(","creationTimestamp":")" << kCreated << '"';
+    out << R"(,"labels":{"kubernetes.io/hostname":")" << nodeName(i) << R"(","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64",)"
+        << (o.kwok ? R"("type":"kwok",)" : "") << R"("topology.kubernetes.io/zone":")" << zoneOf(i, o.zones) << R"(","node-pool":"pool-)"
+        << (i % 4 == 0 ? "b" : "a") << R"(","disk":")" << (ssd(i) ? "ssd" : "hdd") << R"("}},"spec":{)"
+        << (i % 97 == 0 ? R"("taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}])" : "") << R"(},"status":{)";
+    const char* cpu = dense ? "96" : "32";
+    const char* cpuAlloc = dense ? "95500m" : "31500m";
+    const char* mem = dense ? "384Gi" : "128Gi";
+    const char* memAlloc = dense ? "381Gi" : "125Gi";
+    out << R"("capacity":{"cpu":")" << cpu << R"(","memory":")" << mem << R"(","pods":")" << maxPods << R"(","ephemeral-storage":"100Gi"},)"
+        << R"("allocatable":{"cpu":")" << cpuAlloc << R"(","memory":")" << memAlloc << R"(","pods":")" << maxPods
+        << R"(","ephemeral-storage":"95Gi"},"conditions":[)";
+    if (o.wire) {
+      for (const char* t : {"MemoryPressure", "DiskPressure", "PIDPressure"})
+        out << R"({"type":")" << t << R"(","status":"False","lastHeartbeatTime":")" << kStarted << R"(","lastTransitionTime":")" << kCreated
+            << R"(","reason":"KubeletHas)" << "Sufficient" << R"(","message":"kubelet is fine"},)";
+    }
+    out << R"({"type":"Ready","status":"True"}])";
+    if (o.wire)
+      out << R"(,"addresses":[{"type":"InternalIP","address":"10.0.)" << ((i >> 8) & 255) << "." << (i & 255)
+          << R"("},{"type":"Hostname","address":")" << nodeName(i)
+          << R"("}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},"nodeInfo":{"machineID":"","systemUUID":"","bootID":"",)"
+             R"("kernelVersion":"6.1.0","osImage":"Debian GNU/Linux 12","containerRuntimeVersion":"containerd://1.7.0",)"
+             R"("kubeletVersion":"v1.36.5","kubeProxyVersion":"","operatingSystem":"linux","architecture":"amd64"})";
+    out << "}}";
   }
 
   // Workloads until the pod budget is used.
@@ -84,36 +194,67 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
   }
   st.workloads = static_cast<int>(workloads.size());
 
+  auto resources = [](std::ostringstream& out, const Workload& w) {
+    out << R"("resources":{"requests":{"cpu":")" << w.cpuMilli << R"(m","memory":")" << w.memMi << R"(Mi"},"limits":{"memory":")"
+        << w.memMi * 2 << R"(Mi"}})";
+  };
+
+  if (o.kwok) {
+    // Real ReplicaSets: the garbage collector keeps pods whose controller exists, and the
+    // disruption controller reads the expected scale of maxUnavailable PDBs from them.
+    for (const auto& w : workloads) {
+      auto& out = em.next();
+      std::string rs = w.name + "-" + w.hash;
+      out << R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":")" << rs << R"(","namespace":")" << w.ns
+          << R"(","labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash << R"("}},"spec":{"replicas":)" << w.replicas
+          << R"(,"selector":{"matchLabels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash
+          << R"("}},"template":{"metadata":{"labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash
+          << R"("}},"spec":{"containers":[{"name":"app","image":"registry.example/)" << w.name << R"(:1.0",)";
+      resources(out, w);
+      out << "}]}}}}";
+    }
+  }
+
   for (const auto& w : workloads) {
     if (!w.pdb) continue;
     ++st.pdbs;
-    sep();
+    auto& out = em.next();
     out << R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":")" << w.name << R"(","namespace":")" << w.ns
-        << R"(","generation":1},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":")" << w.name
-        << R"("}}},"status":{"observedGeneration":1,"disruptionsAllowed":1,"currentHealthy":)" << w.replicas
-        << R"(,"desiredHealthy":)" << w.replicas - 1 << R"(,"expectedPods":)" << w.replicas << "}}";
+        << R"(","generation":1},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":")" << w.name << R"("}}})";
+    if (!o.kwok)
+      out << R"(,"status":{"observedGeneration":1,"disruptionsAllowed":1,"currentHealthy":)" << w.replicas
+          << R"(,"desiredHealthy":)" << w.replicas - 1 << R"(,"expectedPods":)" << w.replicas << "}";
+    out << "}";
   }
 
-  // Placement: round-robin with a skew (the first tenth of the nodes gets twice the load), so
-  // LowNodeUtilization has over- and underutilized nodes; violations are planted on purpose.
+  // Placement: one round-robin over the active nodes (all but the idle tail) for plain and spread
+  // replicas, so every active node gets about the same number of pods; anti-affinity replicas
+  // every third node from a cursor over all nodes (distinct nodes per workload); `hotShare` of the
+  // plain replicas go to the first tenth of the nodes instead (overutilized nodes). Violations
+  // are planted on purpose.
   int plantedAnti = 0, plantedAff = 0, plantedSpread = 0;
   int budgetEach = o.violations / 3;
-  int cursor = 0;
+  int rr = 0, antiCursor = 0;
   int podIndex = 0;
+  const int idle = o.idleShare > 0 ? std::max(1, static_cast<int>(o.nodes * o.idleShare + 0.5)) : 0;
+  const int active = std::max(1, o.nodes - idle);
   for (const auto& w : workloads) {
     bool plantAnti = w.antiAffinity && plantedAnti < budgetEach && uni(0.2);
-    bool plantSpread = w.spread && plantedSpread < budgetEach && w.replicas >= 4 && uni(0.2);
-    int spreadNode = between(0, o.nodes - 1);
+    bool plantSpread = w.spread && plantedSpread < budgetEach && w.replicas >= 2 && uni(0.2);
+    int firstNode = 0;
     for (int r = 0; r < w.replicas; ++r) {
       int node;
-      if (plantSpread) {
-        node = (spreadNode + o.zones * r) % o.nodes;  // every replica in one zone
+      if (plantSpread && r == 1) {
+        node = (firstNode + o.zones) % active;  // the second replica in the first one's zone: skew 2
       } else if (w.antiAffinity) {
-        node = (cursor + r * 3) % o.nodes;
-        if (plantAnti && r == 1) node = cursor % o.nodes;  // a second replica beside the first
+        node = (antiCursor + r * 3) % o.nodes;
+        if (plantAnti && r == 1) node = antiCursor % o.nodes;  // a second replica beside the first
+      } else if (!w.spread && uni(o.hotShare)) {
+        node = between(0, std::max(0, o.nodes / 10 - 1));
       } else {
-        node = uni(0.15) ? between(0, std::max(0, o.nodes / 10 - 1)) : (cursor + r) % o.nodes;
+        node = rr++ % active;
       }
+      if (r == 0) firstNode = node;
       bool plantAff = false;
       if (w.nodeAffinity) {
         if (!ssd(node)) {
@@ -122,15 +263,22 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
         }
       }
       if (plantAff) ++plantedAff;
-      std::string pod = w.name + "-" + w.hash + "-" + std::to_string(podIndex++);
-      sep();
-      out << R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" << pod << R"(","namespace":")" << w.ns << R"(","uid":"uid-)"
-          << pod << R"(","creationTimestamp":"2026-11-01T00:00:00Z","labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash
-          << R"(","tier":")" << (r % 2 ? "backend" : "frontend") << R"("},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":")"
-          << w.name << "-" << w.hash << R"(","uid":"uid-rs-)" << w.name << R"(","controller":true}]},"spec":{"nodeName":")" << nodeName(node)
-          << R"(","priority":)" << w.priority << R"(,"containers":[{"name":"app","image":"registry.example/)" << w.name
-          << R"(:1.0","resources":{"requests":{"cpu":")" << w.cpuMilli << R"(m","memory":")" << w.memMi << R"(Mi"},"limits":{"memory":")"
-          << w.memMi * 2 << R"(Mi"}}}])";
+      std::string rsName = w.name + "-" + w.hash;
+      std::string pod = rsName + "-" + std::to_string(podIndex);
+      std::string image = "registry.example/" + w.name + ":1.0";
+      auto& out = em.next();
+      out << R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" << pod << R"(","namespace":")" << w.ns << '"';
+      if (!o.kwok) out << R"(,"uid":"uid-)" << pod << R"(","creationTimestamp":")" << kCreated << '"';
+      if (o.wire) wirePodMetadata(out, rv++);
+      out << R"(,"labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash << R"(","tier":")"
+          << (r % 2 ? "backend" : "frontend") << R"("},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":")" << rsName
+          << R"(","uid":")" << (o.kwok ? "@rs:" + w.ns + "/" + rsName : "uid-rs-" + w.name) << R"(","controller":true,"blockOwnerDeletion":true}]},)"
+          << R"("spec":{"nodeName":")" << nodeName(node) << '"';
+      if (w.priority) out << R"(,"priorityClassName":"bench-high")";
+      out << R"(,"priority":)" << w.priority << R"(,"containers":[{"name":"app","image":")" << image << R"(",)";
+      resources(out, w);
+      if (o.wire) wireContainerExtras(out);
+      out << "}]";
       if (w.antiAffinity || w.nodeAffinity) {
         out << R"(,"affinity":{)";
         if (w.antiAffinity)
@@ -144,19 +292,27 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
       if (w.spread)
         out << R"(,"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":")"
             << w.name << R"("}}}])";
-      out << R"(},"status":{"phase":"Running","qosClass":"Burstable","startTime":"2026-11-01T00:00:05Z","conditions":[{"type":"Ready","status":"True"}]}})";
+      if (o.wire) wirePodSpecExtras(out, podIndex);
+      out << "}";
+      if (o.wire) {
+        wirePodStatus(out, image, node, podIndex);
+      } else if (!o.kwok) {
+        out << R"(,"status":{"phase":"Running","qosClass":"Burstable","startTime":")" << kStarted
+            << R"(","conditions":[{"type":"Ready","status":"True"}]})";
+      }
+      out << "}";
+      ++podIndex;
     }
     if (plantAnti) ++plantedAnti;
     if (plantSpread) ++plantedSpread;
-    cursor = (cursor + w.replicas) % std::max(1, o.nodes);
+    if (w.antiAffinity) antiCursor = (antiCursor + 3 * w.replicas + 1) % std::max(1, o.nodes);
   }
-  out << "]}\n";
   st.pods = podIndex;
   st.plantedAntiAffinity = plantedAnti;
   st.plantedNodeAffinity = plantedAff;
   st.plantedSpread = plantedSpread;
   if (stats) *stats = st;
-  return out.str();
+  return em.finish();
 }
 
 }  // namespace kdesched::bench
