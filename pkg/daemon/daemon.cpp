@@ -7,6 +7,7 @@
 #include <ctime>
 #include <pthread.h>
 
+#include "pkg/daemon/cycle_gate.h"
 #include "pkg/daemon/kube_eviction_api.h"
 #include "pkg/kube/cpprest_transport.h"
 #include "pkg/kube/reflector.h"
@@ -33,29 +34,43 @@ class MetricsSink : public evictor::Sink {
     // Upstream counts API failures and limit hits under descheduler_pods_evicted_total too.
     if (r.result.refusal == framework::Refusal::ApiError || r.result.refusal == framework::Refusal::Pdb)
       m_.podEvicted("error", d.plugin, d.profile, d.pod->ns.str(), d.node);
-    else if (r.result.refusal == framework::Refusal::TotalLimit || r.result.refusal == framework::Refusal::NodeLimit ||
-             r.result.refusal == framework::Refusal::NamespaceLimit)
-      m_.podEvicted(r.result.detail, d.plugin, d.profile, d.pod->ns.str(), d.node);
+    else if (const char* limit = limitResult(r.result.refusal))
+      m_.podEvicted(limit, d.plugin, d.profile, d.pod->ns.str(), d.node);
+  }
+
+  // Upstream's result label for a limit hit: its error's fixed text (the refusal's detail carries
+  // counts and node names, which would make a label value per node and limit).
+  static const char* limitResult(framework::Refusal r) {
+    switch (r) {
+      case framework::Refusal::TotalLimit: return "maximum number of evicted pods per a descheduling cycle reached";
+      case framework::Refusal::NodeLimit: return "maximum number of evicted pods per node reached";
+      case framework::Refusal::NamespaceLimit: return "maximum number of evicted pods per namespace reached";
+      default: return nullptr;
+    }
   }
 
  private:
   metrics::Metrics& m_;
 };
 
+// Counts watch restarts and relists, and tracks which caches are being relisted (CacheHealth).
 class ReflectorMetrics : public kube::ReflectorObserver {
  public:
-  explicit ReflectorMetrics(metrics::Metrics* m) : m_(m) {}
+  ReflectorMetrics(metrics::Metrics* m, CacheHealth& health) : m_(m), health_(health) {}
+  void onList(api::Kind k, std::size_t, double) override { health_.listed(k); }
   void onWatchRestart(api::Kind k, const std::string& reason) override {
     if (m_) m_->watchRestarted(kindLabel(k));
     (void)reason;
   }
   void onRelist(api::Kind k, const std::string& reason) override {
+    health_.relistRequested(k);
     if (m_) m_->relisted(kindLabel(k));
     (void)reason;
   }
 
  private:
   metrics::Metrics* m_;
+  CacheHealth& health_;
 };
 
 class StrategyTimer : public framework::CycleObserver {
@@ -67,21 +82,6 @@ class StrategyTimer : public framework::CycleObserver {
 
  private:
   metrics::Metrics* m_;
-};
-
-// No fencing exists in Lease-based election: check leadership right before each eviction.
-class LeaderGate : public evictor::EvictionGate {
- public:
-  explicit LeaderGate(const kube::LeaderElector& e) : e_(e) {}
-  framework::EvictResult admit(const evictor::Decision&) override {
-    if (e_.isLeader()) return {};
-    return framework::EvictResult::refused(framework::Refusal::ApiError, "leader election",
-                                           "this replica is not the leader any more");
-  }
-  void evicted(const evictor::Decision&) override {}
-
- private:
-  const kube::LeaderElector& e_;
 };
 
 kube::Cancellation& shutdown() {
@@ -160,7 +160,8 @@ int run(const Options& o) {
   }
 
   cluster::Store store;
-  ReflectorMetrics reflectorMetrics(metrics.get());
+  CacheHealth cacheHealth;
+  ReflectorMetrics reflectorMetrics(metrics.get(), cacheHealth);
   std::vector<std::unique_ptr<kube::Reflector>> reflectors;
   for (const kube::Resource& r : {kube::kPods, kube::kNodes, kube::kNamespaces, kube::kPodDisruptionBudgets,
                                   kube::kPersistentVolumeClaims}) {
@@ -202,6 +203,7 @@ int run(const Options& o) {
   while (!allSynced()) {
     if (stop.cancelled()) {
       stopAll();
+      spdlog::info("msg=\"stopped\" exit={}", kExitOk);
       return kExitOk;
     }
     if (clock->now() > syncDeadline) {
@@ -219,6 +221,7 @@ int run(const Options& o) {
   if (elector) {
     if (!elector->acquire(stop)) {
       stopAll();
+      spdlog::info("msg=\"stopped\" exit={}", kExitOk);
       return kExitOk;
     }
     standby = false;
@@ -228,7 +231,9 @@ int run(const Options& o) {
     });
   }
 
-  KubeEvictionApi evictionApi(client);
+  // Cancelled by SIGTERM: an eviction or Event request in flight against a hung API server must
+  // not hold the shutdown for the HTTP client's timeout.
+  KubeEvictionApi evictionApi(client, &stop);
   evictor::ApiSink apiSink(evictionApi, {engine->policy.gracePeriodSeconds,
                                          engine->policy.evictionFailureEventNotification.value_or(false)});
   evictor::DryRunSink dryRunSink;
@@ -240,9 +245,9 @@ int run(const Options& o) {
     observers.push_back(metricsSink.get());
   }
   evictor::TeeSink sink(primary, observers);
-  std::unique_ptr<LeaderGate> gate;
-  if (elector) gate = std::make_unique<LeaderGate>(*elector);
   StrategyTimer timer(metrics.get());
+  const auto resyncTimeout = std::chrono::duration_cast<kube::Clock::Duration>(
+      std::chrono::duration<double>(o.syncTimeoutSeconds));
 
   int exitCode = kExitOk;
   while (!stop.cancelled()) {
@@ -251,8 +256,35 @@ int run(const Options& o) {
       lost = true;
       break;
     }
+    // A cache that lost its watch history (410 Gone) is out of sync until its relist completes:
+    // wait for it (as for the first sync) rather than decide from what it still holds.
+    if (std::string pending = cacheHealth.relisting(); !pending.empty()) {
+      spdlog::info("msg=\"waiting for the cache to relist before the cycle\" resources=\"{}\"", pending);
+      auto deadline = clock->now() + resyncTimeout;
+      while (!cacheHealth.relisting().empty() && !stop.cancelled() && clock->now() < deadline)
+        stop.waitFor(std::chrono::milliseconds(50));
+      if (stop.cancelled()) break;
+      if (pending = cacheHealth.relisting(); !pending.empty()) {
+        spdlog::error("msg=\"the cache did not re-sync; cycle skipped\" resources=\"{}\" timeout_seconds={}", pending,
+                      o.syncTimeoutSeconds);
+        if (o.intervalSeconds <= 0) {
+          exitCode = kExitFailure;
+          break;
+        }
+        auto next = start + std::chrono::duration_cast<kube::Clock::Duration>(std::chrono::duration<double>(o.intervalSeconds));
+        auto wait = next - clock->now();
+        if (wait > kube::Clock::Duration::zero() && stop.waitFor(wait)) break;
+        continue;
+      }
+      spdlog::info("msg=\"cache relisted\"");
+    }
+    const std::uint64_t relists = cacheHealth.relistRequests();
+    if (!cacheHealth.relisting().empty()) continue;  // began just now: wait for it at the top
     cluster::SnapshotPtr snapshot = store.snapshot();
-    evictor::EvictionChain chain(engine->limits(), sink, gate.get());
+    std::function<bool()> isLeader;
+    if (elector) isLeader = [&elector] { return elector->isLeader(); };
+    CycleGate gate(stop, cacheHealth, relists, std::move(isLeader));
+    evictor::EvictionChain chain(engine->limits(), sink, &gate);
     framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer);
     spdlog::info("msg=\"cycle finished\" evicted={} refused={} nodes={} pods={} seconds={:.3f}{}", chain.evictedThisCycle(),
                  chain.refusedThisCycle(), cycle.nodes, snapshot->podCount(), cycle.seconds,

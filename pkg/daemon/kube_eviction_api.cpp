@@ -41,6 +41,7 @@ evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
   if (r.gracePeriodSeconds) body["deleteOptions"]["gracePeriodSeconds"] = *r.gracePeriodSeconds;
   kube::RequestOptions opts;
   opts.retryThrottled = false;  // a 429 here is the evictor's decision (PDB or throttling)
+  opts.cancel = cancel_;
   auto res = client_.post("/api/v1/namespaces/" + r.ns + "/pods/" + r.name + "/eviction", body.dump(), opts);
   if (res) return {res->status, "", "", false};
   const kube::ApiError& e = res.error();
@@ -73,7 +74,9 @@ void KubeEvictionApi::recordEvent(const evictor::PodEvent& e) {
                        {"lastTimestamp", rfc3339Now(false)},
                        {"eventTime", rfc3339Now(true)},
                        {"count", 1}};
-  auto res = client_.post("/api/v1/namespaces/" + e.ns + "/events", ev.dump());
+  kube::RequestOptions opts;
+  opts.cancel = cancel_;
+  auto res = client_.post("/api/v1/namespaces/" + e.ns + "/events", ev.dump(), opts);
   if (!res)
     spdlog::warn("msg=\"cannot record event\" pod={}/{} reason={} error=\"{}\"", e.ns, e.podName, e.reason,
                  res.error().describe());

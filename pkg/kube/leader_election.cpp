@@ -22,6 +22,45 @@ std::string microTimeNow() {
   return buf;
 }
 
+// A Cancellation that fires when `parent` does or when `timeout` passes, whichever comes first: it
+// bounds one Lease request (client-go puts a deadline on each attempt too), so neither a SIGTERM nor
+// the loss of leadership waits out the HTTP client's own timeout against a hung API server.
+class BoundedCancellation {
+ public:
+  BoundedCancellation(Cancellation* parent, std::chrono::nanoseconds timeout)
+      : cancel_(std::make_shared<Cancellation>()), done_(std::make_shared<Cancellation>()), parent_(parent) {
+    if (parent_) subscription_ = parent_->subscribe([c = cancel_] { c->cancel(); });
+    timer_ = std::thread([c = cancel_, done = done_, expired = expired_, timeout] {
+      if (!done->waitFor(timeout)) {
+        *expired = true;
+        c->cancel();
+      }
+    });
+  }
+  ~BoundedCancellation() {
+    done_->cancel();
+    timer_.join();
+    if (parent_) parent_->unsubscribe(subscription_);
+  }
+  BoundedCancellation(const BoundedCancellation&) = delete;
+  BoundedCancellation& operator=(const BoundedCancellation&) = delete;
+
+  Cancellation* get() { return cancel_.get(); }
+  // "timed out" when the deadline (not the parent) cut the request.
+  std::string describe(const ApiError& e) const { return *expired_ ? "no answer in time: " + e.describe() : e.describe(); }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> expired_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<Cancellation> cancel_;
+  std::shared_ptr<Cancellation> done_;
+  Cancellation* parent_;
+  std::uint64_t subscription_ = 0;
+  std::thread timer_;
+};
+
+// Release is best effort on the way out: a successor takes over after leaseDuration anyway.
+constexpr std::chrono::seconds kMaxReleaseWait{5};
+
 }  // namespace
 
 Status validateLeaderElection(const LeaderElectionConfig& c) {
@@ -73,23 +112,28 @@ std::string LeaderElector::body(const Record& r, bool withResourceVersion) const
   return j.dump();
 }
 
-bool LeaderElector::tryAcquireOrRenew() {
+bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   const int durationSeconds =
       static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(config_.leaseDuration).count());
+  // One attempt (GET, then PUT or POST) may take at most renewDeadline.
+  BoundedCancellation attempt(cancel, config_.renewDeadline);
+  RequestOptions opts;
+  opts.cancel = attempt.get();
   auto now = clock_->now();
   std::string nowStr = microTimeNow();
-  auto got = client_.get(leasePath());
+  auto got = client_.get(leasePath(), opts);
   if (!got) {
+    if (got.error().cancelled && cancel && cancel->cancelled()) return false;
     if (got.error().code != 404) {
       spdlog::warn("msg=\"cannot read the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
-                   got.error().describe());
+                   attempt.describe(got.error()));
       return false;
     }
     Record fresh{config_.identity, durationSeconds, nowStr, nowStr, 0, ""};
-    auto created = client_.post("/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases", body(fresh, false));
+    auto created = client_.post("/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases", body(fresh, false), opts);
     if (!created) {
       spdlog::warn("msg=\"cannot create the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
-                   created.error().describe());
+                   attempt.describe(created.error()));
       return false;
     }
     std::lock_guard<std::mutex> lock(mu_);
@@ -133,11 +177,12 @@ bool LeaderElector::tryAcquireOrRenew() {
   next.holder = config_.identity;
   next.leaseDurationSeconds = durationSeconds;
   next.renewTime = nowStr;
-  auto put = client_.put(leasePath(), body(next, true));
+  auto put = client_.put(leasePath(), body(next, true), opts);
   if (!put) {
+    if (put.error().cancelled && cancel && cancel->cancelled()) return false;
     if (put.error().code != 409)
       spdlog::warn("msg=\"cannot update the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
-                   put.error().describe());
+                   attempt.describe(put.error()));
     return false;
   }
   try {
@@ -154,7 +199,7 @@ bool LeaderElector::tryAcquireOrRenew() {
 bool LeaderElector::acquire(Cancellation& cancel) {
   spdlog::info("msg=\"waiting for leadership\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
   while (!cancel.cancelled()) {
-    if (tryAcquireOrRenew()) {
+    if (tryAcquireOrRenew(&cancel)) {
       std::lock_guard<std::mutex> lock(mu_);
       held_ = true;
       lastRenew_ = clock_->now();
@@ -169,11 +214,12 @@ bool LeaderElector::acquire(Cancellation& cancel) {
 void LeaderElector::startRenewing(std::function<void()> onLost) {
   renewer_ = std::thread([this, onLost = std::move(onLost)] {
     while (!stop_.waitFor(config_.retryPeriod)) {
-      if (tryAcquireOrRenew()) {
+      if (tryAcquireOrRenew(&stop_)) {
         std::lock_guard<std::mutex> lock(mu_);
         lastRenew_ = clock_->now();
         continue;
       }
+      if (stop_.cancelled()) return;
       bool lost;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -206,7 +252,9 @@ void LeaderElector::release() {
   Record r;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    wasHeld = held_;
+    // Only a lease still ours by our own clock: past renewDeadline a successor may hold it (the
+    // PUT would fail on the resourceVersion anyway), and the API server is likely unreachable.
+    wasHeld = held_ && clock_->now() - lastRenew_ < config_.renewDeadline;
     held_ = false;
     r = observed_;
   }
@@ -214,9 +262,12 @@ void LeaderElector::release() {
   r.holder.clear();
   r.leaseDurationSeconds = 1;
   r.renewTime = microTimeNow();
-  auto put = client_.put(leasePath(), body(r, true));
+  BoundedCancellation bounded(nullptr, std::min<std::chrono::nanoseconds>(config_.renewDeadline, kMaxReleaseWait));
+  RequestOptions opts;
+  opts.cancel = bounded.get();
+  auto put = client_.put(leasePath(), body(r, true), opts);
   if (put) spdlog::info("msg=\"released leadership\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
-  else spdlog::warn("msg=\"cannot release the lease\" error=\"{}\"", put.error().describe());
+  else spdlog::warn("msg=\"cannot release the lease\" error=\"{}\"", bounded.describe(put.error()));
 }
 
 }  // namespace kdesched::kube

@@ -1,8 +1,10 @@
 // Leader election with a coordination.k8s.io/v1 Lease, with client-go's semantics: a candidate
 // takes over only after it has observed no change to the record for leaseDuration (local clock
 // only, so clock skew between replicas does not matter); the leader renews every retryPeriod and
-// gives up when it could not renew for renewDeadline. There is no fencing: callers check isLeader()
-// right before each eviction batch and exit when leadership is lost.
+// gives up when it could not renew for renewDeadline. Each attempt is bounded by renewDeadline and
+// cut short by cancellation, so a hung API server delays neither shutdown nor stepping down. There
+// is no fencing: callers check isLeader() right before each eviction and exit when leadership is
+// lost.
 #pragma once
 
 #include <atomic>
@@ -41,8 +43,8 @@ class LeaderElector {
   void startRenewing(std::function<void()> onLost);
   // Held, and renewed less than renewDeadline ago.
   bool isLeader() const;
-  // Stops renewing and, if still the holder, empties holderIdentity so a successor need not wait
-  // a full leaseDuration.
+  // Stops renewing (cutting a renewal in flight) and, if still the leader, empties holderIdentity
+  // so a successor need not wait a full leaseDuration. Bounded: at most min(renewDeadline, 5 s).
   void release();
 
   const std::string& identity() const { return config_.identity; }
@@ -58,8 +60,9 @@ class LeaderElector {
     int transitions = 0;
     std::string resourceVersion;
   };
-  // One attempt; true when we hold the lease afterwards.
-  bool tryAcquireOrRenew();
+  // One attempt, bounded by renewDeadline and cut short by `cancel`; true when we hold the lease
+  // afterwards.
+  bool tryAcquireOrRenew(Cancellation* cancel);
   std::string leasePath() const;
   std::string body(const Record& r, bool withResourceVersion) const;
 

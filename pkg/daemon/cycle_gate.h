@@ -1,0 +1,55 @@
+// What may stop a live cycle's evictions, apart from the policy: the cache's health (a resource
+// that lost its watch history is relisting), shutdown, and leadership.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "pkg/api/decode.h"
+#include "pkg/evictor/evictor.h"
+#include "pkg/kube/clock.h"
+
+namespace kdesched::daemon {
+
+// Fed by the reflectors (through a ReflectorObserver): a relist request (410 Gone, or a watch line
+// that could not be decoded) means events were lost, so that resource's cache is out of sync until
+// the relist has replaced it. Thread-safe.
+class CacheHealth {
+ public:
+  void relistRequested(api::Kind kind);
+  void listed(api::Kind kind);
+  // The kinds being relisted, comma-separated; "" when every cache is in sync.
+  std::string relisting() const;
+  // How many relists were ever requested: a change between a snapshot and an eviction means the
+  // snapshot was taken from a cache that was already (or has since been found) out of sync.
+  std::uint64_t relistRequests() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::set<api::Kind> pending_;
+  std::uint64_t requests_ = 0;
+};
+
+// Checked right before each eviction request of one cycle:
+//  - shutdown: after SIGTERM nothing new is evicted (the rest of the cycle runs without requests);
+//  - the cache: a relist requested since the cycle's snapshot was taken;
+//  - leadership (when `isLeader` is set): Lease-based election has no fencing.
+class CycleGate : public evictor::EvictionGate {
+ public:
+  CycleGate(const kube::Cancellation& stop, const CacheHealth& health, std::uint64_t relistsAtSnapshot,
+            std::function<bool()> isLeader = {})
+      : stop_(stop), health_(health), relistsAtSnapshot_(relistsAtSnapshot), isLeader_(std::move(isLeader)) {}
+  framework::EvictResult admit(const evictor::Decision& d) override;
+  void evicted(const evictor::Decision&) override {}
+
+ private:
+  const kube::Cancellation& stop_;
+  const CacheHealth& health_;
+  std::uint64_t relistsAtSnapshot_;
+  std::function<bool()> isLeader_;
+};
+
+}  // namespace kdesched::daemon
