@@ -9,7 +9,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   prometheus-cpp-dev libsimdjson-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 curl procps
+  python3 python3-yaml curl jq procps time
 )
 
 missing=()
