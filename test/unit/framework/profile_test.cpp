@@ -111,7 +111,8 @@ TEST(Cycle, DeschedulePluginsOfAllProfilesThenBalance) {
   EXPECT_FALSE(res.runs[0].status.isOk());  // a plugin error does not stop the cycle
   EXPECT_EQ(res.nodes, 2u);
 
-  framework::CycleScope onlyBalance{false, true};
+  framework::CycleScope onlyBalance;
+  onlyBalance.runDeschedule = false;
   rec.calls.clear();
   framework::runCycle(profiles, *snap, std::nullopt, chain, nullptr, onlyBalance);
   EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/b", "p1/b"}));
