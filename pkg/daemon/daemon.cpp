@@ -277,6 +277,9 @@ int run(const Options& o) {
         continue;
       }
       spdlog::info("msg=\"cache relisted\"");
+      // The interval counts from the cycle's real start: a cycle right after this one could still
+      // see the pods it evicts (their deletion not yet watched) and evict them again (404).
+      start = clock->now();
     }
     const std::uint64_t relists = cacheHealth.relistRequests();
     if (!cacheHealth.relisting().empty()) continue;  // began just now: wait for it at the top
