@@ -2,6 +2,7 @@
 # CI entry point for the real-cluster tests (called by .ci/run):
 #   tools (openssl, jq, curl) -> build.sh (cached) -> test/e2e/smoke.sh
 #   [-> test/e2e/faults.sh when KDESCHED_CI_FAULTS=1]
+#   -> test/e2e/daemon.sh, test/e2e/leader.sh (the kdesched daemon; KDESCHED_CI_DAEMON=0 skips them)
 #
 # The binaries are cached in ${KDESCHED_CACHE:-$HOME/.cache/kdesched}/<hash>/bin
 # (CI runs as root on the developers' machine, so /root/.cache/kdesched is
@@ -38,6 +39,12 @@ rc=0
 "${ROOT}/test/e2e/smoke.sh" || rc=$?
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_FAULTS:-0}" = 1 ]; then
   "${ROOT}/test/e2e/faults.sh" || rc=$?
+fi
+# The live daemon (kdesched at ${KDESCHED_BIN:-build/kdesched}) against the control plane: both run
+# even if the other failed, after a passing smoke test (a failing one means the cluster is broken).
+if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
+  "${ROOT}/test/e2e/daemon.sh" || rc=$?
+  "${ROOT}/test/e2e/leader.sh" || rc=$?
 fi
 kd_log "cluster CI: $(kd_elapsed "${t0}") (exit ${rc})"
 exit "${rc}"

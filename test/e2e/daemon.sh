@@ -1,0 +1,318 @@
+#!/usr/bin/env bash
+# End-to-end tests of the live kdesched daemon against the real control plane
+# (scripts/cluster/cluster.sh: etcd, kube-apiserver, controller-manager, scheduler, kwok), with
+# the order/payment story (examples/order-payment/policy.yaml: RemovePodsViolatingInterPodAntiAffinity
+# + DefaultEvictor nodeFit). One cluster, phases in order:
+#
+#  1. one-shot (--descheduling-interval 0): payment, whose required anti-affinity against
+#     app=order is violated, is evicted through the Eviction API; exit 0; an Event on the old pod
+#     (reason RemovePodsViolatingInterPodAntiAffinity, message naming the term and the order pod);
+#     the ReplicaSet's replacement runs on another node.
+#  2. daemon (--descheduling-interval 1h, first cycle at once): /metrics counts the eviction
+#     (descheduler_pods_evicted_total{result="success",strategy=...} 1), /healthz 200, /readyz 200
+#     "ok"; a second kdesched on the same --secure-port fails at start with exit 2 and a clear
+#     message; SIGTERM: exit 0 within seconds, port closed, no Lease created.
+#  3. PDB minAvailable 1 (disruptionsAllowed 0): nothing evicted, the refusal logged (refused by
+#     the PDB) and counted (kdesched_evictions_refused_total{reason="pdb"} 1).
+#  4. --dry-run: the decision is logged ("evicted pod (dry run)"), the pod is untouched, no Event.
+#  5. daemon (--descheduling-interval 2s) across faults: restart-apiserver, then a violation created
+#     right after the restart is evicted; kdesched stalled (SIGSTOP) while etcd is compacted, the
+#     apiserver restarted and a violation created, then resumed: it relists (410) and evicts it.
+#  6. one-shot against a paused apiserver (--cache-sync-timeout 5): /readyz 503 "caches not
+#     synced", /healthz 200, nothing evicted, exit 1 after about 5 s; a daemon waiting for that
+#     first sync exits 0 at once on SIGTERM.
+#  7. SIGTERM while an eviction is held in the apiserver (a validating webhook that never answers):
+#     the request is abandoned, exit 0 within seconds, the pod is untouched.
+#
+# Own cluster directory (${KDESCHED_DAEMON_DIR:-/tmp/kdesched-daemon.PID}); kdesched is
+# ${KDESCHED_BIN:-build/kdesched}. Prints timings, phase durations and "daemon: N passed, N failed";
+# exits non-zero on the first failure. Every kdesched and the cluster are stopped in every case.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck source=scripts/cluster/lib.sh
+source "${ROOT}/scripts/cluster/lib.sh"
+export KDESCHED_CLUSTER_DIR="${KDESCHED_DAEMON_DIR:-/tmp/kdesched-daemon.$$}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/kdesched-daemon-work.XXXXXX")"
+KDS_NAME=daemon
+# shellcheck source=test/e2e/lib_kdesched.sh
+source "${ROOT}/test/e2e/lib_kdesched.sh"
+kds_install_traps
+
+STRATEGY=RemovePodsViolatingInterPodAntiAffinity
+kds_require_tools
+
+# ---------------------------------------------------------------------------
+phase "cluster up (3 kwok nodes)"
+check "cluster.sh up --nodes 3" "${KDS_CLUSTER}" up --nodes 3 >/dev/null
+kd_env_load
+
+phase "order and payment, then order moved beside payment"
+check "Deployments order and payment Running" kds_create_workload
+check "order patched onto payment's node (anti-affinity violated)" kds_violate
+note "payment ${PAYMENT_POD} (${PAYMENT_UID}) and order ${ORDER_POD} on ${PAYMENT_NODE}"
+
+# ---------------------------------------------------------------------------
+phase "1. one-shot: payment evicted, Event, replacement elsewhere"
+t_evict0="$(kd_now_ms)"
+kds_run oneshot 60 --descheduling-interval 0 --secure-port 0
+timing "one-shot run (start to exit)" "$(ms_str "${KDS_RUN_MS}")"
+check "exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
+check "one cycle, one eviction logged" kds_log_has oneshot "msg=\"cycle finished\" evicted=1 refused=0"
+check "log names the evicted pod and the strategy" \
+  kds_log_has oneshot "msg=\"evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY} .*result=success"
+check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
+event_ok() {
+  kds_events_for "${PAYMENT_UID}" "${STRATEGY}" >"${WORK}/events.json" || return 1
+  jq -e --arg order "${KDS_NS}/${ORDER_POD}" '
+    .items | length == 1 and (.[0] | .type == "Normal"
+      and (.message | contains("required podAntiAffinity term {labelSelector: app=order"))
+      and (.message | contains("topologyKey: kubernetes.io/hostname}"))
+      and (.message | contains("violated by pod " + $order)))' "${WORK}/events.json" >/dev/null
+}
+check "one Event on the old pod: reason ${STRATEGY}, message names the term and ${ORDER_POD}" \
+  kd_wait_for "Event" 20 event_ok
+note "event: $(jq -r '.items[0].message' "${WORK}/events.json")"
+check "replacement payment Running and Ready on another node than ${PAYMENT_NODE}" \
+  kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
+timing "one-shot start to replacement Ready" "$(kd_elapsed "${t_evict0}")"
+
+# ---------------------------------------------------------------------------
+phase "2. daemon (1h): metrics, health, port taken, SIGTERM"
+check "order patched onto payment's node again" kds_violate
+PORT="$(kds_free_port)"
+t0="$(kd_now_ms)"
+kds_start metrics --descheduling-interval 1h --secure-port "${PORT}" --bind-address 127.0.0.1
+METRICS_PID="${KDS_PID}"
+check "first cycle at once, one eviction" kds_wait_log metrics 'msg="cycle finished" evicted=1 ' 30
+timing "daemon start to first cycle finished" "$(kd_elapsed "${t0}")"
+check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
+check "GET /metrics" kds_metrics "${PORT}" "${WORK}/metrics.txt"
+grep -E '^(descheduler_pods_evicted_total|kdesched_evictions_refused_total|descheduler_loop_duration_seconds_count|kdesched_cache_objects)' \
+  "${WORK}/metrics.txt" | sed 's/^/       /'
+evicted_metric() {
+  local line
+  line="$(grep -E '^descheduler_pods_evicted_total\{' "${WORK}/metrics.txt" |
+    grep -F "result=\"success\"" | grep -F "strategy=\"${STRATEGY}\"" | grep -F "namespace=\"${KDS_NS}\"")"
+  [ "$(printf '%s\n' "${line}" | wc -l)" -eq 1 ] && [ "${line##* }" = 1 ] &&
+    [[ "${line}" == *"node=\"${PAYMENT_NODE}\""* ]] && [[ "${line}" == *'profile="default"'* ]]
+}
+check "descheduler_pods_evicted_total{namespace=\"${KDS_NS}\",node=\"${PAYMENT_NODE}\",profile=\"default\",result=\"success\",strategy=\"${STRATEGY}\"} 1" evicted_metric
+check "no error result counted" [ "$(kds_metric_sum "${WORK}/metrics.txt" descheduler_pods_evicted_total result=error)" = 0 ]
+check "descheduler_loop_duration_seconds_count 1" \
+  [ "$(kds_metric_sum "${WORK}/metrics.txt" descheduler_loop_duration_seconds_count)" = 1 ]
+check "kdesched_cache_objects{kind=\"Node\"} 3" [ "$(kds_metric_sum "${WORK}/metrics.txt" kdesched_cache_objects kind=Node)" = 3 ]
+check "descheduler_build_info present" grep -q '^descheduler_build_info{' "${WORK}/metrics.txt"
+r="$(kds_http "${PORT}" /healthz)"; check "/healthz: 200 (got ${r})" [ "${r%% *}" = 200 ]
+r="$(kds_http "${PORT}" /readyz)"; check "/readyz after sync: 200 ok (got ${r})" [ "${r}" = "200 ok" ]
+r="$(kds_http "${PORT}" /nope)"; check "unknown path: 404 (got ${r%% *})" [ "${r%% *}" = 404 ]
+
+kds_run porttaken 30 --descheduling-interval 1h --secure-port "${PORT}" --bind-address 127.0.0.1
+check "a second kdesched on taken port ${PORT}: exit 2 (got ${KDS_RC}, after $(ms_str "${KDS_RUN_MS}"))" [ "${KDS_RC}" = 2 ]
+check "...with a clear error naming the port" \
+  kds_log_has porttaken "cannot start the metrics server.*127\\.0\\.0\\.1:${PORT}.*another process using the port"
+check "...and it ran no cycle" bash -c "! grep -q 'cycle finished' '$(kds_log porttaken)'"
+note "$(grep -m1 'cannot start the metrics server' "$(kds_log porttaken)")"
+r="$(kds_http "${PORT}" /healthz)"; check "the first daemon still serves /healthz (got ${r%% *})" [ "${r%% *}" = 200 ]
+
+kds_stop "${METRICS_PID}" TERM 15 || true
+timing "SIGTERM to exit (daemon, idle in a 1h wait)" "$(ms_str "${KDS_STOP_MS}")"
+check "SIGTERM: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
+check "SIGTERM: exited within 5 s" [ "${KDS_STOP_MS}" -lt 5000 ]
+check "logged the signal and a clean stop" kds_log_has metrics 'msg="stopped" exit=0'
+check "port ${PORT} closed" bash -c "! curl -s -m 2 -o /dev/null http://127.0.0.1:${PORT}/healthz"
+no_lease() { ! kd_kubectl get leases -A -o name | grep -q descheduler; }
+check "no Lease created (no --leader-elect)" no_lease
+check "replacement payment Running on another node" \
+  kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
+
+# ---------------------------------------------------------------------------
+phase "3. PDB minAvailable 1: refused, logged, counted"
+check "order patched onto payment's node again" kds_violate
+kd_kubectl -n "${KDS_NS}" apply -f - >/dev/null <<'EOF'
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: payment
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels: {app: payment}
+EOF
+check "disruption controller set disruptionsAllowed 0" kd_wait_for "PDB status" 60 kds_pdb_settled
+PORT="$(kds_free_port)"
+kds_start pdb --descheduling-interval 1h --secure-port "${PORT}" --bind-address 127.0.0.1
+PDB_PID="${KDS_PID}"
+check "first cycle: nothing evicted, one refusal" kds_wait_log pdb 'msg="cycle finished" evicted=0 refused=1 ' 30
+check "log: refused by the PDB" \
+  kds_log_has pdb "msg=\"eviction refused\" pod=${KDS_NS}/${PAYMENT_POD} .*by=\"PodDisruptionBudget ${KDS_NS}/payment\" refusal=pdb"
+note "$(grep -m1 'msg="eviction refused"' "$(kds_log pdb)" | cut -c1-300)"
+check "no eviction attempted" bash -c "! grep -q 'msg=\"evicted pod\"' '$(kds_log pdb)'"
+check "GET /metrics" kds_metrics "${PORT}" "${WORK}/metrics-pdb.txt"
+grep -E '^(kdesched_evictions_refused_total|descheduler_pods_evicted_total)' "${WORK}/metrics-pdb.txt" | sed 's/^/       /'
+check "kdesched_evictions_refused_total{reason=\"pdb\",strategy=\"${STRATEGY}\"} 1" \
+  [ "$(kds_metric_sum "${WORK}/metrics-pdb.txt" kdesched_evictions_refused_total reason=pdb strategy="${STRATEGY}")" = 1 ]
+check "descheduler_pods_evicted_total{result=\"success\"} 0" \
+  [ "$(kds_metric_sum "${WORK}/metrics-pdb.txt" descheduler_pods_evicted_total result=success)" = 0 ]
+check "payment ${PAYMENT_POD} untouched (same UID, not terminating)" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+kds_stop "${PDB_PID}" TERM 15 || true
+check "SIGTERM: exit 0 (got ${KDS_RC}, $(ms_str "${KDS_STOP_MS}"))" [ "${KDS_RC}" = 0 ]
+kd_kubectl -n "${KDS_NS}" delete pdb payment --wait=true >/dev/null
+check "payment still untouched" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+
+# ---------------------------------------------------------------------------
+phase "4. --dry-run: decision logged, nothing evicted"
+kds_run dryrun 60 --dry-run --descheduling-interval 0 --secure-port 0
+timing "dry-run one-shot (start to exit)" "$(ms_str "${KDS_RUN_MS}")"
+check "exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
+check "logged: evicted pod (dry run) ${PAYMENT_POD}" \
+  kds_log_has dryrun "msg=\"evicted pod \\(dry run\\)\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY}"
+check "cycle counted it" kds_log_has dryrun 'msg="cycle finished" evicted=1 '
+check "payment ${PAYMENT_POD} untouched (same UID, not terminating)" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+no_event() { [ "$(kds_events_for "${PAYMENT_UID}" "${STRATEGY}" | jq '.items | length')" = 0 ]; }
+check "no Event recorded" no_event
+
+# ---------------------------------------------------------------------------
+phase "5. daemon (2s) across apiserver restarts and an etcd compaction"
+PORT="$(kds_free_port)"
+t0="$(kd_now_ms)"
+kds_start live --descheduling-interval 2s --secure-port "${PORT}" --bind-address 127.0.0.1
+LIVE_PID="${KDS_PID}"
+check "evicts the standing violation in its first cycle" kds_wait_log live 'msg="evicted pod" ' 30 1
+timing "daemon start to eviction" "$(kd_elapsed "${t0}")"
+check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
+check "replacement Running elsewhere" kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
+check "GET /metrics" kds_metrics "${PORT}" "${WORK}/m0.txt"
+relists0="$(kds_metric_sum "${WORK}/m0.txt" kdesched_relists_total)"
+restarts0="$(kds_metric_sum "${WORK}/m0.txt" kdesched_watch_restarts_total)"
+cycles0="$(kds_log_count live 'msg="cycle finished"')"
+
+# 5a. restart; the violation is made as soon as the new apiserver answers.
+t0="$(kd_now_ms)"
+check "restart-apiserver" "${KDS_CLUSTER}" restart-apiserver >/dev/null
+timing "restart-apiserver" "$(kd_elapsed "${t0}")"
+t_v="$(kd_now_ms)"
+check "violation created right after the restart" kds_violate
+timing "violation made (patch to order Ready beside payment)" "$(kd_elapsed "${t_v}")"
+check "the daemon evicts it" kds_wait_log live 'msg="evicted pod" ' 60 2
+timing "after restart: order patched to eviction logged" "$(kd_elapsed "${t_v}")"
+check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
+check "GET /metrics" kds_metrics "${PORT}" "${WORK}/m1.txt"
+restarts1="$(kds_metric_sum "${WORK}/m1.txt" kdesched_watch_restarts_total)"
+relists1="$(kds_metric_sum "${WORK}/m1.txt" kdesched_relists_total)"
+note "watch restarts ${restarts0} -> ${restarts1}, relists ${relists0} -> ${relists1}"
+check "kdesched_watch_restarts_total increased (${restarts0} -> ${restarts1})" [ "${restarts1%.*}" -gt "${restarts0%.*}" ]
+check "replacement Running elsewhere" kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
+
+# 5b. kdesched stalls (SIGSTOP) through a compaction + restart and the making of a violation, so
+# its watches resume from compacted versions (410 Gone) and the change happened out of its sight.
+kill -STOP "${LIVE_PID}"
+t0="$(kd_now_ms)"
+check "compact-etcd --restart-apiserver (kdesched stopped)" "${KDS_CLUSTER}" compact-etcd --restart-apiserver >/dev/null
+timing "compact-etcd --restart-apiserver" "$(kd_elapsed "${t0}")"
+check "violation created while kdesched cannot see" kds_violate
+evicted_before="$(kds_log_count live 'msg="evicted pod" ')"
+kill -CONT "${LIVE_PID}"
+t_ready="$(kd_now_ms)"
+check "relist after 410 Gone logged" kds_wait_log live 'reflector relist resource=[a-z]+ reason=gone' 30
+check "the daemon evicts the violation it did not watch happen" kds_wait_log live 'msg="evicted pod" ' 60 $((evicted_before + 1))
+timing "after SIGCONT: eviction of the unseen violation" "$(kd_elapsed "${t_ready}")"
+check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
+check "GET /metrics" kds_metrics "${PORT}" "${WORK}/m2.txt"
+relists2="$(kds_metric_sum "${WORK}/m2.txt" kdesched_relists_total)"
+note "relists ${relists1} -> ${relists2}: $(grep -E '^kdesched_relists_total' "${WORK}/m2.txt" | tr '\n' ' ')"
+check "kdesched_relists_total increased (${relists1} -> ${relists2})" [ "${relists2%.*}" -gt "${relists1%.*}" ]
+check "3 successful evictions counted" \
+  [ "$(kds_metric_sum "${WORK}/m2.txt" descheduler_pods_evicted_total result=success strategy="${STRATEGY}")" = 3 ]
+check "no failed eviction (every request was made from a current cache)" \
+  bash -c "! grep -E 'msg=\"eviction failed\"' '$(kds_log live)'"
+check "cycles kept running ($(kds_log_count live 'msg="cycle finished"') > ${cycles0})" \
+  [ "$(kds_log_count live 'msg="cycle finished"')" -gt "${cycles0}" ]
+check "replacement Running elsewhere" kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
+kds_stop "${LIVE_PID}" TERM 15 || true
+timing "SIGTERM to exit (daemon, 2s interval)" "$(ms_str "${KDS_STOP_MS}")"
+check "SIGTERM: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
+check "exactly 3 evictions over the daemon's life" [ "$(kds_log_count live 'msg="evicted pod" ')" = 3 ]
+
+# ---------------------------------------------------------------------------
+phase "6. one-shot against a paused apiserver: no sync, no eviction, exit 1"
+check "order patched onto payment's node again" kds_violate
+PORT="$(kds_free_port)"
+check "pause-apiserver" "${KDS_CLUSTER}" pause-apiserver >/dev/null
+t0="$(kd_now_ms)"
+kds_start paused --descheduling-interval 0 --cache-sync-timeout 5 --secure-port "${PORT}" --bind-address 127.0.0.1
+PAUSED_PID="${KDS_PID}"
+readyz_503() { r="$(kds_http "${PORT}" /readyz)"; [ "${r}" = "503 caches not synced" ]; }
+check "/readyz before sync: 503 caches not synced" kd_wait_for "/readyz 503" 4 readyz_503
+r="$(kds_http "${PORT}" /healthz)"; check "/healthz before sync: 200 (got ${r})" [ "${r%% *}" = 200 ]
+kds_wait_exit "${PAUSED_PID}" 30 || true
+took=$(( $(kd_now_ms) - t0 ))
+timing "one-shot with a paused apiserver: start to exit (--cache-sync-timeout 5)" "$(ms_str "${took}")"
+check "exit 1 (got ${KDS_RC})" [ "${KDS_RC}" = 1 ]
+check "within the sync timeout plus 3 s" [ "${took}" -lt 8000 ]
+check "logged that the cache did not sync" kds_log_has paused 'msg="the cache did not sync" timeout_seconds=5'
+check "no cycle ran" bash -c "! grep -Eq 'cycle finished|evicted pod' '$(kds_log paused)'"
+kds_start paused-term --descheduling-interval 2s --secure-port 0
+PAUSED_PID="${KDS_PID}"
+# It logs nothing until synced: wait until it holds a connection to the (paused) apiserver.
+check "it is blocked in its first requests" kd_wait_for "a connection to the apiserver" 10 kds_connected "${PAUSED_PID}" "${APISERVER_PORT}"
+kds_stop "${PAUSED_PID}" TERM 10 || true
+timing "SIGTERM to exit while waiting for the first sync" "$(ms_str "${KDS_STOP_MS}")"
+term_quick() { [ "${KDS_RC}" = 0 ] && [ "${KDS_STOP_MS}" -lt 2000 ]; }
+check "SIGTERM while waiting for the first sync: exit 0 (got ${KDS_RC}) within 2 s ($(ms_str "${KDS_STOP_MS}"))" term_quick
+check "resume-apiserver" "${KDS_CLUSTER}" resume-apiserver >/dev/null
+check "apiserver answers again" "${KDS_CLUSTER}" wait-ready 30
+check "payment ${PAYMENT_POD} untouched" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+
+# ---------------------------------------------------------------------------
+phase "7. SIGTERM during an eviction the API server holds"
+# A validating webhook on pods/eviction whose server (openssl s_server with the apiserver's own
+# certificate) reads the AdmissionReview and never answers: the Eviction request hangs in the
+# apiserver for the webhook's timeoutSeconds (20), then fails (failurePolicy Fail).
+HOOK_PORT="$(kds_free_port)"
+mkfifo "${WORK}/hook.stdin"
+exec 9<>"${WORK}/hook.stdin"   # a writer that never writes: s_server's stdin stays open
+openssl s_server -accept "127.0.0.1:${HOOK_PORT}" -cert "${KDESCHED_CLUSTER_DIR}/pki/apiserver.crt" \
+  -key "${KDESCHED_CLUSTER_DIR}/pki/apiserver.key" -quiet <"${WORK}/hook.stdin" >"${WORK}/hook.out" 2>&1 7>&- 8>&- 9>&- &
+KDS_EXTRA_PIDS+=("$!")
+check "black-hole webhook server listening on ${HOOK_PORT}" kd_wait_for "s_server" 10 kds_port_in_use "${HOOK_PORT}"
+kd_kubectl apply -f - >/dev/null <<HOOK
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: kdesched-e2e-hang
+webhooks:
+- name: hang.kdesched-e2e.example
+  clientConfig:
+    url: https://127.0.0.1:${HOOK_PORT}/hang
+    caBundle: $(base64 -w0 "${CA_FILE}")
+  rules:
+  - apiGroups: [""]
+    apiVersions: ["v1"]
+    operations: ["CREATE"]
+    resources: ["pods/eviction"]
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+  timeoutSeconds: 20
+  namespaceSelector:
+    matchLabels: {kubernetes.io/metadata.name: ${KDS_NS}}
+HOOK
+PORT="$(kds_free_port)"
+kds_start held --descheduling-interval 1h --secure-port "${PORT}" --bind-address 127.0.0.1
+HELD_PID="${KDS_PID}"
+check "the eviction of ${PAYMENT_POD} reached the webhook (request in flight)" \
+  kd_wait_for "AdmissionReview at the webhook" 30 grep -q "POST /hang" "${WORK}/hook.out"
+kds_stop "${HELD_PID}" TERM 30 || true
+timing "SIGTERM to exit with an eviction in flight (webhook holds 20 s)" "$(ms_str "${KDS_STOP_MS}")"
+check "SIGTERM with an eviction in flight: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
+check "...within 3 s, not after the webhook's 20 s ($(ms_str "${KDS_STOP_MS}"))" [ "${KDS_STOP_MS}" -lt 3000 ]
+check "...the abandoned eviction is logged as failed" kds_log_has held "msg=\"eviction failed\" pod=${KDS_NS}/${PAYMENT_POD} "
+kd_kubectl delete validatingwebhookconfiguration kdesched-e2e-hang >/dev/null
+check "payment ${PAYMENT_POD} untouched (the webhook never allowed it)" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+exec 9>&-
+
+phase "no kdesched left"
+all_gone() { local p; for p in "${KDS_PIDS[@]}"; do ! kds_alive "${p}" || return 1; done; }
+check "every kdesched started (${#KDS_PIDS[@]}) has exited" all_gone
+end_phase
