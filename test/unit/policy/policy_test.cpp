@@ -391,7 +391,7 @@ std::vector<ErrorCase> errorCases() {
        "policy.yaml: strategies: unknown field \"strategies\" (known fields: apiVersion, kind, nodeSelector, "
        "maxNoOfPodsToEvictPerNode, maxNoOfPodsToEvictPerNamespace, maxNoOfPodsToEvictTotal, "
        "evictionFailureEventNotification, gracePeriodSeconds, metricsProviders, metricsCollector, prometheus, "
-       "tracing, profiles)"},
+       "tracing, kdesched, profiles)"},
       {"MetricsProvidersNotSupported", header() + "metricsProviders:\n  - source: KubernetesMetrics\n",
        "policy.yaml: metricsProviders: not supported yet by kdesched; remove it: kdesched computes utilization from "
        "pod requests, got a list"},
