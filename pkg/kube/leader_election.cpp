@@ -132,9 +132,17 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
     Record fresh{config_.identity, durationSeconds, nowStr, nowStr, 0, ""};
     auto created = client_.post("/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases", body(fresh, false), opts);
     if (!created) {
-      spdlog::warn("msg=\"cannot create the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
-                   attempt.describe(created.error()));
+      // 409: another replica created it first (they start together); the next attempt reads it.
+      if (created.error().code != 409)
+        spdlog::warn("msg=\"cannot create the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
+                     attempt.describe(created.error()));
       return false;
+    }
+    // The version to release from, should release() come before the first renewal.
+    try {
+      fresh.resourceVersion = nlohmann::json::parse(created->body).at("metadata").value("resourceVersion", "");
+    } catch (...) {
+      fresh.resourceVersion.clear();
     }
     std::lock_guard<std::mutex> lock(mu_);
     observed_ = fresh;

@@ -124,6 +124,8 @@ TEST(LeaderElectorHung, ReleaseCutsAHungRenewalAndBoundsItsOwnRequest) {
   ASSERT_GE(sent.size(), 4u);
   EXPECT_EQ(sent.back().method, "PUT");
   EXPECT_THAT(sent.back().body, ::testing::HasSubstr(R"("holderIdentity":"")"));
+  // From the version the create returned (no renewal succeeded since).
+  EXPECT_THAT(sent.back().body, ::testing::HasSubstr(R"("resourceVersion":"7")"));
 }
 
 }  // namespace
