@@ -40,14 +40,20 @@ std::string keyValuesToJson(std::string_view s) {
   auto skipSpace = [&] {
     while (i < s.size() && s[i] == ' ') ++i;
   };
+  // Bare words (not key=value) make the message: "reflector listed resource=pods objects=3" is
+  // {"msg":"reflector listed","resource":"pods","objects":"3"}, as `msg="reflector listed" ...` is.
+  std::string words;
   skipSpace();
   while (i < s.size()) {
     std::size_t eq = s.find('=', i);
     std::size_t sp = s.find(' ', i);
-    if (eq == std::string_view::npos || (sp != std::string_view::npos && sp < eq)) {
-      // Not key=value: keep the rest as the message.
-      j["msg"] = std::string(s.substr(i));
-      break;
+    if (eq == std::string_view::npos || (sp != std::string_view::npos && sp < eq) || eq == i) {
+      std::size_t end = sp == std::string_view::npos ? s.size() : sp;
+      if (!words.empty()) words += ' ';
+      words += s.substr(i, end - i);
+      i = end;
+      skipSpace();
+      continue;
     }
     std::string key(s.substr(i, eq - i));
     i = eq + 1;
@@ -67,6 +73,16 @@ std::string keyValuesToJson(std::string_view s) {
     }
     j[key] = value;
     skipSpace();
+  }
+  if (!words.empty()) {
+    if (!j.contains("msg")) {
+      // The message first, as in `msg="..." key=value` lines.
+      nlohmann::ordered_json withMsg = {{"msg", words}};
+      for (auto& [k, v] : j.items()) withMsg[k] = v;
+      j = std::move(withMsg);
+    } else {
+      j["text"] = words;
+    }
   }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
