@@ -226,6 +226,7 @@ check "3 successful evictions counted" \
   [ "$(kds_metric_sum "${WORK}/m2.txt" descheduler_pods_evicted_total result=success strategy="${STRATEGY}")" = 3 ]
 check "no failed eviction (every request was made from a current cache)" \
   bash -c "! grep -E 'msg=\"eviction failed\"' '$(kds_log live)'"
+note "cycles that waited for a relist first: $(kds_log_count live 'msg="waiting for the cache to relist before the cycle"')"
 check "cycles kept running ($(kds_log_count live 'msg="cycle finished"') > ${cycles0})" \
   [ "$(kds_log_count live 'msg="cycle finished"')" -gt "${cycles0}" ]
 check "replacement Running elsewhere" kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
