@@ -383,8 +383,9 @@ part_reaction() {
   "${BENCH}/build-upstream.sh" >&2
   mkdir -p "${RAW}" "${WORK}"
   local name=reaction nd l port kc dc
-  # S1-sized background without planted violations or skew: the daemons have a realistic cache
-  # but nothing to do until the benchmark creates a violation.
+  # S1-sized background without planted violations: the daemons have a realistic cache but
+  # nothing to do until the benchmark creates a violation (the reaction policies run the two
+  # deschedule strategies; see bench/policies/reaction-*.yaml).
   nd="$(gen R1 --kwok --format ndjson)"
   l="$(wait_quiet reaction)"
   log "reaction: cluster up (load ${l})"
@@ -397,7 +398,7 @@ part_reaction() {
     case "${variant}" in
       kdesched-debounce-1s) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched.yaml"; interval=1h ;;
       kdesched-debounce-100ms) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched-fast.yaml"; interval=1h ;;
-      upstream-interval) impl=upstream; policy="${POLICY}"; interval="${UPSTREAM_INTERVAL}" ;;
+      upstream-interval) impl=upstream; policy="${BENCH}/policies/reaction-upstream.yaml"; interval="${UPSTREAM_INTERVAL}" ;;
     esac
     [ -f "${users}/bench-${impl}.kubeconfig" ] && kc="${users}/bench-${impl}.kubeconfig" || kc="$(user_kubeconfig "${name}" "bench-${impl}")"
     port="$(( 20000 + RANDOM % 10000 ))"
@@ -413,7 +414,11 @@ part_reaction() {
     "${cmd[@]}" >"${RAW}/reaction-${variant}.log" 2>&1 &
     local dpid=$!
     PIDS+=("${dpid}")
-    sleep 8  # informers synced and the first (empty) cycle done
+    # Wait for the first (empty) cycle: caches synced, nothing to do.
+    local marker='msg="cycle finished"'
+    [ "${impl}" = upstream ] && marker='"Total number of evictions/requests" extension point="Deschedule"'
+    kd_wait_for "reaction ${variant}: first cycle" 120 grep -qF "${marker}" "${RAW}/reaction-${variant}.log" ||
+      { tail -n 20 "${RAW}/reaction-${variant}.log" >&2; die "reaction ${variant}: no first cycle"; }
     kill -0 "${dpid}" 2>/dev/null || { tail -n 20 "${RAW}/reaction-${variant}.log" >&2; die "reaction ${variant}: descheduler exited"; }
     "${PY}" "${BENCH}/reaction.py" --server "$(cluster_env "${name}" APISERVER_URL)" --ca "${dir}/pki/ca.crt" \
       --cert "${users}/bench-driver.crt" --key "${users}/bench-driver.key" --audit "${WORK}/audit-${name}.log" \
@@ -432,7 +437,10 @@ part_reaction() {
 
 part_report() {
   mkdir -p "${OUT}"
-  "${PY}" "${BENCH}/report.py" "${OUT}" >&2
+  # matplotlib from apt lives in the system python.
+  local py="${PY}"
+  "${py}" -c "import matplotlib" 2>/dev/null || py=/usr/bin/python3
+  "${py}" "${BENCH}/report.py" "${OUT}" >&2
 }
 
 # ---------------------------------------------------------------------------------------------
