@@ -13,6 +13,9 @@
 #include "pkg/kube/reflector.h"
 #include "pkg/metrics/server.h"
 #include "pkg/plan/engine.h"
+#include "pkg/trigger/antiflapping.h"
+#include "pkg/trigger/config.h"
+#include "pkg/trigger/planner.h"
 
 namespace kdesched::daemon {
 namespace {
@@ -84,6 +87,29 @@ class StrategyTimer : public framework::CycleObserver {
   metrics::Metrics* m_;
 };
 
+// The cycle's own gate, then the cross-cycle ones (anti-flapping): every gate must admit.
+class GateChain : public evictor::EvictionGate {
+ public:
+  GateChain(evictor::EvictionGate& first, evictor::EvictionGate* second) : first_(first), second_(second) {}
+  framework::EvictResult admit(const evictor::Decision& d) override {
+    framework::EvictResult r = first_.admit(d);
+    if (r.refusal != framework::Refusal::None || !second_) return r;
+    return second_->admit(d);
+  }
+  void evicted(const evictor::Decision& d) override {
+    first_.evicted(d);
+    if (second_) second_->evicted(d);
+  }
+
+ private:
+  evictor::EvictionGate& first_;
+  evictor::EvictionGate* second_;
+};
+
+double monotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 kube::Cancellation& shutdown() {
   static kube::Cancellation c;
   return c;
@@ -148,6 +174,11 @@ int run(const Options& o) {
   auto engine = plan::buildEngine(o.policyPath, ctx);
   if (!engine.isOk()) {
     spdlog::error("msg=\"bad policy\" error=\"{}\"", engine.error());
+    return kExitBadInput;
+  }
+  auto extension = trigger::decodeExtension(engine->policy.extension);
+  if (!extension.isOk()) {
+    spdlog::error("msg=\"bad policy\" error=\"{}: {}\"", engine->policy.sourceName, extension.error());
     return kExitBadInput;
   }
 
@@ -248,6 +279,59 @@ int run(const Options& o) {
   StrategyTimer timer(metrics.get());
   const auto resyncTimeout = std::chrono::duration_cast<kube::Clock::Duration>(
       std::chrono::duration<double>(o.syncTimeoutSeconds));
+  std::function<bool()> isLeader;
+  if (elector) isLeader = [&elector] { return elector->isLeader(); };
+
+  // Anti-flapping only where cycles repeat: a one-shot run has no history to learn from.
+  std::unique_ptr<trigger::AntiFlapping> antiFlapping;
+  if (o.intervalSeconds > 0) {
+    antiFlapping = std::make_unique<trigger::AntiFlapping>(
+        extension->antiFlapping, monotonicSeconds,
+        [&](const trigger::AntiFlapping::PodRef& pod, int flaps, double backoff) {
+          if (metrics) metrics->evictionSuppressed("gave-up");
+          evictionApi.recordEvent({pod.ns, pod.name, pod.uid, "Warning", "DeschedulingGaveUp", "Descheduled",
+                                   "kdesched evicted pods of this workload " + std::to_string(flaps) +
+                                       " times and the same situation came back; backing off for " +
+                                       std::to_string(static_cast<long long>(backoff)) + "s"});
+        },
+        [&](const std::string& reason) {
+          if (metrics) metrics->evictionSuppressed(reason);
+        });
+  }
+  std::mutex cycleMutex;  // periodic cycles and triggered runs never overlap
+
+  std::unique_ptr<trigger::Planner> planner;
+  if (o.intervalSeconds > 0 && extension->triggers.enabled) {
+    planner = std::make_unique<trigger::Planner>(
+        store, extension->triggers,
+        [&](const framework::CycleScope& scope, trigger::Planner::TimePoint firstEvent) {
+          std::lock_guard<std::mutex> lock(cycleMutex);
+          if (stop.cancelled() || (elector && !elector->isLeader()) || !cacheHealth.relisting().empty()) return;
+          const std::uint64_t relists = cacheHealth.relistRequests();
+          cluster::SnapshotPtr snapshot = store.snapshot();
+          CycleGate cycleGate(stop, cacheHealth, relists, isLeader);
+          GateChain gates(cycleGate, antiFlapping.get());
+          evictor::EvictionChain chain(engine->limits(), sink, &gates);
+          framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer, scope);
+          double delay = std::chrono::duration<double>(std::chrono::steady_clock::now() - firstEvent).count();
+          spdlog::info("msg=\"triggered run finished\" evicted={} refused={} candidates={} balance={} seconds={:.3f} "
+                       "event_to_decision_seconds={:.3f}",
+                       chain.evictedThisCycle(), chain.refusedThisCycle(), scope.pods ? scope.pods->size() : 0,
+                       scope.runBalance, cycle.seconds, delay);
+          if (metrics) {
+            metrics->triggerRun();
+            for (std::size_t i = 0; i < chain.evictedThisCycle(); ++i) metrics->eventToEviction(delay);
+          }
+        },
+        [&](const std::string& kind) {
+          if (metrics) metrics->triggerEvent(kind);
+        },
+        antiFlapping.get());
+    planner->start();
+    spdlog::info("msg=\"event triggers on\" debounce_seconds={} quiet_seconds={} balance_debounce_seconds={} rollout_grace_seconds={}",
+                 extension->triggers.debounceSeconds, extension->triggers.quietSeconds, extension->triggers.balanceDebounceSeconds,
+                 extension->triggers.rolloutGraceSeconds);
+  }
 
   int exitCode = kExitOk;
   while (!stop.cancelled()) {
@@ -283,12 +367,13 @@ int run(const Options& o) {
     }
     const std::uint64_t relists = cacheHealth.relistRequests();
     if (!cacheHealth.relisting().empty()) continue;  // began just now: wait for it at the top
+    std::unique_lock<std::mutex> cycleLock(cycleMutex);
     cluster::SnapshotPtr snapshot = store.snapshot();
-    std::function<bool()> isLeader;
-    if (elector) isLeader = [&elector] { return elector->isLeader(); };
-    CycleGate gate(stop, cacheHealth, relists, std::move(isLeader));
-    evictor::EvictionChain chain(engine->limits(), sink, &gate);
+    CycleGate cycleGate(stop, cacheHealth, relists, isLeader);
+    GateChain gates(cycleGate, antiFlapping.get());
+    evictor::EvictionChain chain(engine->limits(), sink, &gates);
     framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer);
+    cycleLock.unlock();
     spdlog::info("msg=\"cycle finished\" evicted={} refused={} nodes={} pods={} seconds={:.3f}{}", chain.evictedThisCycle(),
                  chain.refusedThisCycle(), cycle.nodes, snapshot->podCount(), cycle.seconds,
                  cycle.skipped ? " skipped=\"" + cycle.skipReason + "\"" : std::string());
@@ -306,6 +391,7 @@ int run(const Options& o) {
     if (wait > kube::Clock::Duration::zero() && stop.waitFor(wait)) break;
   }
 
+  if (planner) planner->stop();
   if (lost) {
     spdlog::error("msg=\"leadership lost; exiting so the replica restarts clean\"");
     exitCode = kExitFailure;

@@ -25,6 +25,8 @@ Result<Extension> decodeExtension(const policy::RawArgs& raw) {
     if (Status s = r.readBool("enabled", enabled); !s.isOk()) return s;
     if (enabled) e.triggers.enabled = *enabled;
     if (Status s = seconds(r, "debounce", e.triggers.debounceSeconds, false); !s.isOk()) return s;
+    if (Status s = seconds(r, "quiet", e.triggers.quietSeconds, false); !s.isOk()) return s;
+    if (e.triggers.quietSeconds > e.triggers.debounceSeconds) return r.error("quiet", "must not exceed debounce");
     if (Status s = seconds(r, "balanceDebounce", e.triggers.balanceDebounceSeconds, false); !s.isOk()) return s;
     if (Status s = seconds(r, "rolloutGrace", e.triggers.rolloutGraceSeconds); !s.isOk()) return s;
     return r.finish();

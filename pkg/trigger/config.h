@@ -1,6 +1,6 @@
 // kdesched's policy extension: the top-level `kdesched:` block of a DeschedulerPolicy.
 //   kdesched:
-//     triggers:      {enabled: true, debounce: 1s, balanceDebounce: 30s, rolloutGrace: 15s}
+//     triggers:      {enabled: true, debounce: 1s, quiet: 200ms, balanceDebounce: 30s, rolloutGrace: 15s}
 //     antiFlapping:  {ownerCooldown: 5m, maxEvictionsPerMinute: 30, backoffAfter: 3,
 //                     backoffInitial: 10m, backoffMax: 6h}
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
@@ -13,7 +13,8 @@ namespace kdesched::trigger {
 
 struct TriggerConfig {
   bool enabled = true;
-  double debounceSeconds = 1;          // events within this window make one scoped run
+  double debounceSeconds = 1;          // at most this long after the first event of a batch, one scoped run
+  double quietSeconds = 0.2;           // ...or sooner, once no event came for this long
   double balanceDebounceSeconds = 30;  // pod deletions / node additions: one balance run per window
   double rolloutGraceSeconds = 15;     // a candidate whose own controller is mid-rollout waits this long
 };

@@ -68,6 +68,7 @@ void Planner::onEvent(const cluster::StoreEvent& e) {
     if (kind.empty()) return;
     if (!seeds_.pods.empty() || !seeds_.nodes.empty()) {
       if (!firstEvent_) firstEvent_ = now;
+      lastEvent_ = now;
     }
     if (seeds_.balance && !hadBalance && !balanceDue_) {
       balanceDue_ = now + secs(config_.balanceDebounceSeconds);
@@ -116,7 +117,9 @@ void Planner::loop() {
     auto consider = [&](TimePoint t) {
       if (!wake || t < *wake) wake = t;
     };
-    if (firstEvent_) consider(*firstEvent_ + secs(config_.debounceSeconds));
+    // A batch is due once events pause for `quiet`, and at the latest `debounce` after its first.
+    auto batchDue = [&] { return std::min(*firstEvent_ + secs(config_.debounceSeconds), lastEvent_ + secs(config_.quietSeconds)); };
+    if (firstEvent_) consider(batchDue());
     if (balanceDue_) consider(*balanceDue_);
     for (const auto& d : deferred_) consider(d.due);
     if (!wake) {
@@ -132,7 +135,7 @@ void Planner::loop() {
     busy_ = true;
     Seeds seeds;
     std::optional<TimePoint> first;
-    if (firstEvent_ && *firstEvent_ + secs(config_.debounceSeconds) <= now) {
+    if (firstEvent_ && batchDue() <= now) {
       seeds.pods = std::move(seeds_.pods);
       seeds.nodes = std::move(seeds_.nodes);
       seeds_.pods.clear();

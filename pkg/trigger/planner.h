@@ -61,6 +61,7 @@ class Planner {
   bool busy_ = false;
   Seeds seeds_;
   std::optional<TimePoint> firstEvent_;   // of the pending deschedule batch
+  TimePoint lastEvent_{};
   std::optional<TimePoint> balanceDue_;
   TimePoint balanceFirstEvent_{};
   std::vector<Deferred> deferred_;

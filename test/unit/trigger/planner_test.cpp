@@ -17,6 +17,7 @@ struct Recorded {
 trigger::TriggerConfig fast() {
   trigger::TriggerConfig c;
   c.debounceSeconds = 0.05;
+  c.quietSeconds = 0.05;
   c.balanceDebounceSeconds = 0.2;
   c.rolloutGraceSeconds = 0.1;
   return c;
