@@ -76,6 +76,25 @@ class ReflectorMetrics : public kube::ReflectorObserver {
   CacheHealth& health_;
 };
 
+// Counts evictions the API server refused for reasons that will not go away by themselves
+// (forbidden, server errors, unreachable): a one-shot run that hit any exits non-zero, so a
+// CronJob whose ServiceAccount cannot evict shows up as failing instead of quietly succeeding.
+class HardFailures : public evictor::Sink {
+ public:
+  framework::EvictResult evict(const evictor::Decision&) override { return framework::EvictResult::success(); }
+  void refused(const evictor::RefusedDecision& r) override {
+    if (r.result.refusal != framework::Refusal::ApiError) return;
+    const std::string& by = r.result.by;
+    if (by == "api: not found" || by == "api: conflict" || by == "api: throttled") return;
+    if (by.rfind("api: ", 0) != 0) return;
+    ++count_;
+  }
+  std::size_t count() const { return count_; }
+
+ private:
+  std::size_t count_ = 0;
+};
+
 class StrategyTimer : public framework::CycleObserver {
  public:
   explicit StrategyTimer(metrics::Metrics* m) : m_(m) {}
@@ -275,6 +294,8 @@ int run(const Options& o) {
     metricsSink = std::make_unique<MetricsSink>(*metrics);
     observers.push_back(metricsSink.get());
   }
+  HardFailures hardFailures;
+  observers.push_back(&hardFailures);
   evictor::TeeSink sink(primary, observers);
   StrategyTimer timer(metrics.get());
   const auto resyncTimeout = std::chrono::duration_cast<kube::Clock::Duration>(
@@ -392,6 +413,11 @@ int run(const Options& o) {
   }
 
   if (planner) planner->stop();
+  if (o.intervalSeconds <= 0 && exitCode == kExitOk && hardFailures.count() > 0) {
+    spdlog::error("msg=\"evictions failed\" count={} hint=\"see the eviction failed lines above: forbidden (RBAC) or API server errors\"",
+                  hardFailures.count());
+    exitCode = kExitFailure;
+  }
   if (lost) {
     spdlog::error("msg=\"leadership lost; exiting so the replica restarts clean\"");
     exitCode = kExitFailure;
