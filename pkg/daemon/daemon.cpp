@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <utility>
 #include <ctime>
 #include <pthread.h>
 
@@ -93,6 +94,21 @@ class HardFailures : public evictor::Sink {
 
  private:
   std::size_t count_ = 0;
+};
+
+// Candidates the owner cooldown refused: the violation stays, but no new event may come to
+// re-trigger it, so they are looked at again when the cooldown ends.
+class CooldownRefusals : public evictor::Sink {
+ public:
+  framework::EvictResult evict(const evictor::Decision&) override { return framework::EvictResult::success(); }
+  void refused(const evictor::RefusedDecision& r) override {
+    if (r.result.refusal == framework::Refusal::AntiFlapping && r.result.by == "anti-flapping: cooldown")
+      pending_.emplace_back(r.wanted.pod->key(), r.wanted.plugin);
+  }
+  std::vector<std::pair<std::string, std::string>> take() { return std::exchange(pending_, {}); }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> pending_;
 };
 
 class StrategyTimer : public framework::CycleObserver {
@@ -296,6 +312,8 @@ int run(const Options& o) {
   }
   HardFailures hardFailures;
   observers.push_back(&hardFailures);
+  CooldownRefusals cooldownRefusals;
+  observers.push_back(&cooldownRefusals);
   evictor::TeeSink sink(primary, observers);
   StrategyTimer timer(metrics.get());
   const auto resyncTimeout = std::chrono::duration_cast<kube::Clock::Duration>(
@@ -322,6 +340,13 @@ int run(const Options& o) {
   std::mutex cycleMutex;  // periodic cycles and triggered runs never overlap
 
   std::unique_ptr<trigger::Planner> planner;
+  // Called with cycleMutex held, after every run.
+  auto requeueCooldownRefusals = [&] {
+    auto pending = cooldownRefusals.take();
+    if (!planner) return;
+    for (const auto& [pod, plugin] : pending)
+      planner->retryLater(pod, {plugin}, extension->antiFlapping.ownerCooldownSeconds + 0.1);
+  };
   if (o.intervalSeconds > 0 && extension->triggers.enabled) {
     planner = std::make_unique<trigger::Planner>(
         store, extension->triggers,
@@ -334,6 +359,7 @@ int run(const Options& o) {
           GateChain gates(cycleGate, antiFlapping.get());
           evictor::EvictionChain chain(engine->limits(), sink, &gates);
           framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer, scope);
+          requeueCooldownRefusals();
           double delay = std::chrono::duration<double>(std::chrono::steady_clock::now() - firstEvent).count();
           spdlog::info("msg=\"triggered run finished\" evicted={} refused={} candidates={} balance={} seconds={:.3f} "
                        "event_to_decision_seconds={:.3f}",
@@ -394,6 +420,7 @@ int run(const Options& o) {
     GateChain gates(cycleGate, antiFlapping.get());
     evictor::EvictionChain chain(engine->limits(), sink, &gates);
     framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer);
+    requeueCooldownRefusals();
     cycleLock.unlock();
     spdlog::info("msg=\"cycle finished\" evicted={} refused={} nodes={} pods={} seconds={:.3f}{}", chain.evictedThisCycle(),
                  chain.refusedThisCycle(), cycle.nodes, snapshot->podCount(), cycle.seconds,

@@ -47,6 +47,18 @@ void Planner::drain() {
   cv_.wait(lock, [&] { return stopping_ || (!busy_ && !firstEvent_ && !balanceDue_ && seeds_.empty() && deferred_.empty()); });
 }
 
+void Planner::retryLater(const std::string& pod, const std::set<std::string>& plugins, double seconds) {
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    for (const auto& d : deferred_)
+      if (d.pod == pod) return;  // already queued
+    deferred_.push_back({pod, plugins, now + secs(seconds), now});
+  }
+  cv_.notify_all();
+}
+
 void Planner::onEvent(const cluster::StoreEvent& e) {
   // Replacements of pods we evicted: where did they land? (anti-flapping)
   if (antiFlapping_) {

@@ -33,6 +33,10 @@ class Planner {
   void start();
   void stop();
 
+  // Looks at `pod` again with `plugins` after `seconds` (a candidate refused by the owner cooldown:
+  // its violation stays, but no new event may ever come to re-trigger it).
+  void retryLater(const std::string& pod, const std::set<std::string>& plugins, double seconds);
+
   // Waits until no batch is pending, deferred or running (tests).
   void drain();
 

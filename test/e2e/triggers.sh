@@ -13,8 +13,8 @@
 #     handful of scoped runs (printed; far fewer than the 50 binds), no terminating pod evicted.
 #  3. flapping: flap-b (required anti-affinity against app=flap-a) and flap-a both pinned to one
 #     node by template nodeName, so every replacement lands back and recreates the violation.
-#     antiFlapping ownerCooldown 0 (disabled: a triggered run's cooldown refusal is not retried when
-#     the cooldown ends, so with a cooldown the violation would simply wait for the 1h cycle),
+#     antiFlapping ownerCooldown 1s (a candidate the cooldown refused is looked at again when the
+#     cooldown ends),
 #     backoffAfter 3: evictions stop, "descheduling gave up" is
 #     logged, a DeschedulingGaveUp Warning Event is recorded, kdesched_evictions_suppressed_total
 #     counts gave-up/backoff, and a final 10 s observation sees no eviction.
@@ -167,7 +167,7 @@ kd_wait_for "web/db gone" 90 bash -c "[ -z \"\$('${KD_BIN_DIR}/kubectl' --kubeco
 
 # ---------------------------------------------------------------------------
 phase "3. flapping: backoff after 3, DeschedulingGaveUp, then stable"
-policy "${WORK}/p3.yaml" 0s 3 1s
+policy "${WORK}/p3.yaml" 1s 3 1s
 check "daemon started, first cycle finished" start_daemon t3 "${WORK}/p3.yaml"
 FLAP_NODE="$(kd_kubectl get nodes -o jsonpath='{.items[0].metadata.name}')"
 t_flap="$(kd_now_ms)"
