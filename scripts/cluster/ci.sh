@@ -8,7 +8,7 @@
 # (CI runs as root on the developers' machine, so /root/.cache/kdesched is
 # shared with them): a warm build step is a no-op. A cold one takes tens of
 # minutes on 2 cores, see README. KDESCHED_CI_BINARIES overrides which binaries
-# are built (default: what the tests use; helm is not needed by them; "all"
+# are built (default: what the tests use, helm included for the chart tests; "all"
 # builds every binary).
 set -euo pipefail
 
@@ -28,7 +28,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 command -v go >/dev/null 2>&1 || PATH="/usr/local/go/bin:${PATH}"
 
-read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok}"
+read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm}"
 [ "${binaries[*]}" != all ] || binaries=("${KD_ALL_BINARIES[@]}")
 kd_log "cluster binaries: build.sh ${binaries[*]} (cache $(kd_cache_root))"
 tb="$(kd_now_ms)"
@@ -37,7 +37,7 @@ kd_log "build step: $(kd_elapsed "${tb}")"
 
 rc=0
 "${ROOT}/test/e2e/smoke.sh" || rc=$?
-if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_FAULTS:-0}" = 1 ]; then
+if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_FAULTS:-1}" = 1 ]; then
   "${ROOT}/test/e2e/faults.sh" || rc=$?
 fi
 # The live daemon (kdesched at ${KDESCHED_BIN:-build/kdesched}) against the control plane: both run
@@ -45,6 +45,14 @@ fi
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   "${ROOT}/test/e2e/daemon.sh" || rc=$?
   "${ROOT}/test/e2e/leader.sh" || rc=$?
+  "${ROOT}/test/e2e/triggers.sh" || rc=$?
+fi
+# The Helm chart: offline lint/golden/drift checks, the Dockerfile's runtime libraries, then
+# install into a real control plane with the RBAC proof.
+if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
+  "${ROOT}/test/helm/run.sh" || rc=$?
+  "${ROOT}/test/e2e/dockerfile.sh" "${KDESCHED_BIN:-${ROOT}/build/kdesched}" || rc=$?
+  "${ROOT}/test/e2e/helm.sh" || rc=$?
 fi
 kd_log "cluster CI: $(kd_elapsed "${t0}") (exit ${rc})"
 exit "${rc}"
