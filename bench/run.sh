@@ -104,9 +104,11 @@ size_args() {
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
 # wait_quiet LABEL: waits (at most LOAD_WAIT s) until the 1-min load average is below MAX_LOAD;
-# prints the load at the end either way.
+# sets LOAD to the load at the end either way. (Not a $(...) function: a signal must reach the
+# main shell's trap within one sleep.)
+LOAD=""
 wait_quiet() {
-  local deadline=$(( $(date +%s) + LOAD_WAIT )) l
+  local deadline=$(( $(date +%s) + LOAD_WAIT )) l said=0
   while true; do
     l="$(load1)"
     if awk -v l="${l}" -v m="${MAX_LOAD}" 'BEGIN { exit !(l < m) }'; then break; fi
@@ -114,9 +116,11 @@ wait_quiet() {
       log "$1: load ${l} still >= ${MAX_LOAD} after ${LOAD_WAIT}s; measuring anyway (recorded)"
       break
     fi
-    sleep 10
+    [ "${said}" = 1 ] || log "$1: waiting for the 1-min load average (${l}) to drop below ${MAX_LOAD}"
+    said=1
+    sleep 5
   done
-  load1
+  LOAD="$(load1)"
 }
 
 need_builds() {
@@ -166,7 +170,7 @@ part_engine() {
   for size in ${ENGINE_SIZES}; do
     snap="$(gen "${size}")"
     wire="$(gen "${size}" --wire)"
-    l="$(wait_quiet "engine ${size}")"
+    wait_quiet "engine ${size}"; l="${LOAD}"
     log "engine ${size}: $(cat "${snap}.stats") (load ${l})"
     out="${RAW}/engine-${size}.json"
     t="${WORK}/time.txt"
@@ -195,7 +199,7 @@ part_plugins() {
   need_builds
   mkdir -p "${RAW}"
   local l
-  l="$(wait_quiet plugins)"
+  wait_quiet plugins; l="${LOAD}"
   log "plugins_bench (load ${l}) ..."
   taskset -c 0 "${BUILD}/plugins_bench" --benchmark_min_time=0.5s --benchmark_out="${RAW}/plugins_bench.json" \
     --benchmark_out_format=json --benchmark_context=load1="${l}" >"${RAW}/plugins_bench.txt"
@@ -315,7 +319,7 @@ sbs_run() {
   local size="$1" impl="$2" name="sbs-$1-$2" nd kc pre l0 l1 before after netrx nettx timedout
   nd="$(gen "${size}" --kwok --format ndjson)"
   pre="${RAW}/${name}"
-  l0="$(wait_quiet "${name}")"
+  wait_quiet "${name}"; l0="${LOAD}"
   log "${name}: cluster up (load ${l0})"
   local t0; t0="$(kd_now_ms)"
   cluster_up "${name}"
@@ -337,7 +341,7 @@ sbs_run() {
   fi
   cmd+=(--policy-config-file "${POLICY}" --kubeconfig "${kc}" --descheduling-interval 0
     --client-connection-qps "${QPS}" --client-connection-burst "${BURST}" --secure-port 0)
-  l1="$(wait_quiet "${name} run")"
+  wait_quiet "${name} run"; l1="${LOAD}"
   log "${name}: running ${impl} (load ${l1}): ${cmd[*]}"
   run_measured "${pre}" "${RUN_TIMEOUT}" "${cmd[@]}"
   sleep 2  # let the audit backend flush and kwok delete the evicted pods
@@ -387,17 +391,17 @@ part_reaction() {
   # nothing to do until the benchmark creates a violation (the reaction policies run the two
   # deschedule strategies; see bench/policies/reaction-*.yaml).
   nd="$(gen R1 --kwok --format ndjson)"
-  l="$(wait_quiet reaction)"
+  wait_quiet reaction; l="${LOAD}"
   log "reaction: cluster up (load ${l})"
   cluster_up "${name}"
   load_cluster "${name}" "${nd}" >"${RAW}/reaction.load.json"
   dc="$(user_kubeconfig "${name}" bench-driver)"
   local dir="${WORK}/cluster-${name}" users="${WORK}/users-${name}"
   local variant policy impl interval
-  for variant in kdesched-debounce-1s kdesched-debounce-100ms upstream-interval; do
+  for variant in kdesched-defaults kdesched-fast upstream-interval; do
     case "${variant}" in
-      kdesched-debounce-1s) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched.yaml"; interval=1h ;;
-      kdesched-debounce-100ms) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched-fast.yaml"; interval=1h ;;
+      kdesched-defaults) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched.yaml"; interval=1h ;;
+      kdesched-fast) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched-fast.yaml"; interval=1h ;;
       upstream-interval) impl=upstream; policy="${BENCH}/policies/reaction-upstream.yaml"; interval="${UPSTREAM_INTERVAL}" ;;
     esac
     [ -f "${users}/bench-${impl}.kubeconfig" ] && kc="${users}/bench-${impl}.kubeconfig" || kc="$(user_kubeconfig "${name}" "bench-${impl}")"
