@@ -217,7 +217,7 @@ part_plugins() {
 cluster_up() {
   local name="$1" dir="${WORK}/cluster-$1"
   local audit="${WORK}/audit-$1.log"
-  rm -f "${audit}"
+  rm -rf "${audit}" "${WORK}/users-$1"  # certificates of an earlier cluster of the same name
   CLUSTERS+=("${dir}")
   KDESCHED_CLUSTER_DIR="${dir}" "${CLUSTER_SH}" up --nodes 0 \
     --apiserver-arg=--audit-policy-file="${BENCH}/audit-policy.yaml" \
