@@ -28,10 +28,26 @@ std::uint64_t CacheHealth::relistRequests() const {
   return requests_;
 }
 
-framework::EvictResult CycleGate::admit(const evictor::Decision&) {
+void RecentEvictions::add(const std::string& uid) {
+  if (uid.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  at_[uid] = std::chrono::steady_clock::now();
+}
+
+bool RecentEvictions::contains(const std::string& uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = at_.begin(); it != at_.end();) it = now - it->second > ttl_ ? at_.erase(it) : std::next(it);
+  return !uid.empty() && at_.count(uid) > 0;
+}
+
+framework::EvictResult CycleGate::admit(const evictor::Decision& d) {
   using framework::EvictResult;
   using framework::Refusal;
   if (stop_.cancelled()) return EvictResult::refused(Refusal::ApiError, "shutdown", "kdesched is shutting down");
+  if (recent_ && d.pod && recent_->contains(d.pod->uid))
+    return EvictResult::refused(Refusal::Filter, "evictor",
+                                "evicted by an earlier run; its deletion is not in the cache yet");
   if (health_.relistRequests() != relistsAtSnapshot_)
     return EvictResult::refused(Refusal::ApiError, "cache",
                                 "a relist was requested since this cycle's snapshot (watch history lost: " +
@@ -40,6 +56,10 @@ framework::EvictResult CycleGate::admit(const evictor::Decision&) {
   if (isLeader_ && !isLeader_())
     return EvictResult::refused(Refusal::ApiError, "leader election", "this replica is not the leader any more");
   return {};
+}
+
+void CycleGate::evicted(const evictor::Decision& d) {
+  if (recent_ && d.pod) recent_->add(d.pod->uid);
 }
 
 }  // namespace kdesched::daemon

@@ -2,8 +2,10 @@
 // that lost its watch history is relisting), shutdown, and leadership.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -33,23 +35,46 @@ class CacheHealth {
   std::uint64_t requests_ = 0;
 };
 
+// The UIDs this process evicted lately. A run right after the one that evicted a pod (a periodic
+// cycle after a triggered run, or a cycle that starts late) may still find the pod in the cache,
+// its deletion not yet watched, and ask again: a 404 or 409, counted as a failed eviction. A UID
+// is never evicted twice, so remembering it is always right; the TTL only bounds the memory.
+// Thread-safe.
+class RecentEvictions {
+ public:
+  explicit RecentEvictions(std::chrono::seconds ttl = std::chrono::minutes(10)) : ttl_(ttl) {}
+  void add(const std::string& uid);
+  bool contains(const std::string& uid);
+
+ private:
+  std::chrono::seconds ttl_;
+  std::mutex mu_;
+  std::map<std::string, std::chrono::steady_clock::time_point> at_;
+};
+
 // Checked right before each eviction request of one cycle:
 //  - shutdown: after SIGTERM nothing new is evicted (the rest of the cycle runs without requests);
 //  - the cache: a relist requested since the cycle's snapshot was taken;
-//  - leadership (when `isLeader` is set): Lease-based election has no fencing.
+//  - leadership (when `isLeader` is set): Lease-based election has no fencing;
+//  - `recent` (when set; not in a dry run, where nothing is deleted): a pod an earlier run evicted.
 class CycleGate : public evictor::EvictionGate {
  public:
   CycleGate(const kube::Cancellation& stop, const CacheHealth& health, std::uint64_t relistsAtSnapshot,
-            std::function<bool()> isLeader = {})
-      : stop_(stop), health_(health), relistsAtSnapshot_(relistsAtSnapshot), isLeader_(std::move(isLeader)) {}
+            std::function<bool()> isLeader = {}, RecentEvictions* recent = nullptr)
+      : stop_(stop),
+        health_(health),
+        relistsAtSnapshot_(relistsAtSnapshot),
+        isLeader_(std::move(isLeader)),
+        recent_(recent) {}
   framework::EvictResult admit(const evictor::Decision& d) override;
-  void evicted(const evictor::Decision&) override {}
+  void evicted(const evictor::Decision& d) override;
 
  private:
   const kube::Cancellation& stop_;
   const CacheHealth& health_;
   std::uint64_t relistsAtSnapshot_;
   std::function<bool()> isLeader_;
+  RecentEvictions* recent_;
 };
 
 }  // namespace kdesched::daemon

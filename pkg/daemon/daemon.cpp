@@ -320,6 +320,8 @@ int run(const Options& o) {
       std::chrono::duration<double>(o.syncTimeoutSeconds));
   std::function<bool()> isLeader;
   if (elector) isLeader = [&elector] { return elector->isLeader(); };
+  RecentEvictions recentEvictions;
+  RecentEvictions* recent = o.dryRun ? nullptr : &recentEvictions;  // a dry run deletes nothing
 
   // Anti-flapping only where cycles repeat: a one-shot run has no history to learn from.
   std::unique_ptr<trigger::AntiFlapping> antiFlapping;
@@ -355,7 +357,7 @@ int run(const Options& o) {
           if (stop.cancelled() || (elector && !elector->isLeader()) || !cacheHealth.relisting().empty()) return;
           const std::uint64_t relists = cacheHealth.relistRequests();
           cluster::SnapshotPtr snapshot = store.snapshot();
-          CycleGate cycleGate(stop, cacheHealth, relists, isLeader);
+          CycleGate cycleGate(stop, cacheHealth, relists, isLeader, recent);
           GateChain gates(cycleGate, antiFlapping.get());
           evictor::EvictionChain chain(engine->limits(), sink, &gates);
           framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer, scope);
@@ -416,7 +418,7 @@ int run(const Options& o) {
     if (!cacheHealth.relisting().empty()) continue;  // began just now: wait for it at the top
     std::unique_lock<std::mutex> cycleLock(cycleMutex);
     cluster::SnapshotPtr snapshot = store.snapshot();
-    CycleGate cycleGate(stop, cacheHealth, relists, isLeader);
+    CycleGate cycleGate(stop, cacheHealth, relists, isLeader, recent);
     GateChain gates(cycleGate, antiFlapping.get());
     evictor::EvictionChain chain(engine->limits(), sink, &gates);
     framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer);

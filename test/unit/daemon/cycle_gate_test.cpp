@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 namespace kdesched::daemon {
 namespace {
 
@@ -75,6 +77,50 @@ TEST(CycleGate, RefusesWhenNotLeader) {
   auto r = gate.admit(decision());
   EXPECT_EQ(r.refusal, framework::Refusal::ApiError);
   EXPECT_EQ(r.by, "leader election");
+}
+
+}  // namespace
+}  // namespace kdesched::daemon
+
+namespace kdesched::daemon {
+namespace {
+
+TEST(CycleGate, RefusesAPodAnEarlierRunEvicted) {
+  kube::Cancellation stop;
+  CacheHealth h;
+  RecentEvictions recent;
+  api::Pod pod;
+  pod.uid = "uid-1";
+  api::Pod other;
+  other.uid = "uid-2";
+  evictor::Decision d{&pod, "n1", "Plugin", "default", "why"};
+  evictor::Decision o{&other, "n1", "Plugin", "default", "why"};
+  {
+    CycleGate first(stop, h, h.relistRequests(), {}, &recent);
+    ASSERT_EQ(first.admit(d).refusal, framework::Refusal::None);
+    first.evicted(d);
+  }
+  CycleGate next(stop, h, h.relistRequests(), {}, &recent);
+  auto r = next.admit(d);
+  EXPECT_EQ(r.refusal, framework::Refusal::Filter);
+  EXPECT_THAT(r.detail, HasSubstr("earlier run"));
+  EXPECT_EQ(next.admit(o).refusal, framework::Refusal::None);
+  // Without the memory (a dry run) nothing is remembered.
+  CycleGate dry(stop, h, h.relistRequests());
+  dry.evicted(d);
+  EXPECT_EQ(dry.admit(d).refusal, framework::Refusal::None);
+}
+
+TEST(RecentEvictions, ForgetsAfterTheTtl) {
+  RecentEvictions recent(std::chrono::seconds(0));
+  recent.add("uid-1");
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_FALSE(recent.contains("uid-1"));
+  RecentEvictions longer;
+  longer.add("uid-1");
+  longer.add("");
+  EXPECT_TRUE(longer.contains("uid-1"));
+  EXPECT_FALSE(longer.contains(""));
 }
 
 }  // namespace
