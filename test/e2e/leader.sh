@@ -54,7 +54,8 @@ jlog() { jq -R -r "fromjson? | $2" "$(kds_log "$1")"; }
 # became_ts NAME: ts of NAME's "became leader" line.
 became_ts() { jlog "$1" 'select(.msg == "became leader") | .ts' | head -n 1; }
 identity_of() { jlog "$1" 'select(.msg == "became leader" or .msg == "waiting for leadership") | .identity' | head -n 1; }
-cycles_of() { jlog "$1" 'select(.msg == "cycle finished") | .ts'; }
+# Periodic cycles and event-triggered runs alike.
+cycles_of() { jlog "$1" 'select(.msg == "cycle finished" or .msg == "triggered run finished") | .ts'; }
 ts_ms() { date -d "$1" +%s%3N; }
 lease_json() { kd_kubectl -n "${KDS_NS}" get lease descheduler -o json; }
 lease_holder() { lease_json | jq -r '.spec.holderIdentity // ""'; }
@@ -76,7 +77,7 @@ handover_clean() {
   [ -z "${first}" ] || [[ "${first}" > "${b}" ]] || [ "${first}" = "${b}" ]
 }
 # wait_cycles NAME N: NAME's log has N "cycle finished" lines.
-wait_cycles() { kds_wait_log "$1" '"msg":"cycle finished"' "${3:-20}" "$2"; }
+wait_cycles() { kds_wait_log "$1" '"msg":"(cycle finished|triggered run finished)"' "${3:-20}" "$2"; }
 evictions_of_pod() { grep -h '"msg":"evicted pod"' "$@" | grep -c "\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"" || true; }
 
 # ---------------------------------------------------------------------------
