@@ -442,7 +442,8 @@ int run(const Options& o) {
   }
 
   if (planner) planner->stop();
-  if (o.intervalSeconds <= 0 && exitCode == kExitOk && hardFailures.count() > 0) {
+  // Not after SIGTERM: a request cut short by the shutdown is not the server refusing.
+  if (o.intervalSeconds <= 0 && exitCode == kExitOk && hardFailures.count() > 0 && !stop.cancelled()) {
     spdlog::error("msg=\"evictions failed\" count={} hint=\"see the eviction failed lines above: forbidden (RBAC) or API server errors\"",
                   hardFailures.count());
     exitCode = kExitFailure;
