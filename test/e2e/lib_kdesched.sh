@@ -222,14 +222,17 @@ kds_wait_log() {
 kds_port_in_use() {
   local hex
   hex="$(printf ':%04X' "$1")"
-  awk -v h="${hex}" 'FNR > 1 && substr($2, length($2) - 4) == h && $4 == "0A" { f = 1 } END { exit !f }' \
+  # Any socket on the port counts, not only listeners: a connection's local port blocks bind too.
+  awk -v h="${hex}" 'FNR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
     /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 KDS_PICKED=" "
 kds_free_port() {
   local p i
   for i in $(seq 1 200); do
-    p=$(( 33000 + (RANDOM * 32768 + RANDOM) % 8000 ))
+    # Below the kernel's ephemeral range (32768-60999 by default), where outgoing connections
+    # (ours to the API server, every test's) would otherwise take the port between pick and bind.
+    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 10000 ))
     case "${KDS_PICKED}" in *" ${p} "*) continue ;; esac
     kds_port_in_use "${p}" && continue
     KDS_PICKED+="${p} "
