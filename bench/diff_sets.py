@@ -142,10 +142,24 @@ def ties(work, size, U, K, up_plugin, kd_plugin):
     if not rest:
         print("(nothing: every difference is a tie)")
     else:
-        print("| plugin | group | only upstream | only kdesched |")
-        print("|---|---|---:|---:|")
+        def lnu_owners(S, plugins, pods):
+            return {f"owner {x.split('/', 1)[0]}/{pods.get(x, ('?', '?'))[1]}" for x in S if plugins.get(x) == "LowNodeUtilization"}
+        lu, lk = lnu_owners(U, up_plugin, pu), lnu_owners(K, kd_plugin, pk)
+        print("| plugin | group | only upstream | only kdesched | note |")
+        print("|---|---|---:|---:|---|")
         for (plugin, group), a, b in rest:
-            print(f"| {plugin} | {group} | {a} | {b} |")
+            note = ""
+            if plugin == "RemovePodsViolatingTopologySpreadConstraint":
+                # Balance plugins run in policy order: LowNodeUtilization before topology spread, and
+                # each sees the other's evictions. A tie in LNU's pick can create a skew (its side
+                # then evicts one more here) or remove one (the other side evicts one more here).
+                side = [n for n, o in (("upstream", lu), ("kdesched", lk)) if group in o]
+                if side:
+                    note = (f"cascade of a LowNodeUtilization tie: {' and '.join(side)}'s LowNodeUtilization evicted a pod "
+                            "of this owner before topology spread ran")
+            elif plugin == "LowNodeUtilization":
+                note = "how many pods leave an overutilized node depends on which (equal-priority, different-size) pods are picked"
+            print(f"| {plugin} | {group} | {a} | {b} | {note} |")
     print()
 
 

@@ -4,7 +4,8 @@
 Each round uses fresh owners (ReplicaSets pay-<tag>-<i> and ord-<tag>-<i>), so per-owner cooldowns
 never apply, and a different node:
   1. payment pod, pre-bound to node X, with a required pod anti-affinity against app=ord-<tag>-<i>
-     on kubernetes.io/hostname; wait until kwok reports it Running, then 2 s more (quiet cache);
+     on kubernetes.io/hostname; wait until kwok reports it Running, then 2 s more (quiet cache) plus
+     a random 0..--jitter s (so rounds are not phase-locked to an interval descheduler's ticks);
   2. the violating order pod, pre-bound to the same node (its binding = its creation);
   3. wait for the descheduler's Eviction POST for the payment pod.
 Both times come from the kube-apiserver audit log (same clock, microseconds): t0 = the order pod's
@@ -16,6 +17,7 @@ Prints JSON: per-round seconds, p50/p90/p99/max, evicted count, misses (no evict
 import argparse
 import json
 import os
+import random
 import sys
 import time
 
@@ -95,7 +97,10 @@ def main():
     ap.add_argument("--nodes", type=int, default=100, help="nodes node-0..node-(N-1) exist")
     ap.add_argument("--timeout", type=float, default=90)
     ap.add_argument("--load1", default=None)
+    ap.add_argument("--jitter", type=float, default=0, help="extra random wait before each violation, seconds")
+    ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
+    rnd = random.Random(a.seed)
     api = Api(a.server, a.ca, a.cert, a.key)
     audit = AuditTail(a.audit)
     audit.read()  # skip what is already there
@@ -121,7 +126,7 @@ def main():
             if time.time() - t_wait > 60:
                 raise SystemExit(f"{pay_pod} not Running after 60s")
             time.sleep(0.1)
-        time.sleep(2)
+        time.sleep(2 + rnd.uniform(0, a.jitter))
         api.request("POST", f"/api/v1/namespaces/{NS}/pods",
                     json.dumps(pod(ord_pod, {"app": ordr}, node, ordr, uids[ordr])).encode())
         t_client = time.time()
@@ -154,7 +159,7 @@ def main():
     secs = [r["seconds"] for r in rounds if r["seconds"] is not None]
     out = {
         "tag": a.tag, "evictor": a.evictor, "n": a.n, "evicted": len(secs), "misses": a.n - len(secs),
-        "load1": float(a.load1) if a.load1 else None,
+        "load1": float(a.load1) if a.load1 else None, "jitter_seconds": a.jitter,
         "p50_seconds": pct(secs, 50), "p90_seconds": pct(secs, 90), "p99_seconds": pct(secs, 99),
         "min_seconds": min(secs) if secs else None, "max_seconds": max(secs) if secs else None,
         "mean_seconds": round(sum(secs) / len(secs), 4) if secs else None, "rounds": rounds,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # kdesched benchmarks: scale, memory and reaction time, side by side with upstream descheduler.
 #
-# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction report all
-#                                      (default: all = engine plugins side-by-side reaction report)
+# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile report all
+#                          (default: all = engine plugins side-by-side reaction profile report)
 #
 #   engine        kdesched's engine offline on generated snapshots S1 S2 S3 S3d: one process per
 #                 size (plugins_bench --engine, pinned to one core) for decode MB/s, heap bytes per
@@ -16,6 +16,7 @@
 #   reaction      event-to-eviction time: the order/payment violation created N times in a running
 #                 kdesched daemon with event triggers (interval 1h), and in upstream at a 10 s
 #                 interval; times from the apiserver audit log (violating pod created -> Eviction POST).
+#   profile       perf profiles of the engine (S3) and of a one-shot kdesched on S2, RSS over time.
 #   report        bench/results/<date>-<machine>.md and .png from the raw results.
 #
 # Environment (defaults in brackets):
@@ -201,7 +202,7 @@ part_plugins() {
   local l
   wait_quiet plugins; l="${LOAD}"
   log "plugins_bench (load ${l}) ..."
-  taskset -c 0 "${BUILD}/plugins_bench" --benchmark_min_time=0.5s --benchmark_out="${RAW}/plugins_bench.json" \
+  taskset -c 0 "${BUILD}/plugins_bench" --benchmark_min_time=0.5 --benchmark_out="${RAW}/plugins_bench.json" \
     --benchmark_out_format=json --benchmark_context=load1="${l}" >"${RAW}/plugins_bench.txt"
   cat "${RAW}/plugins_bench.txt" >&2
 }
@@ -277,9 +278,11 @@ load_cluster() {
 kubectl_c() { "$(kd_bin_dir)/kubectl" --kubeconfig "${WORK}/cluster-$1/admin.kubeconfig" "${@:2}"; }
 
 # run_measured OUTPREFIX TIMEOUT CMD...: runs CMD under /usr/bin/time -v and stops it after
-# TIMEOUT seconds (a timeout is a result). Every 0.5 s it samples the process's TCP sockets
+# TIMEOUT seconds (a timeout is a result). Every 0.25 s it samples the process's TCP sockets
 # (`ss -tinp`: bytes_received/bytes_sent per connection, TLS included), so OUTPREFIX.net ends with
 # the bytes each connection carried (/proc/PID/io would miss Go's read() vs asio's recvmsg()).
+# It also records the process's RSS at each sample (OUTPREFIX.rss: "seconds rss_kb"), which shows
+# when the peak happens (cache sync or cycle).
 # Writes OUTPREFIX.time, OUTPREFIX.log (stdout+stderr), OUTPREFIX.net ("received sent timedout").
 run_measured() {
   local pre="$1" timeout="$2"; shift 2
@@ -287,9 +290,19 @@ run_measured() {
   local tpid=$! cpid="" deadline=$(( $(date +%s) + timeout )) timedout=0
   PIDS+=("${tpid}")
   : >"${pre}.ss"
+  : >"${pre}.rss"
+  local t0; t0="$(kd_now_ms)"
   while kill -0 "${tpid}" 2>/dev/null; do
-    [ -n "${cpid}" ] || cpid="$(pgrep -P "${tpid}" | head -n 1 || true)"
+    if [ -z "${cpid}" ]; then
+      cpid="$(pgrep -P "${tpid}" | head -n 1 || true)"
+      # Under a wrapper (perf record -- CMD), measure the wrapped process.
+      if [ -n "${cpid}" ] && [ "$(cat "/proc/${cpid}/comm" 2>/dev/null)" = perf ]; then
+        sleep 0.2
+        cpid="$(pgrep -P "${cpid}" | head -n 1 || true)"
+      fi
+    fi
     if [ -n "${cpid}" ]; then
+      awk -v t="$(( $(kd_now_ms) - t0 ))" '/^VmRSS:/ { printf "%.1f %d\n", t / 1000, $2 }' "/proc/${cpid}/status" >>"${pre}.rss" 2>/dev/null || true
       ss -tinpH state established 2>/dev/null | awk -v pid="pid=${cpid}," '
         /users:\(\(/ { mine = index($0, pid) > 0; key = $3; next }
         mine { r = 0; t = 0
@@ -302,7 +315,7 @@ run_measured() {
       timedout=1
       [ -n "${cpid}" ] && kill -TERM "${cpid}" 2>/dev/null || true
     fi
-    sleep 0.5
+    sleep 0.25
   done
   wait "${tpid}" || true
   # Per connection (local address:port) the largest counters seen, summed.
@@ -397,12 +410,14 @@ part_reaction() {
   load_cluster "${name}" "${nd}" >"${RAW}/reaction.load.json"
   dc="$(user_kubeconfig "${name}" bench-driver)"
   local dir="${WORK}/cluster-${name}" users="${WORK}/users-${name}"
-  local variant policy impl interval
+  local variant policy impl interval jitter
   for variant in kdesched-defaults kdesched-fast upstream-interval; do
     case "${variant}" in
-      kdesched-defaults) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched.yaml"; interval=1h ;;
-      kdesched-fast) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched-fast.yaml"; interval=1h ;;
-      upstream-interval) impl=upstream; policy="${BENCH}/policies/reaction-upstream.yaml"; interval="${UPSTREAM_INTERVAL}" ;;
+      kdesched-defaults) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched.yaml"; interval=1h; jitter=1 ;;
+      kdesched-fast) impl=kdesched; policy="${BENCH}/policies/reaction-kdesched-fast.yaml"; interval=1h; jitter=1 ;;
+      # A random wait of up to one interval before each violation: uniform phase against the ticks.
+      upstream-interval) impl=upstream; policy="${BENCH}/policies/reaction-upstream.yaml"; interval="${UPSTREAM_INTERVAL}"
+        jitter="$(awk -v d="${UPSTREAM_INTERVAL}" 'BEGIN { n = d + 0; if (d ~ /m$/) n *= 60; print n }')" ;;
     esac
     [ -f "${users}/bench-${impl}.kubeconfig" ] && kc="${users}/bench-${impl}.kubeconfig" || kc="$(user_kubeconfig "${name}" "bench-${impl}")"
     port="$(( 20000 + RANDOM % 10000 ))"
@@ -426,7 +441,7 @@ part_reaction() {
     kill -0 "${dpid}" 2>/dev/null || { tail -n 20 "${RAW}/reaction-${variant}.log" >&2; die "reaction ${variant}: descheduler exited"; }
     "${PY}" "${BENCH}/reaction.py" --server "$(cluster_env "${name}" APISERVER_URL)" --ca "${dir}/pki/ca.crt" \
       --cert "${users}/bench-driver.crt" --key "${users}/bench-driver.key" --audit "${WORK}/audit-${name}.log" \
-      --evictor "bench-${impl}" --tag "${variant}" --n "${REACTION_N}" --nodes 100 --timeout 90 \
+      --evictor "bench-${impl}" --tag "${variant}" --n "${REACTION_N}" --nodes 100 --timeout 90 --jitter "${jitter}" \
       --load1 "$(load1)" >"${RAW}/reaction-${variant}.json" || log "reaction ${variant} failed"
     if [ "${impl}" = kdesched ]; then
       curl -fsS "http://127.0.0.1:${port}/metrics" 2>/dev/null | grep -E '^kdesched_event_to_eviction_seconds|^kdesched_trigger_runs_total' \
@@ -437,6 +452,48 @@ part_reaction() {
     log "reaction ${variant}: $(jq -c '{n, evicted, p50_seconds, p99_seconds, max_seconds}' "${RAW}/reaction-${variant}.json" 2>/dev/null)"
   done
   cluster_down "${name}"
+}
+
+# profile: where kdesched's time goes where targets are missed. perf (apt linux-perf) on (a) the
+# engine alone on S3 (decode + index + cycles, one core) and (b) a real one-shot kdesched against
+# a loaded S2 cluster (sync, cycle, evictions; kernel included), plus its RSS over time.
+perf_top() {  # perf_top DATA OUT TITLE
+  {
+    echo "# $3"
+    echo "## self time by shared object"
+    perf report -i "$1" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -n 12
+    echo "## self time by symbol (>= 0.7%)"
+    perf report -i "$1" --no-children --sort dso,symbol --percent-limit 0.7 --stdio -g none 2>/dev/null |
+      grep -E '^ +[0-9]' | cut -c1-220 | head -n 60
+  } >"$2"
+}
+
+part_profile() {
+  need_builds
+  command -v perf >/dev/null || die "perf missing (apt-get install linux-perf)"
+  mkdir -p "${RAW}"
+  local snap
+  snap="$(gen S3)"
+  wait_quiet "profile engine"
+  log "profile: engine S3 (load ${LOAD})"
+  perf record -F 999 -g -o "${WORK}/perf-engine.data" taskset -c 0 "${BUILD}/plugins_bench" --engine --snapshot "${snap}" \
+    --policy "${POLICY}" --cycles 3 >"${RAW}/profile-engine-S3.json" 2>/dev/null
+  perf_top "${WORK}/perf-engine.data" "${RAW}/profile-engine-S3.txt" "plugins_bench --engine on S3 (decode, index, 3 cycles), load ${LOAD}"
+
+  local name=profile-S2 nd kc pre="${RAW}/profile-S2-kdesched"
+  nd="$(gen S2 --kwok --format ndjson)"
+  wait_quiet "${name}"
+  cluster_up "${name}"
+  load_cluster "${name}" "${nd}" >"${RAW}/profile-S2.load.json"
+  kc="$(user_kubeconfig "${name}" bench-kdesched)"
+  wait_quiet "${name} run"
+  log "profile: kdesched one-shot on S2 under perf (load ${LOAD})"
+  run_measured "${pre}" "${RUN_TIMEOUT}" perf record -F 499 -g -o "${WORK}/perf-kdesched.data" -- \
+    "${BUILD}/kdesched" --policy-config-file "${POLICY}" --kubeconfig "${kc}" --descheduling-interval 0 \
+    --client-connection-qps "${QPS}" --client-connection-burst "${BURST}" --secure-port 0
+  cluster_down "${name}"
+  perf_top "${WORK}/perf-kdesched.data" "${pre}.txt" "kdesched one-shot on S2 (sync, cycle, evictions), load ${LOAD}"
+  log "profile: ${pre}.txt, ${pre}.rss (peak $(sort -k2 -n "${pre}.rss" | tail -n 1))"
 }
 
 part_report() {
@@ -468,9 +525,10 @@ for p in "${parts[@]}"; do
     side-by-side|sbs) part_side_by_side ;;
     reaction) part_reaction ;;
     report) part_report ;;
-    all) part_engine; part_plugins; part_side_by_side; part_reaction; part_report ;;
-    -h|--help|help) sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown part ${p} (engine plugins side-by-side reaction report all)" ;;
+    profile) part_profile ;;
+    all) part_engine; part_plugins; part_side_by_side; part_reaction; part_profile; part_report ;;
+    -h|--help|help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) die "unknown part ${p} (engine plugins side-by-side reaction profile report all)" ;;
   esac
 done
 log "done; results in ${OUT}"
