@@ -127,9 +127,10 @@ TEST_F(ReflectorTest, ListsThenWatchesAndResumesFromTheLastVersion) {
   EXPECT_TRUE(r->synced());
   EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/a", "n2"}, {"default/c", "n1"}}));
   EXPECT_THAT(deleted(), ElementsAre("default/b"));
-  // The first list may be served from the API server's cache; the watch resumes from the list's
-  // version, and after a normal end from the bookmark's, without listing again.
-  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500&resourceVersion=0"));
+  // The first list asks for the current state in pages (a "0" list would come in one body); the
+  // watch resumes from the list's version, and after a normal end from the bookmark's, without
+  // listing again.
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500"));
   EXPECT_THAT(watchRvs(), ElementsAre("10", "20"));
   EXPECT_EQ(r->lastResourceVersion(), "20");
   EXPECT_THAT(transport_->watched()[0].target, HasSubstr("allowWatchBookmarks=true"));
@@ -156,7 +157,7 @@ TEST_F(ReflectorTest, ErrorEvent410RelistsAndVanishedObjectsBecomeDeletes) {
   std::sort(gone.begin(), gone.end());
   EXPECT_THAT(gone, ElementsAre("default/b", "default/c")) << "missed deletions surface as deletes";
   // After a 410 the old version is useless: a consistent read ("" → no resourceVersion).
-  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500&resourceVersion=0", "/api/v1/pods?limit=500"));
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500", "/api/v1/pods?limit=500"));
   EXPECT_THAT(watchRvs(), ElementsAre("10", "100"));
   EXPECT_THAT(observer_.relists, ElementsAre("gone"));
   EXPECT_THAT(observer_.lists, ElementsAre(2u, 2u));
@@ -172,7 +173,7 @@ TEST_F(ReflectorTest, Http410OnWatchRelists) {
   r->stop();
   EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/b", "n1"}}));
   EXPECT_THAT(deleted(), ElementsAre("default/a"));
-  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500&resourceVersion=0", "/api/v1/pods?limit=500"));
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500", "/api/v1/pods?limit=500"));
   EXPECT_THAT(watchRvs(), ElementsAre("10", "60"));
   EXPECT_THAT(observer_.relists, ElementsAre("gone"));
 }
@@ -190,7 +191,7 @@ TEST_F(ReflectorTest, MalformedLineRelistsWithoutApplyingAnythingOfIt) {
 
   EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/b", "n1"}, {"default/x", "n1"}}));
   // Not a 410: relist "not older than" the last version seen, unpaged so the cache can serve it.
-  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500&resourceVersion=0", "/api/v1/pods?resourceVersion=11"));
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500", "/api/v1/pods?resourceVersion=11"));
   EXPECT_THAT(watchRvs(), ElementsAre("10", "15"));
   EXPECT_THAT(observer_.relists, ElementsAre("malformed"));
   ASSERT_EQ(observer_.errors.size(), 1u);

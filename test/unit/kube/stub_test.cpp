@@ -100,7 +100,7 @@ std::set<std::string> podKeys(const cluster::Store& store) {
 
 TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
   startStub(json::array({
-      rule("/api/v1/pods", {{"watch", nullptr}, {"continue", nullptr}, {"resourceVersion", "0"}},
+      rule("/api/v1/pods", {{"watch", nullptr}, {"continue", nullptr}, {"resourceVersion", nullptr}},
            json::array({{{"status", 500}, {"json", json::parse(statusJson(500, "InternalError", "etcd leader changed"))}},
                         {{"json", list({podJson("a", "5"), podJson("b", "6")}, "10", "page2")}}})),
       rule("/api/v1/pods", {{"watch", nullptr}, {"continue", "page2"}},
@@ -128,8 +128,8 @@ TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
   EXPECT_EQ(podKeys(store_), (std::set<std::string>{"default/a", "default/c", "default/y"}));
   const auto got = received();
   ASSERT_EQ(got.size(), 6u);
-  EXPECT_EQ(got[0], "GET /api/v1/pods?limit=500&resourceVersion=0");
-  EXPECT_EQ(got[1], "GET /api/v1/pods?limit=500&resourceVersion=0");
+  EXPECT_EQ(got[0], "GET /api/v1/pods?limit=500");
+  EXPECT_EQ(got[1], "GET /api/v1/pods?limit=500");
   EXPECT_EQ(got[2], "GET /api/v1/pods?limit=500&continue=page2");
   EXPECT_THAT(got[3], HasSubstr("GET /api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds="));
   EXPECT_EQ(got[4], "GET /api/v1/pods?resourceVersion=11");
