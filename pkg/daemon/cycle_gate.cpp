@@ -34,6 +34,11 @@ void RecentEvictions::add(const std::string& uid) {
   at_[uid] = std::chrono::steady_clock::now();
 }
 
+void RecentEvictions::forget(const std::string& uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  at_.erase(uid);
+}
+
 bool RecentEvictions::contains(const std::string& uid) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto now = std::chrono::steady_clock::now();

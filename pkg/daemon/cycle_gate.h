@@ -44,6 +44,7 @@ class RecentEvictions {
  public:
   explicit RecentEvictions(std::chrono::seconds ttl = std::chrono::minutes(10)) : ttl_(ttl) {}
   void add(const std::string& uid);
+  void forget(const std::string& uid);  // its eviction failed after all
   bool contains(const std::string& uid);
 
  private:

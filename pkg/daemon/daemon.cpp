@@ -4,12 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <malloc.h>
 #include <utility>
 #include <ctime>
 #include <pthread.h>
 
 #include "pkg/daemon/cycle_gate.h"
 #include "pkg/daemon/kube_eviction_api.h"
+#include "pkg/evictor/pipelined_sink.h"
 #include "pkg/kube/cpprest_transport.h"
 #include "pkg/kube/reflector.h"
 #include "pkg/metrics/server.h"
@@ -282,6 +284,9 @@ int run(const Options& o) {
   }
   spdlog::info("msg=\"caches synced\" pods={} nodes={} pdbs={}", store.count(api::Kind::Pod), store.count(api::Kind::Node),
                store.count(api::Kind::PodDisruptionBudget));
+  // The LIST pages and their decoding buffers are freed now; give those pages back to the system
+  // rather than keep them as the process's high-water mark.
+  malloc_trim(0);
 
   std::atomic<bool> lost{false};
   if (elector) {
@@ -314,14 +319,19 @@ int run(const Options& o) {
   observers.push_back(&hardFailures);
   CooldownRefusals cooldownRefusals;
   observers.push_back(&cooldownRefusals);
-  evictor::TeeSink sink(primary, observers);
+  RecentEvictions recentEvictions;
+  RecentEvictions* recent = o.dryRun ? nullptr : &recentEvictions;  // a dry run deletes nothing
+  // A pipelined eviction the server refused was remembered as evicted when it was submitted: forget
+  // it, so a later run may try the pod again.
+  evictor::PipelinedSink sink(primary, observers, o.dryRun ? 1 : static_cast<std::size_t>(o.evictionConcurrency),
+                              [&](const evictor::Decision& d, const framework::EvictResult&) {
+                                if (recent) recent->forget(d.pod->uid);
+                              });
   StrategyTimer timer(metrics.get());
   const auto resyncTimeout = std::chrono::duration_cast<kube::Clock::Duration>(
       std::chrono::duration<double>(o.syncTimeoutSeconds));
   std::function<bool()> isLeader;
   if (elector) isLeader = [&elector] { return elector->isLeader(); };
-  RecentEvictions recentEvictions;
-  RecentEvictions* recent = o.dryRun ? nullptr : &recentEvictions;  // a dry run deletes nothing
 
   // Anti-flapping only where cycles repeat: a one-shot run has no history to learn from.
   std::unique_ptr<trigger::AntiFlapping> antiFlapping;
@@ -361,15 +371,17 @@ int run(const Options& o) {
           GateChain gates(cycleGate, antiFlapping.get());
           evictor::EvictionChain chain(engine->limits(), sink, &gates);
           framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer, scope);
+          const evictor::FlushResult flushed = sink.flush();
           requeueCooldownRefusals();
           double delay = std::chrono::duration<double>(std::chrono::steady_clock::now() - firstEvent).count();
+          const std::size_t evicted = chain.evictedThisCycle() - std::min(flushed.failed, chain.evictedThisCycle());
           spdlog::info("msg=\"triggered run finished\" evicted={} refused={} candidates={} balance={} seconds={:.3f} "
                        "event_to_decision_seconds={:.3f}",
-                       chain.evictedThisCycle(), chain.refusedThisCycle(), scope.pods ? scope.pods->size() : 0,
+                       evicted, chain.refusedThisCycle() + flushed.failed, scope.pods ? scope.pods->size() : 0,
                        scope.runBalance, cycle.seconds, delay);
           if (metrics) {
             metrics->triggerRun();
-            for (std::size_t i = 0; i < chain.evictedThisCycle(); ++i) metrics->eventToEviction(delay);
+            for (std::size_t i = 0; i < evicted; ++i) metrics->eventToEviction(delay);
           }
         },
         [&](const std::string& kind) {
@@ -421,11 +433,16 @@ int run(const Options& o) {
     CycleGate cycleGate(stop, cacheHealth, relists, isLeader, recent);
     GateChain gates(cycleGate, antiFlapping.get());
     evictor::EvictionChain chain(engine->limits(), sink, &gates);
+    const auto cycleStart = std::chrono::steady_clock::now();
     framework::CycleResult cycle = engine->runCycle(*snapshot, chain, &timer);
+    const evictor::FlushResult flushed = sink.flush();
+    // With evictions in flight after the strategies return, the cycle lasts until their answers.
+    cycle.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cycleStart).count();
     requeueCooldownRefusals();
     cycleLock.unlock();
-    spdlog::info("msg=\"cycle finished\" evicted={} refused={} nodes={} pods={} seconds={:.3f}{}", chain.evictedThisCycle(),
-                 chain.refusedThisCycle(), cycle.nodes, snapshot->podCount(), cycle.seconds,
+    spdlog::info("msg=\"cycle finished\" evicted={} refused={} nodes={} pods={} seconds={:.3f}{}",
+                 chain.evictedThisCycle() - std::min(flushed.failed, chain.evictedThisCycle()),
+                 chain.refusedThisCycle() + flushed.failed, cycle.nodes, snapshot->podCount(), cycle.seconds,
                  cycle.skipped ? " skipped=\"" + cycle.skipReason + "\"" : std::string());
     if (metrics) {
       metrics->loopDuration(cycle.seconds);

@@ -21,6 +21,7 @@ struct Options {
   int port = 10258;  // 0: no metrics/health endpoint
   bool disableMetrics = false;
   double syncTimeoutSeconds = 120;  // the cache must sync within this, or the run fails
+  int evictionConcurrency = 4;      // eviction requests in flight (1: sequential, as upstream)
 };
 
 // Exit codes.
