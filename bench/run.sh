@@ -506,6 +506,9 @@ part_report() {
 
 # ---------------------------------------------------------------------------------------------
 
+# Sourced (tests, ad-hoc experiments): the functions only.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+
 parts=("$@")
 [ "${#parts[@]}" -gt 0 ] || parts=(all)
 mkdir -p "${WORK}" "${RAW}"
