@@ -47,6 +47,11 @@ int main(int argc, char** argv) {
   // freed pages: the reflectors, eviction workers and HTTP threads each held ~1.5 MB. Two arenas
   // cost no measurable contention here (one thread decides; the others mostly wait on sockets).
   mallopt(M_ARENA_MAX, 2);
+  // A fixed threshold (it also turns off glibc's dynamic one, which rises to the largest block
+  // freed so far): LIST page bodies and their decoder buffers (2-4 MB each) stay separate mappings
+  // that go back to the system when freed, instead of heap that keeps the high-water mark.
+  // Measured on a one-shot dry run at S1: peak RSS 28.8 MB -> 25.9 MB.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   // Logs go to stderr so stdout carries only the plan (machine-readable with -o json).
   spdlog::set_default_logger(spdlog::stderr_logger_mt("kdesched"));
   spdlog::set_level(spdlog::level::warn);

@@ -55,7 +55,8 @@ evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
 }
 
 void KubeEvictionApi::recordEvent(const evictor::PodEvent& e) {
-  static std::mt19937_64 rng{std::random_device{}()};
+  // Per thread: Events are recorded from the eviction workers concurrently.
+  thread_local std::mt19937_64 rng{std::random_device{}()};
   char suffix[17];
   std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(rng()));
   nlohmann::json ev = {{"apiVersion", "v1"},

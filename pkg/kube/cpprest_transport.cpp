@@ -168,7 +168,10 @@ void readBody(http::http_response& response, std::string& out) {
   constexpr std::size_t kChunk = 256 * 1024;
   constexpr std::size_t kPadding = 64;
   const std::size_t length = response.headers().content_length();
-  out.reserve(length > 0 ? length + kPadding : kChunk);
+  // LIST pages come chunked (no Content-Length) and alike in size: reserving what the thread's
+  // last body needed, plus an eighth, avoids growing by doubling (a 2 MB page briefly held 6 MB).
+  thread_local std::size_t lastBody = 0;
+  out.reserve(length > 0 ? length + kPadding : std::max(kChunk, lastBody + lastBody / 8 + kPadding));
   thread_local std::vector<uint8_t> chunk(kChunk);
   concurrency::streams::streambuf<uint8_t> body = response.body().streambuf();
   for (;;) {
@@ -176,6 +179,7 @@ void readBody(http::http_response& response, std::string& out) {
     if (got == 0) break;
     out.append(reinterpret_cast<const char*>(chunk.data()), got);
   }
+  lastBody = out.size();
   // Rethrows what ended the body early (a reset connection, a timeout).
   response.content_ready().get();
 }

@@ -123,5 +123,17 @@ TEST(RecentEvictions, ForgetsAfterTheTtl) {
   EXPECT_FALSE(longer.contains(""));
 }
 
+TEST(RecentEvictions, ForgetsAPodWhoseEvictionFailedAfterAll) {
+  // A pipelined eviction is remembered when submitted; a refusal from the server takes it back, so
+  // the next run may try the pod again.
+  RecentEvictions recent;
+  recent.add("uid-1");
+  recent.add("uid-2");
+  recent.forget("uid-1");
+  recent.forget("never-added");
+  EXPECT_FALSE(recent.contains("uid-1"));
+  EXPECT_TRUE(recent.contains("uid-2"));
+}
+
 }  // namespace
 }  // namespace kdesched::daemon
