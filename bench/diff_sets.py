@@ -147,9 +147,23 @@ def ties(work, size, U, K, up_plugin, kd_plugin):
         lu, lk = lnu_owners(U, up_plugin, pu), lnu_owners(K, kd_plugin, pk)
         print("| plugin | group | only upstream | only kdesched | note |")
         print("|---|---|---:|---:|---|")
+        def owner_group(x, pods):
+            return f"owner {x.split('/', 1)[0]}/{pods.get(x, ('?', '?'))[1]}"
+
         for (plugin, group), a, b in rest:
             note = ""
-            if plugin == "RemovePodsViolatingTopologySpreadConstraint":
+            # A pod both evicted, but by different plugins: this plugin's tie went the other way on
+            # one side, whose later plugin then took the replica the first side had picked here.
+            crossed = [x for x in U & K if plugin != "LowNodeUtilization" and owner_group(x, pu) == group and
+                       ((a > b and kd_plugin.get(x) == plugin and up_plugin.get(x) != plugin) or
+                        (b > a and up_plugin.get(x) == plugin and kd_plugin.get(x) != plugin))]
+            if crossed:
+                x = crossed[0]
+                first, later = ("kdesched", "upstream") if a > b else ("upstream", "kdesched")
+                other = up_plugin.get(x) if a > b else kd_plugin.get(x)
+                note = (f"tie across plugins: {first}'s {plugin} picked {x}, the replica {later} evicted later with {other}; "
+                        f"{later}'s {plugin} had picked another replica")
+            elif plugin == "RemovePodsViolatingTopologySpreadConstraint":
                 # Balance plugins run in policy order: LowNodeUtilization before topology spread, and
                 # each sees the other's evictions. A tie in LNU's pick can create a skew (its side
                 # then evicts one more here) or remove one (the other side evicts one more here).
