@@ -23,11 +23,12 @@ PipelinedSink::~PipelinedSink() {
   for (auto& t : workers_) t.join();
 }
 
-void PipelinedSink::report(const Decision& d, const EvictResult& r) {
+void PipelinedSink::report(const Decision& d, const EvictResult& r, bool late) {
   for (Sink* s : observers_) {
     if (r.evicted) s->evict(d);
     else s->refused({d, r});
   }
+  if (!late) return;  // the caller got this outcome from evict() itself
   if (r.evicted) {
     ++counts_.succeeded;
   } else {
@@ -39,7 +40,7 @@ void PipelinedSink::report(const Decision& d, const EvictResult& r) {
 EvictResult PipelinedSink::evict(const Decision& d) {
   if (workers_.empty()) {
     EvictResult r = primary_.evict(d);
-    report(d, r);
+    report(d, r, /*late=*/false);
     return r;
   }
   std::unique_lock<std::mutex> lock(mu_);
@@ -79,7 +80,7 @@ void PipelinedSink::deliver(std::unique_lock<std::mutex>& lock) {
     Done item = std::move(done_.front());
     done_.pop_front();
     lock.unlock();
-    report(item.d, item.result);
+    report(item.d, item.result, /*late=*/true);
     lock.lock();
   }
 }

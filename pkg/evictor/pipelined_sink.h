@@ -24,15 +24,17 @@
 
 namespace kdesched::evictor {
 
+// Outcomes that arrived after evict() had answered "evicted" (pipelined submissions only: with
+// concurrency 1 evict() returns the real outcome and nothing is counted here).
 struct FlushResult {
-  std::size_t succeeded = 0;  // submissions since the last flush the server accepted
-  std::size_t failed = 0;     // ... and that it refused (or that never reached it)
+  std::size_t succeeded = 0;  // late answers since the last flush: the server accepted
+  std::size_t failed = 0;     // ... it refused (or the request never reached it)
 };
 
 class PipelinedSink : public Sink {
  public:
-  // Called on the caller's thread for each submission that failed, after the observers (e.g. to
-  // forget the pod in a "recently evicted" memory).
+  // Called on the caller's thread for each pipelined submission that failed after evict() had
+  // answered "evicted", after the observers (e.g. to forget the pod in a "recently evicted" memory).
   using Failed = std::function<void(const Decision&, const framework::EvictResult&)>;
 
   PipelinedSink(Sink& primary, std::vector<Sink*> observers, std::size_t concurrency, Failed failed = nullptr);
@@ -55,7 +57,7 @@ class PipelinedSink : public Sink {
   void work();
   // Delivers finished outcomes (caller's thread); `lock` is released while observers run.
   void deliver(std::unique_lock<std::mutex>& lock);
-  void report(const Decision& d, const framework::EvictResult& r);
+  void report(const Decision& d, const framework::EvictResult& r, bool late);
 
   Sink& primary_;
   std::vector<Sink*> observers_;
