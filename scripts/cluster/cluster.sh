@@ -179,6 +179,16 @@ port_in_use() {
     /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
+# port_listening PORT: a socket LISTENs on PORT (state 0A); TIME_WAIT leftovers of
+# accepted connections do not count (they do not stop a new listener binding).
+port_listening() {
+  local hex
+  hex="$(printf ':%04X' "$1")"
+  awk -v h="${hex}" 'FNR > 1 && $4 == "0A" && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+port_released() { ! port_listening "$1"; }
+
 # Picks a free port below the ephemeral range (so outgoing connections do not
 # take it between now and the bind), not yet handed out by this run.
 PICKED=" "
@@ -588,6 +598,10 @@ cmd_restart_apiserver() {
   else
     stop_pids "${pid}"
   fi
+  # An exiting process loses its cmdline (so stop_pids sees it gone) before the kernel closes its
+  # sockets: binding the same port at once failed now and then with "address already in use".
+  kd_wait_for "port ${APISERVER_PORT} released" 15 port_released "${APISERVER_PORT}" ||
+    kd_die "kube-apiserver's port ${APISERVER_PORT} is still bound after it stopped"
   launch kube-apiserver
   wait_component kube-apiserver 90 apiserver_ready
   write_env
