@@ -31,7 +31,11 @@ std::uint64_t CacheHealth::relistRequests() const {
 void RecentEvictions::add(const std::string& uid) {
   if (uid.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  at_[uid] = std::chrono::steady_clock::now();
+  const auto now = std::chrono::steady_clock::now();
+  // Expired entries go here, once per eviction, rather than in contains(), which runs for every
+  // candidate the evictor admits.
+  for (auto it = at_.begin(); it != at_.end();) it = now - it->second > ttl_ ? at_.erase(it) : std::next(it);
+  at_[uid] = now;
 }
 
 void RecentEvictions::forget(const std::string& uid) {
@@ -40,10 +44,10 @@ void RecentEvictions::forget(const std::string& uid) {
 }
 
 bool RecentEvictions::contains(const std::string& uid) {
+  if (uid.empty()) return false;
   std::lock_guard<std::mutex> lock(mu_);
-  const auto now = std::chrono::steady_clock::now();
-  for (auto it = at_.begin(); it != at_.end();) it = now - it->second > ttl_ ? at_.erase(it) : std::next(it);
-  return !uid.empty() && at_.count(uid) > 0;
+  auto it = at_.find(uid);
+  return it != at_.end() && std::chrono::steady_clock::now() - it->second <= ttl_;
 }
 
 framework::EvictResult CycleGate::admit(const evictor::Decision& d) {

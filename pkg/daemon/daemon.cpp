@@ -113,6 +113,13 @@ class CooldownRefusals : public evictor::Sink {
   std::vector<std::pair<std::string, std::string>> pending_;
 };
 
+// A run's evicted/refused counts once the pipelined evictions have their answers: the chain counted
+// each submission as evicted; the ones the server refused afterwards move to refused.
+std::pair<std::size_t, std::size_t> settledCounts(const evictor::EvictionChain& chain, const evictor::FlushResult& late) {
+  const std::size_t failed = std::min(late.failed, chain.evictedThisCycle());
+  return {chain.evictedThisCycle() - failed, chain.refusedThisCycle() + failed};
+}
+
 class StrategyTimer : public framework::CycleObserver {
  public:
   explicit StrategyTimer(metrics::Metrics* m) : m_(m) {}
@@ -374,10 +381,10 @@ int run(const Options& o) {
           const evictor::FlushResult flushed = sink.flush();
           requeueCooldownRefusals();
           double delay = std::chrono::duration<double>(std::chrono::steady_clock::now() - firstEvent).count();
-          const std::size_t evicted = chain.evictedThisCycle() - std::min(flushed.failed, chain.evictedThisCycle());
+          const auto [evicted, refused] = settledCounts(chain, flushed);
           spdlog::info("msg=\"triggered run finished\" evicted={} refused={} candidates={} balance={} seconds={:.3f} "
                        "event_to_decision_seconds={:.3f}",
-                       evicted, chain.refusedThisCycle() + flushed.failed, scope.pods ? scope.pods->size() : 0,
+                       evicted, refused, scope.pods ? scope.pods->size() : 0,
                        scope.runBalance, cycle.seconds, delay);
           if (metrics) {
             metrics->triggerRun();
@@ -440,9 +447,9 @@ int run(const Options& o) {
     cycle.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cycleStart).count();
     requeueCooldownRefusals();
     cycleLock.unlock();
-    spdlog::info("msg=\"cycle finished\" evicted={} refused={} nodes={} pods={} seconds={:.3f}{}",
-                 chain.evictedThisCycle() - std::min(flushed.failed, chain.evictedThisCycle()),
-                 chain.refusedThisCycle() + flushed.failed, cycle.nodes, snapshot->podCount(), cycle.seconds,
+    const auto [evicted, refused] = settledCounts(chain, flushed);
+    spdlog::info("msg=\"cycle finished\" evicted={} refused={} nodes={} pods={} seconds={:.3f}{}", evicted, refused,
+                 cycle.nodes, snapshot->podCount(), cycle.seconds,
                  cycle.skipped ? " skipped=\"" + cycle.skipReason + "\"" : std::string());
     if (metrics) {
       metrics->loopDuration(cycle.seconds);

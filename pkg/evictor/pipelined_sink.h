@@ -47,7 +47,6 @@ class PipelinedSink : public Sink {
   // Waits until every submitted eviction has its answer and delivers the answers. The Decisions'
   // pods must stay alive until then (the cycle's snapshot).
   FlushResult flush();
-  std::size_t concurrency() const { return concurrency_; }
 
  private:
   struct Done {

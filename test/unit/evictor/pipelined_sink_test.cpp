@@ -29,6 +29,7 @@ class GatedPrimary : public evictor::Sink {
     cv_.notify_all();
     cv_.wait(lock, [&] { return open_; });
     --inFlight_;
+    ++finished_;
     if (d.pod->name.find("refused") != std::string::npos)
       return EvictResult::refused(Refusal::Pdb, "api: PodDisruptionBudget", "no budget");
     return EvictResult::success();
@@ -51,13 +52,17 @@ class GatedPrimary : public evictor::Sink {
     std::lock_guard<std::mutex> lock(mu_);
     return started_;
   }
+  int finished() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return finished_;
+  }
   std::atomic<int> refusals_{0};
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = false;
-  int inFlight_ = 0, maxInFlight_ = 0, started_ = 0;
+  int inFlight_ = 0, maxInFlight_ = 0, started_ = 0, finished_ = 0;
 };
 
 // An observer that checks it is only ever called from the thread that made the decisions.
@@ -177,7 +182,7 @@ TEST(PipelinedSink, DestructorWaitsForRequestsInFlight) {
       primary.open();
     });
   }  // must not return (or crash) before the request answered
-  EXPECT_EQ(primary.started(), 1);
+  EXPECT_EQ(primary.finished(), 1);
   opener.join();
 }
 
