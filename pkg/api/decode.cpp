@@ -21,13 +21,6 @@ namespace {
 namespace od = simdjson::ondemand;
 using simdjson::error_code;
 
-// Propagates a failed Status to the caller.
-#define KD_TRY(expr)                                             \
-  do {                                                           \
-    if (::kdesched::Status kd_try_status_ = (expr); !kd_try_status_.isOk()) \
-      return kd_try_status_;                                     \
-  } while (0)
-
 // ---------------------------------------------------------------------------------------------
 // Interning: label keys/values, namespaces and node names repeat across every object, so a small
 // per-thread cache in front of the global (locked) symbol table makes the common case lock-free.
@@ -1451,6 +1444,5 @@ Result<std::string> yamlDocumentToJson(std::string_view yaml) {
 
 Result<std::vector<std::string>> yamlStreamToJson(std::string_view yaml) { return convertYaml(yaml); }
 
-#undef KD_TRY
 
 }  // namespace kdesched::api

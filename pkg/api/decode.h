@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/api/types.h"
 
 #include <simdjson.h>

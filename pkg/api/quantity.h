@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/api/symbol.h"
 
 namespace kdesched::api {

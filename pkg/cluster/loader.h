@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/cluster/store.h"
 
 namespace kdesched::cluster {

@@ -12,7 +12,7 @@
 
 #include "pkg/api/decode.h"
 #include "pkg/evictor/evictor.h"
-#include "pkg/kube/clock.h"
+#include "pkg/base/clock.h"
 
 namespace kdesched::daemon {
 
@@ -60,7 +60,7 @@ class RecentEvictions {
 //  - `recent` (when set; not in a dry run, where nothing is deleted): a pod an earlier run evicted.
 class CycleGate : public evictor::EvictionGate {
  public:
-  CycleGate(const kube::Cancellation& stop, const CacheHealth& health, std::uint64_t relistsAtSnapshot,
+  CycleGate(const Cancellation& stop, const CacheHealth& health, std::uint64_t relistsAtSnapshot,
             std::function<bool()> isLeader = {}, RecentEvictions* recent = nullptr)
       : stop_(stop),
         health_(health),
@@ -71,7 +71,7 @@ class CycleGate : public evictor::EvictionGate {
   void evicted(const evictor::Decision& d) override;
 
  private:
-  const kube::Cancellation& stop_;
+  const Cancellation& stop_;
   const CacheHealth& health_;
   std::uint64_t relistsAtSnapshot_;
   std::function<bool()> isLeader_;

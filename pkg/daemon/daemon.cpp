@@ -154,8 +154,8 @@ double monotonicSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-kube::Cancellation& shutdown() {
-  static kube::Cancellation c;
+Cancellation& shutdown() {
+  static Cancellation c;
   return c;
 }
 
@@ -187,7 +187,7 @@ void blockTerminationSignals() {
 
 int run(const Options& o) {
   startSignalThread();
-  kube::Cancellation& stop = shutdown();
+  Cancellation& stop = shutdown();
 
   auto config = kube::resolveConfig(o.kubeconfig);
   if (!config.isOk()) {
@@ -201,7 +201,7 @@ int run(const Options& o) {
     spdlog::error("msg=\"cannot set up the API client\" error=\"{}\"", transport.error());
     return kExitBadInput;
   }
-  auto clock = kube::systemClock();
+  auto clock = systemClock();
   kube::Client client(*config, std::move(transport.value()), clock);
 
   framework::BuildContext ctx;
@@ -273,7 +273,7 @@ int run(const Options& o) {
     server.stop();
   };
 
-  auto syncDeadline = clock->now() + std::chrono::duration_cast<kube::Clock::Duration>(
+  auto syncDeadline = clock->now() + std::chrono::duration_cast<Clock::Duration>(
                                          std::chrono::duration<double>(o.syncTimeoutSeconds));
   while (!allSynced()) {
     if (stop.cancelled()) {
@@ -335,7 +335,7 @@ int run(const Options& o) {
                                 if (recent) recent->forget(d.pod->uid);
                               });
   StrategyTimer timer(metrics.get());
-  const auto resyncTimeout = std::chrono::duration_cast<kube::Clock::Duration>(
+  const auto resyncTimeout = std::chrono::duration_cast<Clock::Duration>(
       std::chrono::duration<double>(o.syncTimeoutSeconds));
   std::function<bool()> isLeader;
   if (elector) isLeader = [&elector] { return elector->isLeader(); };
@@ -423,9 +423,9 @@ int run(const Options& o) {
           exitCode = kExitFailure;
           break;
         }
-        auto next = start + std::chrono::duration_cast<kube::Clock::Duration>(std::chrono::duration<double>(o.intervalSeconds));
+        auto next = start + std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(o.intervalSeconds));
         auto wait = next - clock->now();
-        if (wait > kube::Clock::Duration::zero() && stop.waitFor(wait)) break;
+        if (wait > Clock::Duration::zero() && stop.waitFor(wait)) break;
         continue;
       }
       spdlog::info("msg=\"cache relisted\"");
@@ -460,9 +460,9 @@ int run(const Options& o) {
     }
     if (o.intervalSeconds <= 0) break;
     // Non-sliding: the period is measured from each cycle's start.
-    auto next = start + std::chrono::duration_cast<kube::Clock::Duration>(std::chrono::duration<double>(o.intervalSeconds));
+    auto next = start + std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(o.intervalSeconds));
     auto wait = next - clock->now();
-    if (wait > kube::Clock::Duration::zero() && stop.waitFor(wait)) break;
+    if (wait > Clock::Duration::zero() && stop.waitFor(wait)) break;
   }
 
   if (planner) planner->stop();

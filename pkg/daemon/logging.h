@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 
 namespace kdesched::daemon {
 

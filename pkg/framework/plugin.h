@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/api/types.h"
 #include "pkg/cluster/snapshot.h"
 

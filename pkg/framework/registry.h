@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/framework/plugin.h"
 #include "pkg/policy/policy.h"
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "pkg/kube/clock.h"
+#include "pkg/base/clock.h"
 
 namespace kdesched::kube {
 

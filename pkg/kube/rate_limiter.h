@@ -7,7 +7,7 @@
 #include <memory>
 #include <mutex>
 
-#include "pkg/kube/clock.h"
+#include "pkg/base/clock.h"
 
 namespace kdesched::kube {
 

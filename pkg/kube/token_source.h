@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "pkg/api/status.h"
-#include "pkg/kube/clock.h"
+#include "pkg/base/status.h"
+#include "pkg/base/clock.h"
 
 namespace kdesched::kube {
 

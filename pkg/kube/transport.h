@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/status.h"
-#include "pkg/kube/clock.h"
+#include "pkg/base/status.h"
+#include "pkg/base/clock.h"
 
 namespace kdesched::kube {
 

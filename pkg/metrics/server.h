@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/metrics/metrics.h"
 
 namespace kdesched::metrics {

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/api/types.h"
 
 namespace kdesched::plan {

@@ -13,7 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "pkg/api/labels.h"
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/policy/policy.h"
 
 namespace kdesched::policy {

@@ -10,7 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "pkg/api/labels.h"
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 
 namespace kdesched::policy {
 

@@ -6,7 +6,7 @@
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/policy/policy.h"
 
 namespace kdesched::trigger {

@@ -38,8 +38,6 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   std::optional<std::string> s;
   std::optional<bool> b;
   Status st;
-#define KD_TRY(expr) \
-  if (Status _s = (expr); !_s.isOk()) return _s
   KD_TRY(r.readString("nodeSelector", s));
   if (s) {
     a.nodeSelector = *s;
@@ -109,7 +107,6 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     KD_TRY(r.readBool(l.key, legacy));
     *l.field = legacy.value_or(false);
   }
-#undef KD_TRY
   bool anyLegacy = a.evictLocalStoragePods || a.evictDaemonSetPods || a.evictSystemCriticalPods ||
                    a.evictFailedBarePods || a.ignorePvcPods || a.ignorePodsWithoutPDB;
   if (anyLegacy && (!a.defaultDisabled.empty() || !a.extraEnabled.empty()))

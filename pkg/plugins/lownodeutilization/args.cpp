@@ -5,9 +5,6 @@
 namespace kdesched::plugins::lownodeutilization {
 namespace {
 
-#define KD_TRY(expr) \
-  if (Status _s = (expr); !_s.isOk()) return _s
-
 // Upstream's validateThresholds, with its messages; `field` is the args key the map was read from,
 // which upstream also names as the message prefix ("thresholds config is not valid: ...").
 Status validateThresholds(const policy::ArgsReader& r, const std::string& field,
@@ -92,7 +89,6 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
       if (percent > a.targetThresholds.at(resource))
         return at.error(resource, "thresholds' " + resource + " percentage is greater than targetThresholds'");
   }
-#undef KD_TRY
   return a;
 }
 

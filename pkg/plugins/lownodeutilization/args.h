@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/api/status.h"
+#include "pkg/base/status.h"
 #include "pkg/policy/args.h"
 
 namespace kdesched::plugins::lownodeutilization {

@@ -32,7 +32,7 @@ TEST(CacheHealth, TracksRelistsPerKindUntilListed) {
 }
 
 TEST(CycleGate, AdmitsWhenNothingStandsInTheWay) {
-  kube::Cancellation stop;
+  Cancellation stop;
   CacheHealth h;
   CycleGate gate(stop, h, h.relistRequests(), [] { return true; });
   EXPECT_EQ(gate.admit(decision()).refusal, framework::Refusal::None);
@@ -41,7 +41,7 @@ TEST(CycleGate, AdmitsWhenNothingStandsInTheWay) {
 }
 
 TEST(CycleGate, RefusesAfterShutdown) {
-  kube::Cancellation stop;
+  Cancellation stop;
   CacheHealth h;
   CycleGate gate(stop, h, h.relistRequests());
   stop.cancel();
@@ -51,7 +51,7 @@ TEST(CycleGate, RefusesAfterShutdown) {
 }
 
 TEST(CycleGate, RefusesWhenARelistWasRequestedSinceTheSnapshot) {
-  kube::Cancellation stop;
+  Cancellation stop;
   CacheHealth h;
   CycleGate gate(stop, h, h.relistRequests());
   h.relistRequested(api::Kind::Pod);
@@ -68,7 +68,7 @@ TEST(CycleGate, RefusesWhenARelistWasRequestedSinceTheSnapshot) {
 }
 
 TEST(CycleGate, RefusesWhenNotLeader) {
-  kube::Cancellation stop;
+  Cancellation stop;
   CacheHealth h;
   bool leader = true;
   CycleGate gate(stop, h, h.relistRequests(), [&] { return leader; });
@@ -86,7 +86,7 @@ namespace kdesched::daemon {
 namespace {
 
 TEST(CycleGate, RefusesAPodAnEarlierRunEvicted) {
-  kube::Cancellation stop;
+  Cancellation stop;
   CacheHealth h;
   RecentEvictions recent;
   api::Pod pod;

@@ -1,4 +1,4 @@
-// Test doubles for pkg/kube: a clock whose sleeps return at once (recording what was asked), and a
+// Test doubles for pkg/kube: the fake clock (test/unit/testing/fake_clock.h), and a
 // transport that serves scripted responses in order and records every request.
 #pragma once
 
@@ -13,43 +13,15 @@
 #include <thread>
 #include <vector>
 
-#include "pkg/kube/clock.h"
+#include "pkg/base/clock.h"
+#include "test/unit/testing/fake_clock.h"
 #include "pkg/kube/transport.h"
 
 namespace kdesched::kube::testing {
 
 using namespace std::chrono_literals;
 
-class FakeClock final : public Clock {
- public:
-  TimePoint now() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return now_;
-  }
-  bool sleepFor(Duration d, Cancellation* cancel) override {
-    if (cancel && cancel->cancelled()) return false;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      now_ += d;
-      sleeps_.push_back(d);
-    }
-    std::this_thread::yield();
-    return !(cancel && cancel->cancelled());
-  }
-  void advance(Duration d) {
-    std::lock_guard<std::mutex> lock(mu_);
-    now_ += d;
-  }
-  std::vector<Duration> sleeps() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return sleeps_;
-  }
-
- private:
-  std::mutex mu_;
-  TimePoint now_ = TimePoint{} + std::chrono::hours(1000);
-  std::vector<Duration> sleeps_;
-};
+using FakeClock = kdesched::testing::FakeClock;
 
 // One scripted answer. For send(): status/headers/body, or a transport failure. For openWatch():
 // status/headers, then `lines`, then `end`.

@@ -1,9 +1,9 @@
-#include "pkg/kube/clock.h"
+#include "pkg/base/clock.h"
 
 #include <thread>
 #include <vector>
 
-namespace kdesched::kube {
+namespace kdesched {
 
 void Cancellation::cancel() {
   std::vector<Callback> run;
@@ -51,6 +51,7 @@ namespace {
 class SystemClock final : public Clock {
  public:
   TimePoint now() override { return std::chrono::steady_clock::now(); }
+  WallTime wallNow() override { return std::chrono::system_clock::now(); }
   bool sleepFor(Duration d, Cancellation* cancel) override {
     if (cancel) return !cancel->waitFor(d);
     std::this_thread::sleep_for(d);
@@ -65,4 +66,4 @@ std::shared_ptr<Clock> systemClock() {
   return clock;
 }
 
-}  // namespace kdesched::kube
+}  // namespace kdesched

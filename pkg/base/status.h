@@ -1,4 +1,5 @@
-// Errors as values across module edges: Status for "did it work", Result<T> for "value or error".
+// Errors as values across module edges: Status for "did it work", Result<T> for "value or error",
+// KD_TRY to pass a failure up.
 #pragma once
 
 #include <cassert>
@@ -56,3 +57,10 @@ class Result {
 };
 
 }  // namespace kdesched
+
+// Returns a failed Status (or anything convertible to one) from the enclosing function.
+#define KD_TRY(expr)                                                         \
+  do {                                                                       \
+    if (::kdesched::Status kd_try_status_ = (expr); !kd_try_status_.isOk()) \
+      return kd_try_status_;                                                 \
+  } while (0)

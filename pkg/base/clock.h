@@ -1,6 +1,7 @@
-// Time and cancellation for the API client and reflectors. Both are injected so backoff, rate
-// limiting and token rotation can be tested in milliseconds, and so a shutdown interrupts every
-// wait (a sleep, a rate-limit wait, an open HTTP request) at once.
+// Time and cancellation: the one way time reaches kdesched's code. Everything that waits, times out,
+// debounces, backs off or ages takes a Clock, so its tests drive a fake clock (test/unit/testing/
+// fake_clock.h) instead of sleeping; a Cancellation interrupts every wait (a sleep, a rate-limit
+// wait, an open HTTP request) at once on shutdown.
 #pragma once
 
 #include <chrono>
@@ -11,7 +12,7 @@
 #include <memory>
 #include <mutex>
 
-namespace kdesched::kube {
+namespace kdesched {
 
 // A one-shot stop signal shared by everything one owner (a reflector, a request) waits on.
 // Once cancelled it stays cancelled.
@@ -62,14 +63,28 @@ class Clock {
  public:
   using Duration = std::chrono::nanoseconds;
   using TimePoint = std::chrono::steady_clock::time_point;
+  using WallTime = std::chrono::system_clock::time_point;
 
   virtual ~Clock() = default;
+  // Monotonic time: durations, deadlines, debounce windows.
   virtual TimePoint now() = 0;
+  // Wall-clock time: pod ages, timestamps written to the API server and to metrics.
+  virtual WallTime wallNow() = 0;
   // Sleeps for `d` unless `cancel` fires first; returns false when cancelled.
   virtual bool sleepFor(Duration d, Cancellation* cancel) = 0;
+
+  // Seconds since the Unix epoch (wall clock).
+  double unixSeconds() { return std::chrono::duration<double>(wallNow().time_since_epoch()).count(); }
+  // Seconds elapsed since `start` (monotonic).
+  double secondsSince(TimePoint start) { return std::chrono::duration<double>(now() - start).count(); }
 };
 
-// The process's monotonic clock.
+// Converts seconds (as configured: "1.5s", a timeout) to the clock's duration.
+inline Clock::Duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(s));
+}
+
+// The process's clocks (steady_clock and system_clock).
 std::shared_ptr<Clock> systemClock();
 
-}  // namespace kdesched::kube
+}  // namespace kdesched
