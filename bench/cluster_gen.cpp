@@ -33,7 +33,8 @@ constexpr const char* kStarted = "2026-11-01T00:00:05Z";
 class Emitter {
  public:
   explicit Emitter(GenFormat f) : format_(f) {
-    if (format_ == GenFormat::List) out_ << R"({"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[)";
+    if (format_ == GenFormat::List)
+      out_ << R"({"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[)";
   }
   std::ostringstream& next() {
     if (format_ == GenFormat::List && !first_) out_ << ",\n";
@@ -105,11 +106,13 @@ void wirePodStatus(std::ostringstream& out, const std::string& image, int node, 
   for (const char* t : {"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"})
     out << (std::string(t) == "PodReadyToStartContainers" ? "" : ",") << R"({"type":")" << t
         << R"(","status":"True","lastProbeTime":null,"lastTransitionTime":")" << kStarted << R"("})";
-  out << R"(],"hostIP":")" << hostIp << R"(","hostIPs":[{"ip":")" << hostIp << R"("}],"podIP":")" << ip << R"(","podIPs":[{"ip":")"
-      << ip << R"("}],"startTime":")" << kStarted << R"(","containerStatuses":[{"name":"app","state":{"running":{"startedAt":")" << kStarted
-      << R"("}},"lastState":{},"ready":true,"restartCount":0,"image":")" << image << R"(","imageID":"docker-pullable://)" << image
-      << R"(@sha256:4c1e997385b8fb4ad4d1d3c7e5af7ff3f882e5d1f7b3b5a6c9e1f0a2b3c4d5e6","containerID":"containerd://)" << std::hex
-      << (0x9e3779b97f4a7c15ULL * static_cast<unsigned long long>(podIndex + 1)) << std::dec
+  out << R"(],"hostIP":")" << hostIp << R"(","hostIPs":[{"ip":")" << hostIp << R"("}],"podIP":")" << ip
+      << R"(","podIPs":[{"ip":")" << ip << R"("}],"startTime":")" << kStarted
+      << R"(","containerStatuses":[{"name":"app","state":{"running":{"startedAt":")" << kStarted
+      << R"("}},"lastState":{},"ready":true,"restartCount":0,"image":")" << image
+      << R"(","imageID":"docker-pullable://)" << image
+      << R"(@sha256:4c1e997385b8fb4ad4d1d3c7e5af7ff3f882e5d1f7b3b5a6c9e1f0a2b3c4d5e6","containerID":"containerd://)"
+      << std::hex << (0x9e3779b97f4a7c15ULL * static_cast<unsigned long long>(podIndex + 1)) << std::dec
       << R"(","started":true}],"qosClass":"Burstable"})";
 }
 
@@ -125,8 +128,9 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
 
   // Priority classes: 10% of the workloads run at bench-high (1000). The API server's Priority
   // admission requires spec.priority to match the named class, so pods carry both.
-  em.next() << R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"bench-high"},"value":1000,)"
-               R"("preemptionPolicy":"PreemptLowerPriority","description":"kdesched benchmark workloads"})";
+  em.next()
+      << R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"bench-high"},"value":1000,)"
+         R"("preemptionPolicy":"PreemptLowerPriority","description":"kdesched benchmark workloads"})";
 
   const std::vector<std::string> namespaces = namespaceNames(o.namespaces);
   st.namespaces = static_cast<int>(namespaces.size());
@@ -143,21 +147,26 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
     if (!o.kwok) out << R"(,"uid":"uid-)" << nodeName(i) << '"';
     if (o.kwok) out << R"(,"annotations":{"kwok.x-k8s.io/node":"fake","node.alpha.kubernetes.io/ttl":"0"})";
     if (o.wire) out << R"(,"resourceVersion":")" << rv++ << R"(","creationTimestamp":")" << kCreated << '"';
-    out << R"(,"labels":{"kubernetes.io/hostname":")" << nodeName(i) << R"(","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64",)"
-        << (o.kwok ? R"("type":"kwok",)" : "") << R"("topology.kubernetes.io/zone":")" << zoneOf(i, o.zones) << R"(","node-pool":"pool-)"
+    out << R"(,"labels":{"kubernetes.io/hostname":")" << nodeName(i)
+        << R"(","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64",)" << (o.kwok ? R"("type":"kwok",)" : "")
+        << R"("topology.kubernetes.io/zone":")" << zoneOf(i, o.zones) << R"(","node-pool":"pool-)"
         << (i % 4 == 0 ? "b" : "a") << R"(","disk":")" << (ssd(i) ? "ssd" : "hdd") << R"("}},"spec":{)"
-        << (i % 97 == 0 ? R"("taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}])" : "") << R"(},"status":{)";
+        << (i % 97 == 0 ? R"("taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}])" : "")
+        << R"(},"status":{)";
     const char* cpu = dense ? "96" : "32";
     const char* cpuAlloc = dense ? "95500m" : "31500m";
     const char* mem = dense ? "384Gi" : "128Gi";
     const char* memAlloc = dense ? "381Gi" : "125Gi";
-    out << R"("capacity":{"cpu":")" << cpu << R"(","memory":")" << mem << R"(","pods":")" << maxPods << R"(","ephemeral-storage":"100Gi"},)"
+    out << R"("capacity":{"cpu":")" << cpu << R"(","memory":")" << mem << R"(","pods":")" << maxPods
+        << R"(","ephemeral-storage":"100Gi"},)"
         << R"("allocatable":{"cpu":")" << cpuAlloc << R"(","memory":")" << memAlloc << R"(","pods":")" << maxPods
         << R"(","ephemeral-storage":"95Gi"},"conditions":[)";
     if (o.wire) {
       for (const char* t : {"MemoryPressure", "DiskPressure", "PIDPressure"})
-        out << R"({"type":")" << t << R"(","status":"False","lastHeartbeatTime":")" << kStarted << R"(","lastTransitionTime":")" << kCreated
-            << R"(","reason":"KubeletHas)" << "Sufficient" << R"(","message":"kubelet is fine"},)";
+        out << R"({"type":")" << t << R"(","status":"False","lastHeartbeatTime":")" << kStarted
+            << R"(","lastTransitionTime":")" << kCreated << R"(","reason":"KubeletHas)"
+            << "Sufficient"
+            << R"(","message":"kubelet is fine"},)";
     }
     out << R"({"type":"Ready","status":"True"}])";
     if (o.wire)
@@ -181,7 +190,8 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
     double r = std::uniform_real_distribution<double>(0, 1)(rng);
     w.antiAffinity = r < o.antiAffinityShare;
     w.spread = !w.antiAffinity && r < o.antiAffinityShare + o.spreadShare;
-    w.nodeAffinity = uni(o.nodeAffinityShare / std::max(0.01, 1 - o.antiAffinityShare - o.spreadShare)) && !w.antiAffinity && !w.spread;
+    w.nodeAffinity = uni(o.nodeAffinityShare / std::max(0.01, 1 - o.antiAffinityShare - o.spreadShare)) &&
+                     !w.antiAffinity && !w.spread;
     if (!w.nodeAffinity && uni(0.1)) w.nodeAffinity = true;  // some overlap with the other kinds
     w.pdb = uni(o.pdbShare);
     w.cpuMilli = 50 * between(1, 20);
@@ -195,8 +205,8 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
   st.workloads = static_cast<int>(workloads.size());
 
   auto resources = [](std::ostringstream& out, const Workload& w) {
-    out << R"("resources":{"requests":{"cpu":")" << w.cpuMilli << R"(m","memory":")" << w.memMi << R"(Mi"},"limits":{"memory":")"
-        << w.memMi * 2 << R"(Mi"}})";
+    out << R"("resources":{"requests":{"cpu":")" << w.cpuMilli << R"(m","memory":")" << w.memMi
+        << R"(Mi"},"limits":{"memory":")" << w.memMi * 2 << R"(Mi"}})";
   };
 
   if (o.kwok) {
@@ -206,9 +216,10 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
       auto& out = em.next();
       std::string rs = w.name + "-" + w.hash;
       out << R"({"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":")" << rs << R"(","namespace":")" << w.ns
-          << R"(","labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash << R"("}},"spec":{"replicas":)" << w.replicas
-          << R"(,"selector":{"matchLabels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash
-          << R"("}},"template":{"metadata":{"labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash
+          << R"(","labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash
+          << R"("}},"spec":{"replicas":)" << w.replicas << R"(,"selector":{"matchLabels":{"app":")" << w.name
+          << R"(","pod-template-hash":")" << w.hash << R"("}},"template":{"metadata":{"labels":{"app":")" << w.name
+          << R"(","pod-template-hash":")" << w.hash
           << R"("}},"spec":{"containers":[{"name":"app","image":"registry.example/)" << w.name << R"(:1.0",)";
       resources(out, w);
       out << "}]}}}}";
@@ -219,7 +230,8 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
     if (!w.pdb) continue;
     ++st.pdbs;
     auto& out = em.next();
-    out << R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":")" << w.name << R"(","namespace":")" << w.ns
+    out << R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":")" << w.name
+        << R"(","namespace":")" << w.ns
         << R"(","generation":1},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app":")" << w.name << R"("}}})";
     if (!o.kwok)
       out << R"(,"status":{"observedGeneration":1,"disruptionsAllowed":1,"currentHealthy":)" << w.replicas
@@ -258,8 +270,10 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
       bool plantAff = false;
       if (w.nodeAffinity) {
         if (!ssd(node)) {
-          if (plantedAff < budgetEach && uni(0.05)) plantAff = true;
-          else node = (node + 1) % o.nodes;  // odd → even: an ssd node
+          if (plantedAff < budgetEach && uni(0.05))
+            plantAff = true;
+          else
+            node = (node + 1) % o.nodes;  // odd → even: an ssd node
         }
       }
       if (plantAff) ++plantedAff;
@@ -271,8 +285,10 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
       if (!o.kwok) out << R"(,"uid":"uid-)" << pod << R"(","creationTimestamp":")" << kCreated << '"';
       if (o.wire) wirePodMetadata(out, rv++);
       out << R"(,"labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash << R"(","tier":")"
-          << (r % 2 ? "backend" : "frontend") << R"("},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":")" << rsName
-          << R"(","uid":")" << (o.kwok ? "@rs:" + w.ns + "/" + rsName : "uid-rs-" + w.name) << R"(","controller":true,"blockOwnerDeletion":true}]},)"
+          << (r % 2 ? "backend" : "frontend")
+          << R"("},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":")" << rsName << R"(","uid":")"
+          << (o.kwok ? "@rs:" + w.ns + "/" + rsName : "uid-rs-" + w.name)
+          << R"(","controller":true,"blockOwnerDeletion":true}]},)"
           << R"("spec":{"nodeName":")" << nodeName(node) << '"';
       if (w.priority) out << R"(,"priorityClassName":"bench-high")";
       out << R"(,"priority":)" << w.priority << R"(,"containers":[{"name":"app","image":")" << image << R"(",)";
@@ -282,8 +298,8 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
       if (w.antiAffinity || w.nodeAffinity) {
         out << R"(,"affinity":{)";
         if (w.antiAffinity)
-          out << R"("podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":")" << w.name
-              << R"("}},"topologyKey":"kubernetes.io/hostname"}]})";
+          out << R"("podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":")"
+              << w.name << R"("}},"topologyKey":"kubernetes.io/hostname"}]})";
         if (w.antiAffinity && w.nodeAffinity) out << ",";
         if (w.nodeAffinity)
           out << R"("nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"disk","operator":"In","values":["ssd"]}]}]}})";

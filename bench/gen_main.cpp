@@ -14,15 +14,19 @@ int main(int argc, char** argv) {
   CLI::App app{"Generate a synthetic cluster snapshot (kubectl -o json List, or one object per line)", "kdesched-gen"};
   app.add_option("--nodes", o.nodes, "Nodes")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--pods", o.pods, "Pods")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--namespaces", o.namespaces, "Namespaces the workloads are spread over")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--namespaces", o.namespaces, "Namespaces the workloads are spread over")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "Random seed")->capture_default_str();
   app.add_option("--violations", o.violations, "Planted violations")->capture_default_str();
   app.add_option("--idle-share", o.idleShare, "Share of nodes left without round-robin pods")->capture_default_str();
-  app.add_option("--hot-share", o.hotShare, "Share of the other pods put on the first tenth of the nodes")->capture_default_str();
+  app.add_option("--hot-share", o.hotShare, "Share of the other pods put on the first tenth of the nodes")
+      ->capture_default_str();
   app.add_option("--format", format, "list (a v1 List) or ndjson (one object per line, in creation order)")
       ->check(CLI::IsMember({"list", "ndjson"}))
       ->capture_default_str();
-  app.add_flag("--kwok", o.kwok, "For a kwok control plane: kwok node annotation, ReplicaSet objects, no server-owned fields");
+  app.add_flag("--kwok", o.kwok,
+               "For a kwok control plane: kwok node annotation, ReplicaSet objects, no server-owned fields");
   app.add_flag("--wire", o.wire, "Objects as the API server returns them (managedFields, full status): ~4 KB per pod");
   app.add_option("-o,--output", out, "Output file (- for stdout)");
   CLI11_PARSE(app, argc, argv);
@@ -39,9 +43,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::cerr << "nodes=" << o.nodes << " pods=" << st.pods << " namespaces=" << st.namespaces << " workloads=" << st.workloads
-            << " pdbs=" << st.pdbs << " planted_anti_affinity=" << st.plantedAntiAffinity
-            << " planted_node_affinity=" << st.plantedNodeAffinity << " planted_spread=" << st.plantedSpread << " bytes=" << json.size()
-            << "\n";
+  std::cerr << "nodes=" << o.nodes << " pods=" << st.pods << " namespaces=" << st.namespaces
+            << " workloads=" << st.workloads << " pdbs=" << st.pdbs
+            << " planted_anti_affinity=" << st.plantedAntiAffinity
+            << " planted_node_affinity=" << st.plantedNodeAffinity << " planted_spread=" << st.plantedSpread
+            << " bytes=" << json.size() << "\n";
   return 0;
 }

@@ -65,13 +65,14 @@ const char* kPluginConfigs =
 
 std::string policyFor(const std::string& plugin, const std::string& point, const std::string& args) {
   return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: bench\n  pluginConfig:\n"
-         "  - name: DefaultEvictor\n    args: {nodeFit: true}\n  - name: " + plugin + "\n" + args +
-         "  plugins:\n    " + point + ":\n      enabled: [" + plugin + "]\n";
+         "  - name: DefaultEvictor\n    args: {nodeFit: true}\n  - name: " +
+         plugin + "\n" + args + "  plugins:\n    " + point + ":\n      enabled: [" + plugin + "]\n";
 }
 
 std::string allFourPolicy() {
-  return std::string("apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: bench\n  pluginConfig:\n"
-                     "  - name: DefaultEvictor\n") +
+  return std::string(
+             "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: bench\n  pluginConfig:\n"
+             "  - name: DefaultEvictor\n") +
          kPluginConfigs +
          "  plugins:\n"
          "    deschedule: {enabled: [RemovePodsViolatingInterPodAntiAffinity, RemovePodsViolatingNodeAffinity]}\n"
@@ -102,8 +103,9 @@ void runPlugin(benchmark::State& state, const std::string& policyYaml) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(f.snapshot->podCount()));
   state.counters["pods"] = static_cast<double>(f.snapshot->podCount());
   state.counters["evicted"] = static_cast<double>(evicted);
-  state.counters["ns_per_pod"] = benchmark::Counter(static_cast<double>(f.snapshot->podCount()),
-                                                    benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_pod"] =
+      benchmark::Counter(static_cast<double>(f.snapshot->podCount()),
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void BM_InterPodAntiAffinity(benchmark::State& s) {
@@ -115,7 +117,8 @@ void BM_NodeAffinity(benchmark::State& s) {
 }
 void BM_LowNodeUtilization(benchmark::State& s) {
   runPlugin(s, policyFor("LowNodeUtilization", "balance",
-                         "    args: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 60, memory: 60, pods: 60}}\n"));
+                         "    args: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 60, memory: "
+                         "60, pods: 60}}\n"));
 }
 void BM_TopologySpread(benchmark::State& s) {
   runPlugin(s, policyFor("RemovePodsViolatingTopologySpreadConstraint", "balance", ""));
@@ -158,7 +161,9 @@ double threadCpu() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 Clock now() { return {std::chrono::steady_clock::now(), threadCpu()}; }
-double wallSince(const Clock& c) { return std::chrono::duration<double>(std::chrono::steady_clock::now() - c.wall).count(); }
+double wallSince(const Clock& c) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - c.wall).count();
+}
 double cpuSince(const Clock& c) { return threadCpu() - c.cpu; }
 
 long long heapInUse() {
@@ -232,7 +237,8 @@ int engineMain(const std::string& snapshotPath, const std::string& policyPath, i
     cpus.push_back(cpuSince(t));
     evictions = sink.evictions().size();
     refused = sink.refusals().size();
-    for (const auto& run : r.runs) pluginSeconds[run.plugin] = i == 0 ? run.seconds : std::min(pluginSeconds[run.plugin], run.seconds);
+    for (const auto& run : r.runs)
+      pluginSeconds[run.plugin] = i == 0 ? run.seconds : std::min(pluginSeconds[run.plugin], run.seconds);
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -242,15 +248,19 @@ int engineMain(const std::string& snapshotPath, const std::string& policyPath, i
   std::cout.setf(std::ios::fixed);
   std::cout.precision(6);
   std::cout << "{\"snapshot\":\"" << snapshotPath << "\",\"bytes\":" << bytes << ",\"pods\":" << snapshot->podCount()
-            << ",\"nodes\":" << snapshot->nodes().size() << ",\"pdbs\":" << snapshot->pdbs().size() << ",\"read_seconds\":" << readSeconds
-            << ",\"decode_wall_seconds\":" << decodeWall << ",\"decode_cpu_seconds\":" << decodeCpu
-            << ",\"decode_mb_per_s\":" << static_cast<double>(bytes) / 1e6 / decodeCpu << ",\"index_wall_seconds\":" << snapWall
-            << ",\"index_cpu_seconds\":" << snapCpu << ",\"heap_bytes_cache\":" << heap1 - heap0
+            << ",\"nodes\":" << snapshot->nodes().size() << ",\"pdbs\":" << snapshot->pdbs().size()
+            << ",\"read_seconds\":" << readSeconds << ",\"decode_wall_seconds\":" << decodeWall
+            << ",\"decode_cpu_seconds\":" << decodeCpu
+            << ",\"decode_mb_per_s\":" << static_cast<double>(bytes) / 1e6 / decodeCpu
+            << ",\"index_wall_seconds\":" << snapWall << ",\"index_cpu_seconds\":" << snapCpu
+            << ",\"heap_bytes_cache\":" << heap1 - heap0
             << ",\"heap_bytes_per_pod\":" << static_cast<double>(heap1 - heap0) / pods << ",\"rss_kb_before\":" << rss0
-            << ",\"rss_kb_after\":" << rss1 << ",\"rss_bytes_per_pod\":" << static_cast<double>(rss1 - (rss0 - static_cast<long long>(bytes / 1024))) * 1024 / pods
+            << ",\"rss_kb_after\":" << rss1 << ",\"rss_bytes_per_pod\":"
+            << static_cast<double>(rss1 - (rss0 - static_cast<long long>(bytes / 1024))) * 1024 / pods
             << ",\"cycles\":" << walls.size() << ",\"cycle_first_wall_seconds\":" << walls.front()
             << ",\"cycle_first_cpu_seconds\":" << cpus.front() << ",\"cycle_median_wall_seconds\":" << median(walls)
-            << ",\"cycle_median_cpu_seconds\":" << median(cpus) << ",\"cycle_min_cpu_seconds\":" << *std::min_element(cpus.begin(), cpus.end())
+            << ",\"cycle_median_cpu_seconds\":" << median(cpus)
+            << ",\"cycle_min_cpu_seconds\":" << *std::min_element(cpus.begin(), cpus.end())
             << ",\"evictions\":" << evictions << ",\"refused\":" << refused << ",\"plugin_min_seconds\":{";
   bool first = true;
   for (const auto& [name, s] : pluginSeconds) {
@@ -269,9 +279,12 @@ int main(int argc, char** argv) {
     int cycles = 5;
     for (int i = 2; i + 1 < argc; i += 2) {
       std::string k = argv[i], v = argv[i + 1];
-      if (k == "--snapshot") snapshot = v;
-      else if (k == "--policy") policy = v;
-      else if (k == "--cycles") cycles = std::atoi(v.c_str());
+      if (k == "--snapshot")
+        snapshot = v;
+      else if (k == "--policy")
+        policy = v;
+      else if (k == "--cycles")
+        cycles = std::atoi(v.c_str());
       else {
         std::cerr << "plugins_bench --engine: unknown option " << k << "\n";
         return 2;

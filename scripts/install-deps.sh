@@ -10,6 +10,7 @@ packages=(
   prometheus-cpp-dev libsimdjson-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-yaml curl jq procps time
+  clang-format ccache
 )
 
 missing=()

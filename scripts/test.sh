@@ -35,6 +35,9 @@ run_ctest() {
 }
 
 rc=0
+phase "format (clang-format, .clang-format)"
+bash scripts/format.sh --check || rc=1
+
 phase "build (RelWithDebInfo, -Werror)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKDESCHED_WERROR=ON >/dev/null
 cmake --build build -j "${JOBS}"

@@ -2,12 +2,12 @@
 //   kdesched [upstream descheduler flags]   the daemon (interval) or one-shot (interval 0) mode
 //   kdesched plan ...                       one cycle offline on a snapshot file
 //   kdesched version
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
-#include <iostream>
 #include <malloc.h>
+#include <iostream>
 
 #include "pkg/api/decode.h"
 #include "pkg/daemon/daemon.h"
@@ -36,7 +36,9 @@ bool durationFlag(const std::string& flag, const std::string& value, double& sec
   return true;
 }
 
-std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); }
+std::chrono::milliseconds ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
 
 }  // namespace
 
@@ -56,9 +58,10 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_logger_mt("kdesched"));
   spdlog::set_level(spdlog::level::warn);
 
-  CLI::App app{"kdesched: a Kubernetes descheduler, policy- and flag-compatible with kubernetes-sigs/descheduler.\n"
-               "Without a subcommand it runs the descheduler against the cluster.",
-               "kdesched"};
+  CLI::App app{
+      "kdesched: a Kubernetes descheduler, policy- and flag-compatible with kubernetes-sigs/descheduler.\n"
+      "Without a subcommand it runs the descheduler against the cluster.",
+      "kdesched"};
   app.require_subcommand(0, 1);
 
   kdesched::daemon::Options d;
@@ -71,18 +74,23 @@ int main(int argc, char** argv) {
                  "Time between cycles (Go duration); 0 runs one cycle and exits (CronJob/Job mode)")
       ->capture_default_str();
   app.add_flag("--dry-run", d.dryRun, "Decide and log, evict nothing (PDB budgets and limits still accounted)");
-  app.add_option("--kubeconfig", d.kubeconfig, "Kubeconfig file (deprecated upstream alias of --client-connection-kubeconfig)");
-  app.add_option("--client-connection-kubeconfig", clientKubeconfig, "Kubeconfig file; without one, in-cluster config is used");
-  app.add_option("--client-connection-qps", d.qps, "Client-side requests per second (0: 5)")->check(CLI::NonNegativeNumber);
+  app.add_option("--kubeconfig", d.kubeconfig,
+                 "Kubeconfig file (deprecated upstream alias of --client-connection-kubeconfig)");
+  app.add_option("--client-connection-kubeconfig", clientKubeconfig,
+                 "Kubeconfig file; without one, in-cluster config is used");
+  app.add_option("--client-connection-qps", d.qps, "Client-side requests per second (0: 5)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--client-connection-burst", d.burst, "Client-side burst (0: 10)")->check(CLI::NonNegativeNumber);
   app.add_flag("--leader-elect", d.leaderElect, "Run only while holding a coordination.k8s.io Lease");
   app.add_option("--leader-elect-lease-duration", leaseDuration, "Lease duration")->capture_default_str();
   app.add_option("--leader-elect-renew-deadline", renewDeadline, "Renew deadline")->capture_default_str();
   app.add_option("--leader-elect-retry-period", retryPeriod, "Retry period")->capture_default_str();
-  app.add_option("--leader-elect-resource-lock", resourceLock, "Lock type (only leases)")->check(CLI::IsMember({"leases"}));
+  app.add_option("--leader-elect-resource-lock", resourceLock, "Lock type (only leases)")
+      ->check(CLI::IsMember({"leases"}));
   app.add_option("--leader-elect-resource-name", d.leader.name, "Lease name")->capture_default_str();
   app.add_option("--leader-elect-resource-namespace", d.leader.ns, "Lease namespace")->capture_default_str();
-  app.add_option("--bind-address", d.bindAddress, "Address of the /metrics, /healthz, /readyz endpoint")->capture_default_str();
+  app.add_option("--bind-address", d.bindAddress, "Address of the /metrics, /healthz, /readyz endpoint")
+      ->capture_default_str();
   app.add_option("--secure-port", d.port, "Port of that endpoint (plain HTTP; 0 disables it)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
@@ -96,22 +104,27 @@ int main(int argc, char** argv) {
   app.add_option("--cache-sync-timeout", d.syncTimeoutSeconds, "Seconds to wait for the first LIST of every resource")
       ->capture_default_str();
   // Upstream flags kdesched accepts so existing manifests keep working, but does not implement.
-  for (const char* f : {"--tls-cert-file", "--tls-private-key-file", "--cert-dir", "--feature-gates", "--otel-collector-endpoint",
-                        "--otel-service-name", "--otel-sample-rate", "--otel-trace-namespace", "--otel-transport-ca-cert",
-                        "--tls-min-version", "--tls-cipher-suites", "--log-flush-frequency"})
-    app.add_option(f, ignored, "Accepted for upstream compatibility; ignored")->group("Ignored (upstream compatibility)");
+  for (const char* f :
+       {"--tls-cert-file", "--tls-private-key-file", "--cert-dir", "--feature-gates", "--otel-collector-endpoint",
+        "--otel-service-name", "--otel-sample-rate", "--otel-trace-namespace", "--otel-transport-ca-cert",
+        "--tls-min-version", "--tls-cipher-suites", "--log-flush-frequency"})
+    app.add_option(f, ignored, "Accepted for upstream compatibility; ignored")
+        ->group("Ignored (upstream compatibility)");
 
   kdesched::plan::PlanOptions planOpts;
   std::string format = "table";
   std::string now;
-  auto* plan = app.add_subcommand("plan", "Run one descheduling cycle on a snapshot file and print what would be evicted, and why");
-  plan->add_option("--snapshot", planOpts.snapshotPath,
-                   "Cluster snapshot: `kubectl get nodes,pods,pdb,namespaces,priorityclasses,pvc -A -o json` (or -o yaml)")
+  auto* plan = app.add_subcommand(
+      "plan", "Run one descheduling cycle on a snapshot file and print what would be evicted, and why");
+  plan->add_option(
+          "--snapshot", planOpts.snapshotPath,
+          "Cluster snapshot: `kubectl get nodes,pods,pdb,namespaces,priorityclasses,pvc -A -o json` (or -o yaml)")
       ->required();
   plan->add_option("--policy-config-file", planOpts.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file")
       ->required();
   plan->add_option("-o,--output", format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  plan->add_option("--now", now, "Evaluate age-based checks (minPodAge) at this RFC 3339 time instead of the current time");
+  plan->add_option("--now", now,
+                   "Evaluate age-based checks (minPodAge) at this RFC 3339 time instead of the current time");
 
   auto* version = app.add_subcommand("version", "Print the version");
 
@@ -167,14 +180,18 @@ int main(int argc, char** argv) {
     std::cerr << "kdesched: " << st.message() << "\n";
     return kExitBadInput;
   }
-  if (!ignored.empty()) spdlog::warn("msg=\"ignoring upstream flags kdesched does not implement\" count={}", ignored.size() / 1);
+  if (!ignored.empty())
+    spdlog::warn("msg=\"ignoring upstream flags kdesched does not implement\" count={}", ignored.size() / 1);
   if (d.leaderElect && d.dryRun) {
-    spdlog::warn("msg=\"--leader-elect is ignored with --dry-run\" hint=\"a dry run evicts nothing, so replicas cannot conflict\"");
+    spdlog::warn(
+        "msg=\"--leader-elect is ignored with --dry-run\" hint=\"a dry run evicts nothing, so replicas cannot "
+        "conflict\"");
     d.leaderElect = false;
   }
   if (d.leaderElect) {
     if (d.intervalSeconds <= 0) {
-      std::cerr << "kdesched: leaderElection must be used with deschedulingInterval (set --descheduling-interval > 0)\n";
+      std::cerr
+          << "kdesched: leaderElection must be used with deschedulingInterval (set --descheduling-interval > 0)\n";
       return kExitBadInput;
     }
     if (auto st = kdesched::kube::validateLeaderElection(d.leader); !st.isOk()) {

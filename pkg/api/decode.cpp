@@ -310,17 +310,12 @@ Status readQuantity(Ctx& c, od::value& v, std::int64_t& out) {
   KD_TRY(peek(c, v, t));
   std::string_view text;
   switch (t) {
-    case od::json_type::null:
-      out = 0;
-      return Status::ok();
+    case od::json_type::null: out = 0; return Status::ok();
     case od::json_type::string:
       if (auto e = v.get_string().get(text)) return c.failJson(e);
       break;
-    case od::json_type::number:
-      text = v.raw_json_token();
-      break;
-    default:
-      return wrongType(c, "quantity", t);
+    case od::json_type::number: text = v.raw_json_token(); break;
+    default: return wrongType(c, "quantity", t);
   }
   auto q = parseQuantityMilli(trimSpace(text));
   if (!q.isOk()) return c.fail(q.error());
@@ -352,8 +347,8 @@ Status readTimestamp(Ctx& c, od::value& v, std::optional<Timestamp>& out) {
 // Enumerations.
 
 template <typename E, std::size_t N>
-Status readEnum(Ctx& c, od::value& v, const std::array<std::pair<std::string_view, E>, N>& names,
-                std::string_view what, E& out) {
+Status readEnum(Ctx& c, od::value& v, const std::array<std::pair<std::string_view, E>, N>& names, std::string_view what,
+                E& out) {
   std::string_view s;
   KD_TRY(readString(c, v, s));
   for (const auto& [name, value] : names) {
@@ -478,9 +473,8 @@ Status decodeNodeAffinity(Ctx& c, od::value& v, NodeAffinity& out) {
       NodeSelector& sel = out.required.emplace();
       return forEachField(c, f, [&](std::string_view k, od::value& x) -> Status {
         if (k != "nodeSelectorTerms") return Status::ok();
-        return forEachElement(c, x, [&](od::value& t) -> Status {
-          return decodeNodeSelectorTerm(c, t, sel.terms.emplace_back());
-        });
+        return forEachElement(
+            c, x, [&](od::value& t) -> Status { return decodeNodeSelectorTerm(c, t, sel.terms.emplace_back()); });
       });
     }
     if (key == "preferredDuringSchedulingIgnoredDuringExecution") {
@@ -512,7 +506,8 @@ Status decodePodAffinityTerm(Ctx& c, od::value& v, PodAffinityTerm& out) {
 Status decodePodAffinity(Ctx& c, od::value& v, PodAffinity& out) {
   return forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
     if (key == "requiredDuringSchedulingIgnoredDuringExecution") {
-      return forEachElement(c, f, [&](od::value& e) { return decodePodAffinityTerm(c, e, out.required.emplace_back()); });
+      return forEachElement(c, f,
+                            [&](od::value& e) { return decodePodAffinityTerm(c, e, out.required.emplace_back()); });
     }
     if (key == "preferredDuringSchedulingIgnoredDuringExecution") {
       return forEachElement(c, f, [&](od::value& e) -> Status {
@@ -562,7 +557,8 @@ Status decodeTopologySpread(Ctx& c, od::value& v, TopologySpreadConstraint& out)
   return forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
     if (key == "maxSkew") return readInt(c, f, out.maxSkew);
     if (key == "topologyKey") return readString(c, f, out.topologyKey);
-    if (key == "whenUnsatisfiable") return readEnum(c, f, kUnsatisfiableActions, "whenUnsatisfiable", out.whenUnsatisfiable);
+    if (key == "whenUnsatisfiable")
+      return readEnum(c, f, kUnsatisfiableActions, "whenUnsatisfiable", out.whenUnsatisfiable);
     if (key == "labelSelector") return decodeLabelSelector(c, f, out.labelSelector);
     if (key == "minDomains") return readOptInt32(c, f, out.minDomains);
     if (key == "matchLabelKeys") return readStringArray(c, f, out.matchLabelKeys);
@@ -723,9 +719,8 @@ Status decodePodSpec(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
     }
     if (key == "topologySpreadConstraints") {
       sc.topologySpreadConstraints.clear();
-      return forEachElement(c, f, [&](od::value& e) {
-        return decodeTopologySpread(c, e, sc.topologySpreadConstraints.emplace_back());
-      });
+      return forEachElement(
+          c, f, [&](od::value& e) { return decodeTopologySpread(c, e, sc.topologySpreadConstraints.emplace_back()); });
     }
     if (key == "containers" || key == "initContainers") {
       const bool init = key == "initContainers";
@@ -1083,22 +1078,26 @@ Result<Object> decodeObjectJson(std::string_view json) {
     const simdjson::padded_string padded(json);
     thread_local od::parser parser;
     od::document doc;
-    if (auto e = parser.iterate(padded).get(doc)) return Status::error(std::string("invalid JSON: ") + simdjson::error_message(e));
+    if (auto e = parser.iterate(padded).get(doc))
+      return Status::error(std::string("invalid JSON: ") + simdjson::error_message(e));
     od::object obj;
-    if (auto e = doc.get_object().get(obj)) return Status::error(std::string("expected a JSON object: ") + simdjson::error_message(e));
+    if (auto e = doc.get_object().get(obj))
+      return Status::error(std::string("expected a JSON object: ") + simdjson::error_message(e));
     // The kind may follow the fields it governs, so look it up first and then start over.
     std::string kindName;
     {
       std::string_view k;
       auto field = obj.find_field_unordered("kind");
       if (field.error() == simdjson::NO_SUCH_FIELD) return Status::error("object has no kind");
-      if (auto e = field.get_string().get(k)) return Status::error(std::string("kind: expected a string: ") + simdjson::error_message(e));
+      if (auto e = field.get_string().get(k))
+        return Status::error(std::string("kind: expected a string: ") + simdjson::error_message(e));
       kindName.assign(k);  // the rewind below reuses the buffer k points into
     }
     const Kind kind = kindFromString(kindName);
     if (kind == Kind::Unknown) return Status::error("unknown kind \"" + kindName + "\"");
     doc.rewind();
-    if (auto e = doc.get_object().get(obj)) return Status::error(std::string("invalid JSON: ") + simdjson::error_message(e));
+    if (auto e = doc.get_object().get(obj))
+      return Status::error(std::string("invalid JSON: ") + simdjson::error_message(e));
     Object out;
     if (Status s = decodeObject(kind, obj, out); !s.isOk()) return s.prefix(kindName);
     // Past the root object the iterator must be out of bounds; anything else is trailing content.
@@ -1174,8 +1173,7 @@ Result<Timestamp> parseTimestamp(std::string_view text) {
     return bad();
   }
   if (pos != text.size()) return bad();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 ||
-      second > 59) {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) {
     return bad();
   }
   return daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
@@ -1298,7 +1296,8 @@ Result<std::optional<std::string>> resolvePlain(std::string_view s) {
     return Resolved("false");
   }
   if (isOneOf(s, {"", "~", "null", "Null", "NULL"})) return Resolved("null");
-  if (isOneOf(s, {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"})) {
+  if (isOneOf(s,
+              {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"})) {
     return Status::error("\"" + std::string(s) + "\" is not representable in JSON");
   }
   if (s == "<<") return Status::error("YAML merge keys (<<) are not supported");
@@ -1321,11 +1320,8 @@ class YamlToJson {
     if (depth > kMaxYamlDepth) return failAt(node, "nesting deeper than " + std::to_string(kMaxYamlDepth) + " levels");
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null:
-        out += "null";
-        return Status::ok();
-      case YAML::NodeType::Scalar:
-        return emitScalar(node, out);
+      case YAML::NodeType::Null: out += "null"; return Status::ok();
+      case YAML::NodeType::Scalar: return emitScalar(node, out);
       case YAML::NodeType::Sequence: {
         out += '[';
         bool first = true;
@@ -1363,7 +1359,8 @@ class YamlToJson {
   static Status failAt(const YAML::Node& node, const std::string& what) {
     const YAML::Mark m = node.Mark();
     if (m.is_null()) return Status::error(what);
-    return Status::error("line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1) + ": " + what);
+    return Status::error("line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1) + ": " +
+                         what);
   }
 
   // "?" marks a plain scalar (typed by resolution), "!" a quoted or block scalar (a string).
@@ -1443,6 +1440,5 @@ Result<std::string> yamlDocumentToJson(std::string_view yaml) {
 }
 
 Result<std::vector<std::string>> yamlStreamToJson(std::string_view yaml) { return convertYaml(yaml); }
-
 
 }  // namespace kdesched::api

@@ -7,8 +7,8 @@
 #include <variant>
 #include <vector>
 
-#include "pkg/base/status.h"
 #include "pkg/api/types.h"
+#include "pkg/base/status.h"
 
 #include <simdjson.h>
 

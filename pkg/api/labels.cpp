@@ -83,7 +83,8 @@ bool isDns1123Subdomain(std::string_view s) {
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = s.find('.', start);
-    const std::string_view label = s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    const std::string_view label =
+        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (label.empty() || !isLowerAlnum(label.front()) || !isLowerAlnum(label.back())) return false;
     if (!std::all_of(label.begin(), label.end(), [](char c) { return isLowerAlnum(c) || c == '-'; })) return false;
     if (dot == std::string_view::npos) return true;
@@ -151,14 +152,10 @@ bool contains(const std::vector<std::string>& values, std::string_view v) {
 bool requirementMatches(const LabelSelectorRequirement& r, const Labels& labels) {
   const std::optional<std::string_view> got = labels.get(r.key);
   switch (r.op) {
-    case LabelSelectorOp::In:
-      return got && contains(r.values, *got);
-    case LabelSelectorOp::NotIn:
-      return !got || !contains(r.values, *got);
-    case LabelSelectorOp::Exists:
-      return got.has_value();
-    case LabelSelectorOp::DoesNotExist:
-      return !got;
+    case LabelSelectorOp::In: return got && contains(r.values, *got);
+    case LabelSelectorOp::NotIn: return !got || !contains(r.values, *got);
+    case LabelSelectorOp::Exists: return got.has_value();
+    case LabelSelectorOp::DoesNotExist: return !got;
     case LabelSelectorOp::Gt:
     case LabelSelectorOp::Lt: {
       if (!got || r.values.size() != 1) return false;
@@ -195,20 +192,15 @@ std::string joinSorted(std::vector<std::string> values) {
 
 std::string requirementString(const LabelSelectorRequirement& r) {
   switch (r.op) {
-    case LabelSelectorOp::In:
-      return r.key + " in (" + joinSorted(r.values) + ")";
+    case LabelSelectorOp::In: return r.key + " in (" + joinSorted(r.values) + ")";
     case LabelSelectorOp::NotIn:
       // A single excluded value reads better, and parses back to the same requirement, as "!=".
       if (r.values.size() == 1) return r.key + "!=" + r.values.front();
       return r.key + " notin (" + joinSorted(r.values) + ")";
-    case LabelSelectorOp::Exists:
-      return r.key;
-    case LabelSelectorOp::DoesNotExist:
-      return "!" + r.key;
-    case LabelSelectorOp::Gt:
-      return r.key + ">" + joinSorted(r.values);
-    case LabelSelectorOp::Lt:
-      return r.key + "<" + joinSorted(r.values);
+    case LabelSelectorOp::Exists: return r.key;
+    case LabelSelectorOp::DoesNotExist: return "!" + r.key;
+    case LabelSelectorOp::Gt: return r.key + ">" + joinSorted(r.values);
+    case LabelSelectorOp::Lt: return r.key + "<" + joinSorted(r.values);
   }
   return r.key;
 }
@@ -244,7 +236,8 @@ std::string LabelSelector::toString() const {
 Status validateLabelSelector(const LabelSelector& s) {
   std::vector<std::string> problems;
   for (const auto& [k, v] : s.matchLabels) {
-    if (auto p = labelKeyProblem(k); !p.empty()) problems.push_back("matchLabels: invalid label key \"" + k + "\": " + p);
+    if (auto p = labelKeyProblem(k); !p.empty())
+      problems.push_back("matchLabels: invalid label key \"" + k + "\": " + p);
     if (auto p = labelValueProblem(v); !p.empty()) {
       problems.push_back("matchLabels[" + k + "]: invalid label value \"" + v + "\": " + p);
     }
@@ -273,7 +266,8 @@ Status validateLabelSelector(const LabelSelector& s) {
     }
     for (std::size_t j = 0; j < r.values.size(); ++j) {
       if (auto p = labelValueProblem(r.values[j]); !p.empty()) {
-        problems.push_back(at + ".values[" + std::to_string(j) + "]: invalid label value \"" + r.values[j] + "\": " + p);
+        problems.push_back(at + ".values[" + std::to_string(j) + "]: invalid label value \"" + r.values[j] +
+                           "\": " + p);
       }
     }
   }
@@ -308,10 +302,14 @@ struct Token {
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 bool isSymbol(char c) {
   switch (c) {
-    case '=': case '!': case '(': case ')': case ',': case '>': case '<':
-      return true;
-    default:
-      return false;
+    case '=':
+    case '!':
+    case '(':
+    case ')':
+    case ',':
+    case '>':
+    case '<': return true;
+    default: return false;
   }
 }
 
@@ -398,7 +396,8 @@ class SelectorParser {
     return error(t.pos, "found " + found + ", expected: " + std::string(expected));
   }
   Status error(std::size_t pos, const std::string& what) const {
-    return Status::error("invalid selector \"" + std::string(text_) + "\": at position " + std::to_string(pos) + ": " + what);
+    return Status::error("invalid selector \"" + std::string(text_) + "\": at position " + std::to_string(pos) + ": " +
+                         what);
   }
 
   Status parseRequirement(LabelSelector& out) {
@@ -433,8 +432,7 @@ class SelectorParser {
         if (Status s = parseExactValue(values); !s) return s;
         break;
       }
-      default:
-        return fail(opTok, "in, notin, =, ==, !=, >, <");
+      default: return fail(opTok, "in, notin, =, ==, !=, >, <");
     }
     for (const auto& v : values) {
       if (auto p = labelValueProblem(v); !p.empty()) {
@@ -442,20 +440,15 @@ class SelectorParser {
       }
     }
     switch (opTok.tok) {
-      case Tok::In:
-        out.matchExpressions.push_back({key, LabelSelectorOp::In, std::move(values)});
-        break;
+      case Tok::In: out.matchExpressions.push_back({key, LabelSelectorOp::In, std::move(values)}); break;
       case Tok::NotIn:
-      case Tok::NotEquals:
-        out.matchExpressions.push_back({key, LabelSelectorOp::NotIn, std::move(values)});
-        break;
+      case Tok::NotEquals: out.matchExpressions.push_back({key, LabelSelectorOp::NotIn, std::move(values)}); break;
       case Tok::Equals:
-      case Tok::DoubleEquals:
-        out.matchLabels.emplace_back(key, std::move(values.front()));
-        break;
+      case Tok::DoubleEquals: out.matchLabels.emplace_back(key, std::move(values.front())); break;
       default: {
         if (!parseLabelInt64(values.front())) {
-          return error(opTok.pos, "value \"" + values.front() + "\" of '" + std::string(opTok.text) + "' must be an integer");
+          return error(opTok.pos,
+                       "value \"" + values.front() + "\" of '" + std::string(opTok.text) + "' must be an integer");
         }
         const auto op = opTok.tok == Tok::Gt ? LabelSelectorOp::Gt : LabelSelectorOp::Lt;
         out.matchExpressions.push_back({key, op, std::move(values)});

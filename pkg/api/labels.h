@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/base/status.h"
 #include "pkg/api/symbol.h"
+#include "pkg/base/status.h"
 
 namespace kdesched::api {
 

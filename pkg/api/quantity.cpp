@@ -19,11 +19,19 @@ bool isDigit(char c) { return c >= '0' && c <= '9'; }
 // The letters resource.Quantity's scanner accepts in a suffix before an optional exponent.
 bool isSuffixLetter(char c) {
   switch (c) {
-    case 'e': case 'E': case 'i': case 'n': case 'u': case 'm':
-    case 'k': case 'K': case 'M': case 'G': case 'T': case 'P':
-      return true;
-    default:
-      return false;
+    case 'e':
+    case 'E':
+    case 'i':
+    case 'n':
+    case 'u':
+    case 'm':
+    case 'k':
+    case 'K':
+    case 'M':
+    case 'G':
+    case 'T':
+    case 'P': return true;
+    default: return false;
   }
 }
 
@@ -53,10 +61,24 @@ bool parseExponent(std::string_view s, std::int64_t& out) {
 // decimal SI first, then binary SI, then an e/E exponent.
 bool interpretSuffix(std::string_view s, std::int64_t& exp10, int& exp2) {
   static constexpr std::array<std::pair<std::string_view, int>, 10> kDecimal = {{
-      {"", 0}, {"n", -9}, {"u", -6}, {"m", -3}, {"k", 3}, {"M", 6}, {"G", 9}, {"T", 12}, {"P", 15}, {"E", 18},
+      {"", 0},
+      {"n", -9},
+      {"u", -6},
+      {"m", -3},
+      {"k", 3},
+      {"M", 6},
+      {"G", 9},
+      {"T", 12},
+      {"P", 15},
+      {"E", 18},
   }};
   static constexpr std::array<std::pair<std::string_view, int>, 6> kBinary = {{
-      {"Ki", 10}, {"Mi", 20}, {"Gi", 30}, {"Ti", 40}, {"Pi", 50}, {"Ei", 60},
+      {"Ki", 10},
+      {"Mi", 20},
+      {"Gi", 30},
+      {"Ti", 40},
+      {"Pi", 50},
+      {"Ei", 60},
   }};
   exp10 = 0;
   exp2 = 0;

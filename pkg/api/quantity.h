@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/base/status.h"
 #include "pkg/api/symbol.h"
+#include "pkg/base/status.h"
 
 namespace kdesched::api {
 
@@ -27,10 +27,22 @@ std::string formatMilli(std::int64_t milli, bool binary = false);
 // Resources conventionally shown with binary suffixes (memory, storage, hugepages-*).
 bool isBinaryResource(std::string_view name);
 
-inline const Symbol& kCpu() { static const Symbol s("cpu"); return s; }
-inline const Symbol& kMemory() { static const Symbol s("memory"); return s; }
-inline const Symbol& kPods() { static const Symbol s("pods"); return s; }
-inline const Symbol& kEphemeralStorage() { static const Symbol s("ephemeral-storage"); return s; }
+inline const Symbol& kCpu() {
+  static const Symbol s("cpu");
+  return s;
+}
+inline const Symbol& kMemory() {
+  static const Symbol s("memory");
+  return s;
+}
+inline const Symbol& kPods() {
+  static const Symbol s("pods");
+  return s;
+}
+inline const Symbol& kEphemeralStorage() {
+  static const Symbol s("ephemeral-storage");
+  return s;
+}
 
 // A resource name → amount map, all amounts in milli-units, sorted by name content.
 class ResourceList {

@@ -36,14 +36,10 @@ bool isWellFormed(const NodeSelectorRequirement& r) {
 
 bool evaluate(const NodeSelectorRequirement& r, const std::optional<std::string_view>& got) {
   switch (r.op) {
-    case NodeSelectorOp::In:
-      return got && contains(r.values, *got);
-    case NodeSelectorOp::NotIn:
-      return !got || !contains(r.values, *got);
-    case NodeSelectorOp::Exists:
-      return got.has_value();
-    case NodeSelectorOp::DoesNotExist:
-      return !got;
+    case NodeSelectorOp::In: return got && contains(r.values, *got);
+    case NodeSelectorOp::NotIn: return !got || !contains(r.values, *got);
+    case NodeSelectorOp::Exists: return got.has_value();
+    case NodeSelectorOp::DoesNotExist: return !got;
     case NodeSelectorOp::Gt:
     case NodeSelectorOp::Lt: {
       if (!got) return false;
@@ -123,10 +119,8 @@ bool toleratesTaint(const Toleration& t, const Taint& taint) {
   if (t.effect != TaintEffect::None && t.effect != taint.effect) return false;
   if (!t.key.empty() && t.key != taint.key) return false;
   switch (t.op) {
-    case TolerationOp::Exists:
-      return true;
-    case TolerationOp::Equal:
-      return t.value == taint.value;
+    case TolerationOp::Exists: return true;
+    case TolerationOp::Equal: return t.value == taint.value;
   }
   return false;
 }
@@ -156,8 +150,7 @@ bool toleratesNoScheduleNoExecute(const std::vector<Toleration>& tolerations, co
 // --- pod requests and QoS ---------------------------------------------------------------------
 
 ResourceList computePodRequests(const std::vector<ContainerResources>& containers,
-                                const std::vector<ContainerResources>& initContainers,
-                                const ResourceList& overhead) {
+                                const std::vector<ContainerResources>& initContainers, const ResourceList& overhead) {
   ResourceList reqs;
   for (const auto& c : containers) reqs.addAll(c.requests);
 

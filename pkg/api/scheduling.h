@@ -37,8 +37,7 @@ bool toleratesNoScheduleNoExecute(const std::vector<Toleration>& tolerations, co
 //        for each init container i in order: its request + sum(sidecars started before i) )
 //   + pod overhead.
 ResourceList computePodRequests(const std::vector<ContainerResources>& containers,
-                                const std::vector<ContainerResources>& initContainers,
-                                const ResourceList& overhead);
+                                const std::vector<ContainerResources>& initContainers, const ResourceList& overhead);
 // QoS class from cpu/memory requests and limits (k8s qos.GetPodQOS).
 QosClass computeQos(const std::vector<ContainerResources>& containers,
                     const std::vector<ContainerResources>& initContainers);

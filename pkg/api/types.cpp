@@ -86,10 +86,8 @@ class Hasher {
   void add(std::int32_t v) { add(static_cast<std::size_t>(v)); }
   void add(std::int64_t v) { add(static_cast<std::size_t>(v)); }
   template <typename E>
-    requires std::is_enum_v<E>
-  void add(E e) {
-    add(static_cast<std::size_t>(e));
-  }
+  requires std::is_enum_v<E>
+  void add(E e) { add(static_cast<std::size_t>(e)); }
   template <typename T>
   void add(const std::optional<T>& o) {
     add(o.has_value());

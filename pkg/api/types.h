@@ -173,8 +173,8 @@ struct Pod {
   PodPhase phase = PodPhase::Pending;
   std::optional<std::int32_t> priority;  // unset differs from 0
   Symbol priorityClassName;
-  QosClass qos = QosClass::BestEffort;  // status.qosClass when present, else computed
-  ResourceList requests;                // effective requests as kube-scheduler computes them
+  QosClass qos = QosClass::BestEffort;                      // status.qosClass when present, else computed
+  ResourceList requests;                                    // effective requests as kube-scheduler computes them
   std::shared_ptr<const SchedulingConstraints> scheduling;  // never null after decoding
   std::vector<std::string> pvcClaimNames;  // persistentVolumeClaim volumes (and ephemeral volumes' PVCs)
   bool hasLocalStorage = false;            // an emptyDir or hostPath volume
@@ -257,8 +257,7 @@ struct PersistentVolumeClaim {
 
 // Well-known names.
 inline constexpr std::string_view kAnnotationEvict = "descheduler.alpha.kubernetes.io/evict";
-inline constexpr std::string_view kAnnotationPreferNoEviction =
-    "descheduler.alpha.kubernetes.io/prefer-no-eviction";
+inline constexpr std::string_view kAnnotationPreferNoEviction = "descheduler.alpha.kubernetes.io/prefer-no-eviction";
 inline constexpr std::string_view kAnnotationMirror = "kubernetes.io/config.mirror";
 inline constexpr std::string_view kAnnotationConfigSource = "kubernetes.io/config.source";
 inline constexpr std::string_view kLabelHostname = "kubernetes.io/hostname";

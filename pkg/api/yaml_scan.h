@@ -13,10 +13,10 @@
 namespace kdesched::api {
 
 struct YamlScan {
-  bool stuck = false;                         // the loop above: do not LoadAll this text
+  bool stuck = false;  // the loop above: do not LoadAll this text
   YAML::Mark stuckAt = YAML::Mark::null_mark();
   std::size_t documents = 0;
-  std::size_t nonEmpty = 0;                   // documents holding something other than null
+  std::size_t nonEmpty = 0;                             // documents holding something other than null
   YAML::Mark secondDocument = YAML::Mark::null_mark();  // where the second non-empty one starts
 };
 

@@ -96,8 +96,10 @@ void number(const Value& v, bool json, std::string& out) {
       if (!std::isfinite(v.d())) {
         // JSON has no NaN or Inf: write them as strings there.
         const char* word = std::isnan(v.d()) ? "NaN" : v.d() > 0 ? "+Inf" : "-Inf";
-        if (json) quoted(word, out);
-        else out += word;
+        if (json)
+          quoted(word, out);
+        else
+          out += word;
         return;
       }
       fmt::format_to(std::back_inserter(out), "{}", v.d());
@@ -108,8 +110,10 @@ void number(const Value& v, bool json, std::string& out) {
 
 void textValue(const Value& v, std::string& out) {
   if (v.type() != Value::Type::String) return number(v, false, out);
-  if (needsQuotes(v.str())) quoted(v.str(), out);
-  else out.append(v.str());
+  if (needsQuotes(v.str()))
+    quoted(v.str(), out);
+  else
+    out.append(v.str());
 }
 
 void jsonValue(const Value& v, std::string& out) {

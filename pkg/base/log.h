@@ -31,17 +31,17 @@ class Value {
  public:
   enum class Type { String, Int, Uint, Double, Bool };
 
-  Value(std::string_view s) : type_(Type::String), s_(s) {}  // NOLINT(google-explicit-constructor)
-  Value(const std::string& s) : type_(Type::String), s_(s) {}  // NOLINT
+  Value(std::string_view s) : type_(Type::String), s_(s) {}      // NOLINT(google-explicit-constructor)
+  Value(const std::string& s) : type_(Type::String), s_(s) {}    // NOLINT
   Value(const char* s) : type_(Type::String), s_(s ? s : "") {}  // NOLINT
-  Value(bool b) : type_(Type::Bool), b_(b) {}  // NOLINT
-  Value(double d) : type_(Type::Double), d_(d) {}  // NOLINT
-  Value(float d) : type_(Type::Double), d_(d) {}  // NOLINT
-  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_signed_v<T>,
-                                         int> = 0>
+  Value(bool b) : type_(Type::Bool), b_(b) {}                    // NOLINT
+  Value(double d) : type_(Type::Double), d_(d) {}                // NOLINT
+  Value(float d) : type_(Type::Double), d_(d) {}                 // NOLINT
+  template <typename T,
+            std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_signed_v<T>, int> = 0>
   Value(T i) : type_(Type::Int), i_(static_cast<std::int64_t>(i)) {}  // NOLINT
-  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_unsigned_v<T>,
-                                         int> = 0>
+  template <typename T,
+            std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_unsigned_v<T>, int> = 0>
   Value(T u) : type_(Type::Uint), u_(static_cast<std::uint64_t>(u)) {}  // NOLINT
 
   Type type() const { return type_; }

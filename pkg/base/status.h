@@ -59,8 +59,7 @@ class Result {
 }  // namespace kdesched
 
 // Returns a failed Status (or anything convertible to one) from the enclosing function.
-#define KD_TRY(expr)                                                         \
-  do {                                                                       \
-    if (::kdesched::Status kd_try_status_ = (expr); !kd_try_status_.isOk()) \
-      return kd_try_status_;                                                 \
+#define KD_TRY(expr)                                                                               \
+  do {                                                                                             \
+    if (::kdesched::Status kd_try_status_ = (expr); !kd_try_status_.isOk()) return kd_try_status_; \
   } while (0)

@@ -47,13 +47,15 @@ Status decodeItem(od::object item, const std::string& defaultKind, const std::st
   if (!st.isOk()) {
     // Name the object when its metadata made it through.
     std::string id;
-    std::visit([&](const auto& o) {
-      if constexpr (requires { o.ns; }) {
-        if (!o.name.empty()) id = " " + o.ns.str() + "/" + o.name;
-      } else {
-        if (!o.name.empty()) id = " " + o.name;
-      }
-    }, obj);
+    std::visit(
+        [&](const auto& o) {
+          if constexpr (requires { o.ns; }) {
+            if (!o.name.empty()) id = " " + o.ns.str() + "/" + o.name;
+          } else {
+            if (!o.name.empty()) id = " " + o.name;
+          }
+        },
+        obj);
     return Status::error(where + " (" + kind + id + "): " + st.message());
   }
   ++out.report.loaded[std::string(api::toString(kd))];
@@ -148,7 +150,8 @@ Result<LoadReport> loadSnapshot(std::string_view text, const std::string& source
     }
   }
   if (orphans > 20)
-    out.report.warnings.push_back(std::to_string(orphans - 20) + " more pods are bound to nodes missing from the snapshot");
+    out.report.warnings.push_back(std::to_string(orphans - 20) +
+                                  " more pods are bound to nodes missing from the snapshot");
   if (orphans) out.report.skipped["Pod on an unknown node"] = orphans;
 
   for (auto& o : out.objects) store.upsert(std::move(o));

@@ -70,7 +70,9 @@ class Snapshot {
   std::unordered_map<api::Symbol, std::vector<const api::Pod*>> podsByNamespace_;
   std::unordered_map<api::Symbol, std::vector<const api::Pod*>> podsByLabelKey_;
   struct LabelHash {
-    std::size_t operator()(const api::Labels::Item& kv) const noexcept { return kv.first.hash() * 31 + kv.second.hash(); }
+    std::size_t operator()(const api::Labels::Item& kv) const noexcept {
+      return kv.first.hash() * 31 + kv.second.hash();
+    }
   };
   std::unordered_map<api::Labels::Item, std::vector<const api::Pod*>, LabelHash> podsByLabel_;
   std::unordered_map<std::string_view, std::vector<const api::Pod*>> podsByOwner_;

@@ -28,15 +28,30 @@ void Store::upsertInto(Table<T>& table, std::shared_ptr<const T> obj, std::strin
   notify(events);
 }
 
-void Store::upsert(PodPtr p) { auto k = objectKey(*p); upsertInto(pods_, std::move(p), std::move(k)); }
-void Store::upsert(NodePtr n) { auto k = objectKey(*n); upsertInto(nodes_, std::move(n), std::move(k)); }
-void Store::upsert(PdbPtr p) { auto k = objectKey(*p); upsertInto(pdbs_, std::move(p), std::move(k)); }
-void Store::upsert(NamespacePtr n) { auto k = objectKey(*n); upsertInto(namespaces_, std::move(n), std::move(k)); }
+void Store::upsert(PodPtr p) {
+  auto k = objectKey(*p);
+  upsertInto(pods_, std::move(p), std::move(k));
+}
+void Store::upsert(NodePtr n) {
+  auto k = objectKey(*n);
+  upsertInto(nodes_, std::move(n), std::move(k));
+}
+void Store::upsert(PdbPtr p) {
+  auto k = objectKey(*p);
+  upsertInto(pdbs_, std::move(p), std::move(k));
+}
+void Store::upsert(NamespacePtr n) {
+  auto k = objectKey(*n);
+  upsertInto(namespaces_, std::move(n), std::move(k));
+}
 void Store::upsert(PriorityClassPtr p) {
   auto k = objectKey(*p);
   upsertInto(priorityClasses_, std::move(p), std::move(k));
 }
-void Store::upsert(PvcPtr p) { auto k = objectKey(*p); upsertInto(pvcs_, std::move(p), std::move(k)); }
+void Store::upsert(PvcPtr p) {
+  auto k = objectKey(*p);
+  upsertInto(pvcs_, std::move(p), std::move(k));
+}
 
 void Store::upsert(api::Object object) {
   std::visit(

@@ -25,8 +25,7 @@ struct Change {
 };
 
 using StoreEvent = std::variant<Change<api::Pod>, Change<api::Node>, Change<api::PodDisruptionBudget>,
-                                Change<api::Namespace>, Change<api::PriorityClass>,
-                                Change<api::PersistentVolumeClaim>>;
+                                Change<api::Namespace>, Change<api::PriorityClass>, Change<api::PersistentVolumeClaim>>;
 
 class Store {
  public:

@@ -58,10 +58,11 @@ framework::EvictResult CycleGate::admit(const evictor::Decision& d) {
     return EvictResult::refused(Refusal::Filter, "evictor",
                                 "evicted by an earlier run; its deletion is not in the cache yet");
   if (health_.relistRequests() != relistsAtSnapshot_)
-    return EvictResult::refused(Refusal::ApiError, "cache",
-                                "a relist was requested since this cycle's snapshot (watch history lost: " +
-                                    (health_.relisting().empty() ? std::string("relisted since") : health_.relisting()) +
-                                    "); the snapshot may be stale");
+    return EvictResult::refused(
+        Refusal::ApiError, "cache",
+        "a relist was requested since this cycle's snapshot (watch history lost: " +
+            (health_.relisting().empty() ? std::string("relisted since") : health_.relisting()) +
+            "); the snapshot may be stale");
   if (isLeader_ && !isLeader_())
     return EvictResult::refused(Refusal::ApiError, "leader election", "this replica is not the leader any more");
   return {};

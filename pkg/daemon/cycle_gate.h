@@ -11,8 +11,8 @@
 #include <string>
 
 #include "pkg/api/decode.h"
-#include "pkg/evictor/evictor.h"
 #include "pkg/base/clock.h"
+#include "pkg/evictor/evictor.h"
 
 namespace kdesched::daemon {
 

@@ -1,13 +1,13 @@
 #include "pkg/daemon/daemon.h"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
-#include <csignal>
 #include <malloc.h>
-#include <utility>
-#include <ctime>
 #include <pthread.h>
+#include <csignal>
+#include <ctime>
+#include <utility>
 
 #include "pkg/daemon/cycle_gate.h"
 #include "pkg/daemon/kube_eviction_api.h"
@@ -115,7 +115,8 @@ class CooldownRefusals : public evictor::Sink {
 
 // A run's evicted/refused counts once the pipelined evictions have their answers: the chain counted
 // each submission as evicted; the ones the server refused afterwards move to refused.
-std::pair<std::size_t, std::size_t> settledCounts(const evictor::EvictionChain& chain, const evictor::FlushResult& late) {
+std::pair<std::size_t, std::size_t> settledCounts(const evictor::EvictionChain& chain,
+                                                  const evictor::FlushResult& late) {
   const std::size_t failed = std::min(late.failed, chain.evictedThisCycle());
   return {chain.evictedThisCycle() - failed, chain.refusedThisCycle() + failed};
 }
@@ -238,8 +239,8 @@ int run(const Options& o) {
   CacheHealth cacheHealth;
   ReflectorMetrics reflectorMetrics(metrics.get(), cacheHealth);
   std::vector<std::unique_ptr<kube::Reflector>> reflectors;
-  for (const kube::Resource& r : {kube::kPods, kube::kNodes, kube::kNamespaces, kube::kPodDisruptionBudgets,
-                                  kube::kPersistentVolumeClaims}) {
+  for (const kube::Resource& r :
+       {kube::kPods, kube::kNodes, kube::kNamespaces, kube::kPodDisruptionBudgets, kube::kPersistentVolumeClaims}) {
     kube::ReflectorOptions ro;
     ro.clock = clock;
     reflectors.push_back(std::make_unique<kube::Reflector>(client, r, store, ro, &reflectorMetrics));
@@ -273,8 +274,8 @@ int run(const Options& o) {
     server.stop();
   };
 
-  auto syncDeadline = clock->now() + std::chrono::duration_cast<Clock::Duration>(
-                                         std::chrono::duration<double>(o.syncTimeoutSeconds));
+  auto syncDeadline =
+      clock->now() + std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(o.syncTimeoutSeconds));
   while (!allSynced()) {
     if (stop.cancelled()) {
       stopAll();
@@ -282,15 +283,17 @@ int run(const Options& o) {
       return kExitOk;
     }
     if (clock->now() > syncDeadline) {
-      spdlog::error("msg=\"the cache did not sync\" timeout_seconds={} hint=\"check the API server address, credentials and RBAC (get/list/watch pods, nodes, namespaces, poddisruptionbudgets, persistentvolumeclaims)\"",
-                    o.syncTimeoutSeconds);
+      spdlog::error(
+          "msg=\"the cache did not sync\" timeout_seconds={} hint=\"check the API server address, credentials and RBAC "
+          "(get/list/watch pods, nodes, namespaces, poddisruptionbudgets, persistentvolumeclaims)\"",
+          o.syncTimeoutSeconds);
       stopAll();
       return kExitFailure;
     }
     stop.waitFor(std::chrono::milliseconds(50));
   }
-  spdlog::info("msg=\"caches synced\" pods={} nodes={} pdbs={}", store.count(api::Kind::Pod), store.count(api::Kind::Node),
-               store.count(api::Kind::PodDisruptionBudget));
+  spdlog::info("msg=\"caches synced\" pods={} nodes={} pdbs={}", store.count(api::Kind::Pod),
+               store.count(api::Kind::Node), store.count(api::Kind::PodDisruptionBudget));
   // The LIST pages and their decoding buffers are freed now; give those pages back to the system
   // rather than keep them as the process's high-water mark.
   malloc_trim(0);
@@ -335,8 +338,8 @@ int run(const Options& o) {
                                 if (recent) recent->forget(d.pod->uid);
                               });
   StrategyTimer timer(metrics.get());
-  const auto resyncTimeout = std::chrono::duration_cast<Clock::Duration>(
-      std::chrono::duration<double>(o.syncTimeoutSeconds));
+  const auto resyncTimeout =
+      std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(o.syncTimeoutSeconds));
   std::function<bool()> isLeader;
   if (elector) isLeader = [&elector] { return elector->isLeader(); };
 
@@ -382,10 +385,10 @@ int run(const Options& o) {
           requeueCooldownRefusals();
           double delay = std::chrono::duration<double>(std::chrono::steady_clock::now() - firstEvent).count();
           const auto [evicted, refused] = settledCounts(chain, flushed);
-          spdlog::info("msg=\"triggered run finished\" evicted={} refused={} candidates={} balance={} seconds={:.3f} "
-                       "event_to_decision_seconds={:.3f}",
-                       evicted, refused, scope.pods ? scope.pods->size() : 0,
-                       scope.runBalance, cycle.seconds, delay);
+          spdlog::info(
+              "msg=\"triggered run finished\" evicted={} refused={} candidates={} balance={} seconds={:.3f} "
+              "event_to_decision_seconds={:.3f}",
+              evicted, refused, scope.pods ? scope.pods->size() : 0, scope.runBalance, cycle.seconds, delay);
           if (metrics) {
             metrics->triggerRun();
             for (std::size_t i = 0; i < evicted; ++i) metrics->eventToEviction(delay);
@@ -396,9 +399,11 @@ int run(const Options& o) {
         },
         antiFlapping.get());
     planner->start();
-    spdlog::info("msg=\"event triggers on\" debounce_seconds={} quiet_seconds={} balance_debounce_seconds={} rollout_grace_seconds={}",
-                 extension->triggers.debounceSeconds, extension->triggers.quietSeconds, extension->triggers.balanceDebounceSeconds,
-                 extension->triggers.rolloutGraceSeconds);
+    spdlog::info(
+        "msg=\"event triggers on\" debounce_seconds={} quiet_seconds={} balance_debounce_seconds={} "
+        "rollout_grace_seconds={}",
+        extension->triggers.debounceSeconds, extension->triggers.quietSeconds,
+        extension->triggers.balanceDebounceSeconds, extension->triggers.rolloutGraceSeconds);
   }
 
   int exitCode = kExitOk;
@@ -423,7 +428,8 @@ int run(const Options& o) {
           exitCode = kExitFailure;
           break;
         }
-        auto next = start + std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(o.intervalSeconds));
+        auto next =
+            start + std::chrono::duration_cast<Clock::Duration>(std::chrono::duration<double>(o.intervalSeconds));
         auto wait = next - clock->now();
         if (wait > Clock::Duration::zero() && stop.waitFor(wait)) break;
         continue;
@@ -468,8 +474,10 @@ int run(const Options& o) {
   if (planner) planner->stop();
   // Not after SIGTERM: a request cut short by the shutdown is not the server refusing.
   if (o.intervalSeconds <= 0 && exitCode == kExitOk && hardFailures.count() > 0 && !stop.cancelled()) {
-    spdlog::error("msg=\"evictions failed\" count={} hint=\"see the eviction failed lines above: forbidden (RBAC) or API server errors\"",
-                  hardFailures.count());
+    spdlog::error(
+        "msg=\"evictions failed\" count={} hint=\"see the eviction failed lines above: forbidden (RBAC) or API server "
+        "errors\"",
+        hardFailures.count());
     exitCode = kExitFailure;
   }
   if (lost) {

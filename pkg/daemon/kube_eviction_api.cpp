@@ -1,7 +1,7 @@
 #include "pkg/daemon/kube_eviction_api.h"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <ctime>
@@ -18,8 +18,8 @@ std::string rfc3339Now(bool micros) {
   char buf[64];
   if (micros) {
     long long us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec, us);
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
   } else {
     std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                   tm.tm_hour, tm.tm_min, tm.tm_sec);
@@ -30,14 +30,13 @@ std::string rfc3339Now(bool micros) {
 }  // namespace
 
 evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
-  nlohmann::json body = {
-      {"apiVersion", "policy/v1"},
-      {"kind", "Eviction"},
-      {"metadata",
-       {{"name", r.name},
-        {"namespace", r.ns},
-        {"annotations", {{"reason", r.reasonAnnotation}, {"requested-by", "kdesched"}}}}},
-      {"deleteOptions", {{"preconditions", {{"uid", r.uid}}}}}};
+  nlohmann::json body = {{"apiVersion", "policy/v1"},
+                         {"kind", "Eviction"},
+                         {"metadata",
+                          {{"name", r.name},
+                           {"namespace", r.ns},
+                           {"annotations", {{"reason", r.reasonAnnotation}, {"requested-by", "kdesched"}}}}},
+                         {"deleteOptions", {{"preconditions", {{"uid", r.uid}}}}}};
   if (r.gracePeriodSeconds) body["deleteOptions"]["gracePeriodSeconds"] = *r.gracePeriodSeconds;
   kube::RequestOptions opts;
   opts.retryThrottled = false;  // a 429 here is the evictor's decision (PDB or throttling)
@@ -49,8 +48,8 @@ evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
   a.status = e.code;
   a.reason = e.reason;
   a.message = e.code == 0 ? e.describe() : e.message;
-  a.disruptionBudget = e.hasCause("DisruptionBudget") ||
-                       (e.code == 429 && e.message.find("disruption budget") != std::string::npos);
+  a.disruptionBudget =
+      e.hasCause("DisruptionBudget") || (e.code == 429 && e.message.find("disruption budget") != std::string::npos);
   return a;
 }
 
@@ -59,22 +58,23 @@ void KubeEvictionApi::recordEvent(const evictor::PodEvent& e) {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   char suffix[17];
   std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(rng()));
-  nlohmann::json ev = {{"apiVersion", "v1"},
-                       {"kind", "Event"},
-                       {"metadata", {{"name", e.podName + "." + suffix}, {"namespace", e.ns}}},
-                       {"involvedObject",
-                        {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", e.podName}, {"namespace", e.ns}, {"uid", e.podUid}}},
-                       {"reason", e.reason},
-                       {"message", e.note},
-                       {"type", e.type},
-                       {"action", e.action},
-                       {"source", {{"component", "kdesched"}}},
-                       {"reportingComponent", "kdesched"},
-                       {"reportingInstance", "kdesched"},
-                       {"firstTimestamp", rfc3339Now(false)},
-                       {"lastTimestamp", rfc3339Now(false)},
-                       {"eventTime", rfc3339Now(true)},
-                       {"count", 1}};
+  nlohmann::json ev = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", e.podName + "." + suffix}, {"namespace", e.ns}}},
+      {"involvedObject",
+       {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", e.podName}, {"namespace", e.ns}, {"uid", e.podUid}}},
+      {"reason", e.reason},
+      {"message", e.note},
+      {"type", e.type},
+      {"action", e.action},
+      {"source", {{"component", "kdesched"}}},
+      {"reportingComponent", "kdesched"},
+      {"reportingInstance", "kdesched"},
+      {"firstTimestamp", rfc3339Now(false)},
+      {"lastTimestamp", rfc3339Now(false)},
+      {"eventTime", rfc3339Now(true)},
+      {"count", 1}};
   kube::RequestOptions opts;
   opts.cancel = cancel_;
   auto res = client_.post("/api/v1/namespaces/" + e.ns + "/events", ev.dump(), opts);

@@ -10,8 +10,7 @@ namespace kdesched::daemon {
 class KubeEvictionApi : public evictor::EvictionApi {
  public:
   // `cancel` (may be null) aborts an eviction or Event request in flight, and any later one.
-  explicit KubeEvictionApi(kube::Client& client, Cancellation* cancel = nullptr)
-      : client_(client), cancel_(cancel) {}
+  explicit KubeEvictionApi(kube::Client& client, Cancellation* cancel = nullptr) : client_(client), cancel_(cancel) {}
   evictor::ApiAnswer evict(const evictor::EvictionRequest& r) override;
   void recordEvent(const evictor::PodEvent& e) override;
 

@@ -1,9 +1,9 @@
 #include "pkg/daemon/logging.h"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <ctime>
 
@@ -22,8 +22,10 @@ class JsonFormatter : public spdlog::formatter {
                   tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(ms));
     nlohmann::ordered_json j;
     j["ts"] = ts;
-    j["level"] = std::string(spdlog::level::to_string_view(msg.level).data(), spdlog::level::to_string_view(msg.level).size());
-    auto fields = nlohmann::ordered_json::parse(keyValuesToJson(std::string_view(msg.payload.data(), msg.payload.size())));
+    j["level"] =
+        std::string(spdlog::level::to_string_view(msg.level).data(), spdlog::level::to_string_view(msg.level).size());
+    auto fields =
+        nlohmann::ordered_json::parse(keyValuesToJson(std::string_view(msg.payload.data(), msg.payload.size())));
     for (auto& [k, v] : fields.items()) j[k] = v;
     std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     line += '\n';
@@ -96,7 +98,9 @@ Status setupLogging(const std::string& format, int verbosity) {
   } else {
     return Status::error("--logging-format must be text or json, got \"" + format + "\"");
   }
-  logger->set_level(verbosity >= 6 ? spdlog::level::trace : verbosity >= 3 ? spdlog::level::debug : spdlog::level::info);
+  logger->set_level(verbosity >= 6   ? spdlog::level::trace
+                    : verbosity >= 3 ? spdlog::level::debug
+                                     : spdlog::level::info);
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
   return Status::ok();

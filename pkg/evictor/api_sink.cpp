@@ -26,26 +26,29 @@ EvictResult ApiSink::evict(const Decision& d) {
   ApiAnswer a = api_.evict(req);
   EvictResult res;
   if (a.status >= 200 && a.status < 300) {
-    spdlog::info("msg=\"evicted pod\" pod={} node={} plugin={} profile={} reason=\"{}\" result=success", pod.key(), d.node,
-                 d.plugin, d.profile, d.reason);
+    spdlog::info("msg=\"evicted pod\" pod={} node={} plugin={} profile={} reason=\"{}\" result=success", pod.key(),
+                 d.node, d.plugin, d.profile, d.reason);
     api_.recordEvent({req.ns, pod.name, pod.uid, "Normal", d.plugin, "Descheduled", eventNote(d)});
     return EvictResult::success();
   }
   if (a.status == 429 && a.disruptionBudget) {
     res = EvictResult::refused(Refusal::Pdb, "api: PodDisruptionBudget", a.message);
   } else if (a.status == 429) {
-    res = EvictResult::refused(Refusal::ApiError, "api: throttled", a.message.empty() ? "429 Too Many Requests" : a.message);
+    res = EvictResult::refused(Refusal::ApiError, "api: throttled",
+                               a.message.empty() ? "429 Too Many Requests" : a.message);
   } else if (a.status == 404) {
     res = EvictResult::refused(Refusal::ApiError, "api: not found", "the pod is already gone");
   } else if (a.status == 409) {
-    res = EvictResult::refused(Refusal::ApiError, "api: conflict", "the pod was replaced (UID precondition failed): " + a.message);
+    res = EvictResult::refused(Refusal::ApiError, "api: conflict",
+                               "the pod was replaced (UID precondition failed): " + a.message);
   } else if (a.status == 0) {
     res = EvictResult::refused(Refusal::ApiError, "api: unreachable", a.message);
   } else {
     res = EvictResult::refused(Refusal::ApiError, "api: " + std::to_string(a.status), a.message);
   }
-  spdlog::warn("msg=\"eviction failed\" pod={} node={} plugin={} profile={} status={} by=\"{}\" detail=\"{}\" result=error",
-               pod.key(), d.node, d.plugin, d.profile, a.status, res.by, res.detail);
+  spdlog::warn(
+      "msg=\"eviction failed\" pod={} node={} plugin={} profile={} status={} by=\"{}\" detail=\"{}\" result=error",
+      pod.key(), d.node, d.plugin, d.profile, a.status, res.by, res.detail);
   if (options_.failureEvents)
     api_.recordEvent({req.ns, pod.name, pod.uid, "Warning", "EvictionFailed", "Descheduled",
                       eventNote(d) + " failed: " + res.detail});

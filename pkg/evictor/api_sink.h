@@ -19,9 +19,9 @@ struct EvictionRequest {
 };
 
 struct ApiAnswer {
-  int status = 0;           // HTTP status; 0 = no answer (connection failed, timeout)
-  std::string reason;       // Status.reason ("TooManyRequests", "NotFound", ...)
-  std::string message;      // Status.message, or the transport error
+  int status = 0;                 // HTTP status; 0 = no answer (connection failed, timeout)
+  std::string reason;             // Status.reason ("TooManyRequests", "NotFound", ...)
+  std::string message;            // Status.message, or the transport error
   bool disruptionBudget = false;  // a 429 caused by a PodDisruptionBudget (Status.details.causes)
 };
 
@@ -45,7 +45,7 @@ class EvictionApi {
 
 struct ApiSinkOptions {
   std::optional<std::int64_t> gracePeriodSeconds;  // policy gracePeriodSeconds
-  bool failureEvents = false;                       // policy evictionFailureEventNotification
+  bool failureEvents = false;                      // policy evictionFailureEventNotification
 };
 
 class ApiSink : public Sink {

@@ -65,8 +65,7 @@ EvictResult EvictionChain::evict(const framework::Profile& profile, const api::P
                                  const framework::Handle& h) {
   Decision d{&pod, pod.nodeName.str(), h.plugin(), profile.name, reason};
   if (!state_ || !pdb_) return refuse(d, EvictResult::refused(Refusal::Filter, "evictor", "no cycle in progress"));
-  if (state_->isEvicted(pod))
-    return EvictResult::refused(Refusal::Filter, "evictor", "already evicted in this cycle");
+  if (state_->isEvicted(pod)) return EvictResult::refused(Refusal::Filter, "evictor", "already evicted in this cycle");
 
   // The filter chain names the plugin that refused: "DefaultEvictor: <why>".
   auto split = [](const std::string& s) {
@@ -84,9 +83,9 @@ EvictResult EvictionChain::evict(const framework::Profile& profile, const api::P
   }
 
   if (limits_.total && total_ + 1 > *limits_.total)
-    return refuse(d, EvictResult::refused(Refusal::TotalLimit, "maxNoOfPodsToEvictTotal",
-                                          "maximum number of evicted pods per cycle reached (" +
-                                              std::to_string(*limits_.total) + ")"));
+    return refuse(d, EvictResult::refused(
+                         Refusal::TotalLimit, "maxNoOfPodsToEvictTotal",
+                         "maximum number of evicted pods per cycle reached (" + std::to_string(*limits_.total) + ")"));
   if (limits_.perNode && !pod.nodeName.empty() && perNode_[pod.nodeName] + 1 > *limits_.perNode)
     return refuse(d, EvictResult::refused(Refusal::NodeLimit, "maxNoOfPodsToEvictPerNode",
                                           "maximum number of evicted pods per node reached (" +

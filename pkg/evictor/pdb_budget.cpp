@@ -11,9 +11,7 @@ std::int32_t scaled(const api::IntOrPercent& v, std::int32_t total) {
   return static_cast<std::int32_t>(std::ceil(static_cast<double>(v.value) * total / 100.0));
 }
 
-std::string describe(const api::IntOrPercent& v) {
-  return std::to_string(v.value) + (v.isPercent ? "%" : "");
-}
+std::string describe(const api::IntOrPercent& v) { return std::to_string(v.value) + (v.isPercent ? "%" : ""); }
 
 }  // namespace
 
@@ -35,8 +33,10 @@ std::int32_t PdbBudget::allowedDisruptions(const api::PodDisruptionBudget& pdb) 
     if (p->ready && !p->isTerminating()) ++healthy;
   }
   std::int32_t desired = 0;
-  if (pdb.maxUnavailable) desired = expected - scaled(*pdb.maxUnavailable, expected);
-  else if (pdb.minAvailable) desired = scaled(*pdb.minAvailable, expected);
+  if (pdb.maxUnavailable)
+    desired = expected - scaled(*pdb.maxUnavailable, expected);
+  else if (pdb.minAvailable)
+    desired = scaled(*pdb.minAvailable, expected);
   return std::max(0, healthy - desired);
 }
 
@@ -47,8 +47,8 @@ PdbCheck PdbBudget::check(const api::Pod& pod) const {
   if (pdbs.size() > 1) {
     std::string names;
     for (const auto* p : pdbs) names += (names.empty() ? "" : ", ") + p->key();
-    return {false, pdbs.front()->key(), "pod is selected by more than one PodDisruptionBudget (" + names +
-                                            "); the Eviction API refuses such pods"};
+    return {false, pdbs.front()->key(),
+            "pod is selected by more than one PodDisruptionBudget (" + names + "); the Eviction API refuses such pods"};
   }
   const auto& pdb = *pdbs.front();
   if (pdb.hasStatus && pdb.observedGeneration < pdb.generation)
@@ -57,7 +57,7 @@ PdbCheck PdbBudget::check(const api::Pod& pod) const {
   auto it = spent_.find(&pdb);
   std::int32_t spent = it == spent_.end() ? 0 : it->second;
   if (allowed - spent > 0) return {true, pdb.key(), ""};
-  std::string spec = pdb.minAvailable ? "minAvailable " + describe(*pdb.minAvailable)
+  std::string spec = pdb.minAvailable     ? "minAvailable " + describe(*pdb.minAvailable)
                      : pdb.maxUnavailable ? "maxUnavailable " + describe(*pdb.maxUnavailable)
                                           : "no minAvailable/maxUnavailable";
   std::string detail = "disruptionsAllowed " + std::to_string(allowed);

@@ -5,7 +5,9 @@ namespace kdesched::evictor {
 using framework::EvictResult;
 
 PipelinedSink::PipelinedSink(Sink& primary, std::vector<Sink*> observers, std::size_t concurrency, Failed failed)
-    : primary_(primary), observers_(std::move(observers)), concurrency_(concurrency == 0 ? 1 : concurrency),
+    : primary_(primary),
+      observers_(std::move(observers)),
+      concurrency_(concurrency == 0 ? 1 : concurrency),
       failed_(std::move(failed)) {
   if (concurrency_ > 1) {
     workers_.reserve(concurrency_);
@@ -25,8 +27,10 @@ PipelinedSink::~PipelinedSink() {
 
 void PipelinedSink::report(const Decision& d, const EvictResult& r, bool late) {
   for (Sink* s : observers_) {
-    if (r.evicted) s->evict(d);
-    else s->refused({d, r});
+    if (r.evicted)
+      s->evict(d);
+    else
+      s->refused({d, r});
   }
   if (!late) return;  // the caller got this outcome from evict() itself
   if (r.evicted) {

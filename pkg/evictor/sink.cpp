@@ -26,8 +26,10 @@ void DryRunSink::refused(const RefusedDecision& r) {
 framework::EvictResult TeeSink::evict(const Decision& d) {
   framework::EvictResult res = primary_.evict(d);
   for (Sink* s : observers_) {
-    if (res.evicted) s->evict(d);
-    else s->refused({d, res});
+    if (res.evicted)
+      s->evict(d);
+    else
+      s->refused({d, res});
   }
   return res;
 }

@@ -34,7 +34,8 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
   result.nodes = nodes.size();
   if (nodes.size() < 2) {
     result.skipped = true;
-    result.skipReason = "requires >=2 ready nodes matching the policy's nodeSelector, found " + std::to_string(nodes.size());
+    result.skipReason =
+        "requires >=2 ready nodes matching the policy's nodeSelector, found " + std::to_string(nodes.size());
     spdlog::warn("msg=\"skipping descheduling cycle\" reason=\"{}\"", result.skipReason);
     result.seconds = since(start);
     return result;
@@ -66,8 +67,7 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
         run(profile, *p, "deschedule", [p](Handle& h) { return p->deschedule(h); });
   if (scope.runBalance)
     for (const auto& profile : profiles)
-      for (BalancePlugin* p : profile.balance)
-        run(profile, *p, "balance", [p](Handle& h) { return p->balance(h); });
+      for (BalancePlugin* p : profile.balance) run(profile, *p, "balance", [p](Handle& h) { return p->balance(h); });
 
   result.seconds = since(start);
   return result;

@@ -71,8 +71,8 @@ FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node) {
     if (amount <= 0) continue;
     std::int64_t available = node.allocatable.get(res) - used.get(res);
     if (amount > available)
-      return {false, "node " + node.name + " has insufficient " + res.str() + " (requested " +
-                         fmt(res, amount) + ", available " + fmt(res, std::max<std::int64_t>(available, 0)) + ")"};
+      return {false, "node " + node.name + " has insufficient " + res.str() + " (requested " + fmt(res, amount) +
+                         ", available " + fmt(res, std::max<std::int64_t>(available, 0)) + ")"};
   }
   return {};
 }

@@ -9,8 +9,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "pkg/base/status.h"
 #include "pkg/api/types.h"
+#include "pkg/base/status.h"
 #include "pkg/cluster/snapshot.h"
 
 namespace kdesched::framework {
@@ -26,8 +26,18 @@ struct FilterResult {
 
 // Why the evictor did not evict. Plugins react to the limit kinds as upstream's do: a node limit
 // moves on to the next node, the total limit ends the plugin.
-enum class Refusal { None, Filter, PreEvictionFilter, TotalLimit, NodeLimit, NamespaceLimit, PluginLimit, Pdb,
-                     AntiFlapping, ApiError };
+enum class Refusal {
+  None,
+  Filter,
+  PreEvictionFilter,
+  TotalLimit,
+  NodeLimit,
+  NamespaceLimit,
+  PluginLimit,
+  Pdb,
+  AntiFlapping,
+  ApiError
+};
 std::string_view toString(Refusal r);
 
 struct EvictResult {
@@ -108,8 +118,13 @@ class Handle {
  public:
   Handle(const cluster::Snapshot& snapshot, const std::vector<const api::Node*>& nodes, CycleState& state,
          Evictor* evictor, std::string profile, std::string plugin, PodScope scope = nullptr)
-      : snapshot_(snapshot), nodes_(nodes), state_(state), evictor_(evictor), profile_(std::move(profile)),
-        plugin_(std::move(plugin)), scope_(std::move(scope)) {}
+      : snapshot_(snapshot),
+        nodes_(nodes),
+        state_(state),
+        evictor_(evictor),
+        profile_(std::move(profile)),
+        plugin_(std::move(plugin)),
+        scope_(std::move(scope)) {}
 
   const cluster::Snapshot& snapshot() const { return snapshot_; }
   // The cycle's nodes: ready and matching the policy's nodeSelector, sorted by name.

@@ -48,7 +48,9 @@ std::vector<std::string> Profile::strategyNames() const {
 Result<std::vector<Profile>> buildProfiles(policy::DeschedulerPolicy& pol, const Registry& registry,
                                            const BuildContext& ctx) {
   std::vector<std::string> errors;
-  auto fail = [&](const std::string& path, const std::string& msg) { errors.push_back(pol.sourceName + ": " + path + ": " + msg); };
+  auto fail = [&](const std::string& path, const std::string& msg) {
+    errors.push_back(pol.sourceName + ": " + path + ": " + msg);
+  };
 
   std::vector<Profile> built;
   for (auto& p : pol.profiles) {

@@ -16,8 +16,7 @@ std::vector<cluster::Snapshot::Pods> selectorCandidates(const cluster::Snapshot&
       best = std::move(spans);
     }
   };
-  for (const auto& [k, v] : selector.matchLabels)
-    consider({snapshot.podsWithLabel(api::Symbol(k), api::Symbol(v))});
+  for (const auto& [k, v] : selector.matchLabels) consider({snapshot.podsWithLabel(api::Symbol(k), api::Symbol(v))});
   for (const auto& e : selector.matchExpressions) {
     if (e.op == api::LabelSelectorOp::In) {
       std::vector<cluster::Snapshot::Pods> spans;

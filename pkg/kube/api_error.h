@@ -56,7 +56,7 @@ ApiError decodeStatusJson(std::string_view json);
 template <typename T>
 class ApiResult {
  public:
-  ApiResult(T value) : v_(std::move(value)) {}       // NOLINT(google-explicit-constructor)
+  ApiResult(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   ApiResult(ApiError error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool isOk() const { return v_.index() == 0; }

@@ -83,8 +83,8 @@ WatchStream::Next WatchStream::next(WatchEvent& out) {
     }
     if (line_.find_first_not_of(" \t\r") == std::string::npos) continue;  // keep-alive blank lines
     if (Status s = decodeWatchEvent(kind_, line_, parser_, out); !s.isOk()) {
-      problem_ = s.message() + " (line of " + std::to_string(line_.size()) + " bytes starting " +
-                 line_.substr(0, 80) + ")";
+      problem_ =
+          s.message() + " (line of " + std::to_string(line_.size()) + " bytes starting " + line_.substr(0, 80) + ")";
       return Next::Malformed;
     }
     return Next::Event;
@@ -220,8 +220,8 @@ ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& 
       if (response.error().isGone() && !continueToken.empty() && result.restarts < kMaxListRestarts) {
         // The snapshot the token pinned was compacted away while we paged; start over.
         ++result.restarts;
-        spdlog::info("kube list continue token expired, restarting resource={} pages_read={} restart={}",
-                     resource.name, result.pages, result.restarts);
+        spdlog::info("kube list continue token expired, restarting resource={} pages_read={} restart={}", resource.name,
+                     result.pages, result.restarts);
         page = ListPage{};
         result.pages = 0;
         continueToken.clear();

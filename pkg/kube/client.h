@@ -9,8 +9,8 @@
 
 #include <simdjson.h>
 
-#include "pkg/kube/api_error.h"
 #include "pkg/base/clock.h"
+#include "pkg/kube/api_error.h"
 #include "pkg/kube/config.h"
 #include "pkg/kube/rate_limiter.h"
 #include "pkg/kube/resources.h"

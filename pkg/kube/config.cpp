@@ -28,7 +28,8 @@ Result<std::string> decodeBase64(std::string_view text) {
     std::array<int, 256> t{};
     t.fill(-1);
     constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (std::size_t i = 0; i < kAlphabet.size(); ++i) t[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int>(i);
+    for (std::size_t i = 0; i < kAlphabet.size(); ++i)
+      t[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int>(i);
     return t;
   }();
   std::string clean;
@@ -72,9 +73,7 @@ struct BioDeleter {
 };
 using BioPtr = std::unique_ptr<BIO, BioDeleter>;
 
-BioPtr memoryBio(const std::string& pem) {
-  return BioPtr(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-}
+BioPtr memoryBio(const std::string& pem) { return BioPtr(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()))); }
 
 }  // namespace
 
@@ -231,7 +230,8 @@ class KubeconfigReader {
       if (out.insecureSkipTlsVerify) {
         return Status::error(path + ": insecure-skip-tls-verify and a certificate authority are both set; keep one");
       }
-      if (Status s = checkPemCertificates(*ca); !s.isOk()) return Status::error(path + ".certificate-authority: " + s.message());
+      if (Status s = checkPemCertificates(*ca); !s.isOk())
+        return Status::error(path + ".certificate-authority: " + s.message());
       out.caData = std::move(*ca);
     }
     return Status::ok();
@@ -264,7 +264,8 @@ class KubeconfigReader {
       return Status::error(path + ": client-certificate and client-key must be set together");
     }
     if (!cert->empty()) {
-      if (Status s = checkPemCertificates(*cert); !s.isOk()) return Status::error(path + ".client-certificate: " + s.message());
+      if (Status s = checkPemCertificates(*cert); !s.isOk())
+        return Status::error(path + ".client-certificate: " + s.message());
       if (Status s = checkPemPrivateKey(*key); !s.isOk()) return Status::error(path + ".client-key: " + s.message());
       out.clientCertData = std::move(*cert);
       out.clientKeyData = std::move(*key);
@@ -274,14 +275,17 @@ class KubeconfigReader {
     if (!hasCredentials) {
       // Silently connecting as anonymous would only fail later with a confusing 401/403.
       if (u["exec"].IsDefined()) {
-        return Status::error(path + ".exec: credential plugins are not supported; use a token or client certificate, "
+        return Status::error(path +
+                             ".exec: credential plugins are not supported; use a token or client certificate, "
                              "or run in the cluster with a service account");
       }
       if (u["auth-provider"].IsDefined()) {
-        return Status::error(path + ".auth-provider: auth providers are not supported; use a token or client certificate");
+        return Status::error(path +
+                             ".auth-provider: auth providers are not supported; use a token or client certificate");
       }
       if (u["username"].IsDefined() || u["password"].IsDefined()) {
-        return Status::error(path + ".username: basic authentication is not supported; use a token or client certificate");
+        return Status::error(path +
+                             ".username: basic authentication is not supported; use a token or client certificate");
       }
     }
     return Status::ok();
@@ -305,7 +309,8 @@ Result<ClientConfig> loadKubeconfig(const std::string& path, const std::string& 
   try {
     root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
-    return Status::error("kubeconfig " + path + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    return Status::error("kubeconfig " + path + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " +
+                         e.msg);
   }
   if (!root.IsMap()) return Status::error("kubeconfig " + path + ": expected a mapping (apiVersion: v1, kind: Config)");
   try {
@@ -352,8 +357,7 @@ Result<ClientConfig> resolveConfig(const std::string& kubeconfigFlag) {
   }
   auto inCluster = loadInClusterConfig();
   if (!inCluster.isOk()) {
-    return Status::error(inCluster.error() +
-                         "; outside a cluster pass --kubeconfig PATH or set KUBECONFIG");
+    return Status::error(inCluster.error() + "; outside a cluster pass --kubeconfig PATH or set KUBECONFIG");
   }
   return inCluster;
 }

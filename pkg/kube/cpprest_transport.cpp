@@ -1,10 +1,10 @@
 #include "pkg/kube/cpprest_transport.h"
 
 #include <cpprest/http_client.h>
-#include <pplx/threadpool.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
+#include <pplx/threadpool.h>
 
 #include <algorithm>
 #include <array>
@@ -71,7 +71,9 @@ class CpprestLineStream final : public LineStream {
  public:
   CpprestLineStream(std::shared_ptr<client::http_client> owner, http::http_response response,
                     std::unique_ptr<RequestCancel> cancel)
-      : owner_(std::move(owner)), response_(std::move(response)), cancel_(std::move(cancel)),
+      : owner_(std::move(owner)),
+        response_(std::move(response)),
+        cancel_(std::move(cancel)),
         body_(response_.body().streambuf()) {}
 
   ~CpprestLineStream() override {
@@ -307,9 +309,8 @@ class CpprestTransport final : public Transport {
     auto cancel = std::make_unique<RequestCancel>(request.cancel);
     StreamResponse out;
     http::http_response response;
-    Status st = guarded("opening the watch", [&] {
-      response = http->request(buildRequest(request), cancel->cts.get_token()).get();
-    });
+    Status st = guarded("opening the watch",
+                        [&] { response = http->request(buildRequest(request), cancel->cts.get_token()).get(); });
     if (!st.isOk()) {
       if (request.cancel && request.cancel->cancelled()) return Status::error("cancelled");
       return st;
@@ -354,14 +355,17 @@ Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& conf
     return Status::error("server \"" + config.server + "\" must start with https:// or http://");
   }
   if (!config.caData.empty()) {
-    if (Status s = checkPemCertificates(config.caData); !s.isOk()) return Status::error("certificate authority: " + s.message());
+    if (Status s = checkPemCertificates(config.caData); !s.isOk())
+      return Status::error("certificate authority: " + s.message());
   }
   if (config.clientCertData.empty() != config.clientKeyData.empty()) {
     return Status::error("a client certificate needs its key, and a key its certificate");
   }
   if (!config.clientCertData.empty()) {
-    if (Status s = checkPemCertificates(config.clientCertData); !s.isOk()) return Status::error("client certificate: " + s.message());
-    if (Status s = checkPemPrivateKey(config.clientKeyData); !s.isOk()) return Status::error("client key: " + s.message());
+    if (Status s = checkPemCertificates(config.clientCertData); !s.isOk())
+      return Status::error("client certificate: " + s.message());
+    if (Status s = checkPemPrivateKey(config.clientKeyData); !s.isOk())
+      return Status::error("client key: " + s.message());
   }
   std::unique_ptr<Transport> out;
   Status st = guarded("creating the HTTP transport", [&] { out = std::make_unique<CpprestTransport>(config); });

@@ -1,8 +1,8 @@
 #include "pkg/kube/leader_election.h"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <ctime>
 #include <random>
@@ -47,7 +47,9 @@ class BoundedCancellation {
 
   Cancellation* get() { return cancel_.get(); }
   // "timed out" when the deadline (not the parent) cut the request.
-  std::string describe(const ApiError& e) const { return *expired_ ? "no answer in time: " + e.describe() : e.describe(); }
+  std::string describe(const ApiError& e) const {
+    return *expired_ ? "no answer in time: " + e.describe() : e.describe();
+  }
 
  private:
   std::shared_ptr<std::atomic<bool>> expired_ = std::make_shared<std::atomic<bool>>(false);
@@ -130,7 +132,8 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
       return false;
     }
     Record fresh{config_.identity, durationSeconds, nowStr, nowStr, 0, ""};
-    auto created = client_.post("/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases", body(fresh, false), opts);
+    auto created =
+        client_.post("/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases", body(fresh, false), opts);
     if (!created) {
       // 409: another replica created it first (they start together); the next attempt reads it.
       if (created.error().code != 409)
@@ -173,7 +176,8 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
       observedAt_ = now;
     }
     bool heldByOther = !current.holder.empty() && current.holder != config_.identity;
-    auto lease = std::chrono::seconds(current.leaseDurationSeconds > 0 ? current.leaseDurationSeconds : durationSeconds);
+    auto lease =
+        std::chrono::seconds(current.leaseDurationSeconds > 0 ? current.leaseDurationSeconds : durationSeconds);
     if (heldByOther && now - observedAt_ < lease) return false;
   }
 
@@ -231,7 +235,8 @@ void LeaderElector::startRenewing(std::function<void()> onLost) {
       bool lost;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        lost = clock_->now() - lastRenew_ >= config_.renewDeadline || (!observed_.holder.empty() && observed_.holder != config_.identity);
+        lost = clock_->now() - lastRenew_ >= config_.renewDeadline ||
+               (!observed_.holder.empty() && observed_.holder != config_.identity);
         if (lost) held_ = false;
       }
       if (lost) {
@@ -274,8 +279,10 @@ void LeaderElector::release() {
   RequestOptions opts;
   opts.cancel = bounded.get();
   auto put = client_.put(leasePath(), body(r, true), opts);
-  if (put) spdlog::info("msg=\"released leadership\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
-  else spdlog::warn("msg=\"cannot release the lease\" error=\"{}\"", bounded.describe(put.error()));
+  if (put)
+    spdlog::info("msg=\"released leadership\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+  else
+    spdlog::warn("msg=\"cannot release the lease\" error=\"{}\"", bounded.describe(put.error()));
 }
 
 }  // namespace kdesched::kube

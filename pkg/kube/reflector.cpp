@@ -208,8 +208,7 @@ void Reflector::apply(WatchEvent& event) {
       break;
     }
     case WatchEventType::Bookmark:
-    case WatchEventType::Error:
-      break;
+    case WatchEventType::Error: break;
   }
   // Every event, bookmarks included, moves the resume point forward.
   setResourceVersion(std::move(event.resourceVersion));
@@ -227,7 +226,7 @@ void Reflector::restartWatch(const std::string& reason, const std::string& detai
   // A watch the server ended on schedule is routine: keep it out of the default log.
   spdlog::log(reason == "closed" ? spdlog::level::debug : spdlog::level::info,
               "reflector watch restart resource={} reason={} rv={} detail=\"{}\"", resource_.name, reason,
-               lastResourceVersion(), detail);
+              lastResourceVersion(), detail);
   if (observer_) observer_->onWatchRestart(resource_.kind, reason);
 }
 

@@ -27,7 +27,7 @@ inline constexpr Resource kPriorityClasses{api::Kind::PriorityClass, "prioritycl
 inline constexpr Resource kPersistentVolumeClaims{api::Kind::PersistentVolumeClaim, "persistentvolumeclaims",
                                                   "/api/v1/persistentvolumeclaims", true};
 
-inline constexpr std::array<Resource, 6> kWatchedResources{kPods, kNodes, kNamespaces, kPodDisruptionBudgets,
-                                                           kPriorityClasses, kPersistentVolumeClaims};
+inline constexpr std::array<Resource, 6> kWatchedResources{
+    kPods, kNodes, kNamespaces, kPodDisruptionBudgets, kPriorityClasses, kPersistentVolumeClaims};
 
 }  // namespace kdesched::kube

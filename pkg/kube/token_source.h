@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "pkg/base/status.h"
 #include "pkg/base/clock.h"
+#include "pkg/base/status.h"
 
 namespace kdesched::kube {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/base/status.h"
 #include "pkg/base/clock.h"
+#include "pkg/base/status.h"
 
 namespace kdesched::kube {
 

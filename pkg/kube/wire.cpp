@@ -42,7 +42,8 @@ Status expectEnd(od::document& doc, const std::string& where) {
 
 Status copyString(od::value v, std::string& out, const char* where) {
   std::string_view s;
-  if (auto e = v.get_string().get(s)) return Status::error(std::string(where) + ": must be a string (" + simdjson::error_message(e) + ")");
+  if (auto e = v.get_string().get(s))
+    return Status::error(std::string(where) + ": must be a string (" + simdjson::error_message(e) + ")");
   out.assign(s);
   return Status::ok();
 }
@@ -106,7 +107,8 @@ Status decodeEventObject(api::Kind kind, od::value v, WatchEvent& out) {
     auto rv = meta.find_field_unordered("resourceVersion");
     if (rv.error() == simdjson::NO_SUCH_FIELD) return Status::error("object.metadata.resourceVersion: missing");
     if (rv.error()) return jsonError("object.metadata.resourceVersion", rv.error());
-    if (Status s = copyString(rv.value_unsafe(), out.resourceVersion, "object.metadata.resourceVersion"); !s.isOk()) return s;
+    if (Status s = copyString(rv.value_unsafe(), out.resourceVersion, "object.metadata.resourceVersion"); !s.isOk())
+      return s;
   }
   if (auto e = obj.reset().error()) return jsonError("object", e);
   if (out.type == WatchEventType::Bookmark) {

@@ -8,7 +8,7 @@ namespace kdesched::metrics {
 namespace {
 
 const prometheus::Histogram::BucketBoundaries kLoopBuckets = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,  2.5,
-                                                              5,    10,    25,   50,  100, 250, 500};
+                                                              5,    10,    25,   50,  100,  250, 500};
 const prometheus::Histogram::BucketBoundaries kStrategyBuckets = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                                   2.5,  5,     10,   25,  50,   100};
 const prometheus::Histogram::BucketBoundaries kReactionBuckets = {0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300};
@@ -22,43 +22,52 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
                   .Name("descheduler_pods_evicted_total")
                   .Help("Number of evicted pods, by the result, strategy, profile, namespace and node")
                   .Register(r);
-  evictedDeprecated_ = &prometheus::BuildCounter()
-                            .Name("descheduler_pods_evicted")
-                            .Help("[DEPRECATED since upstream 0.34.0, use descheduler_pods_evicted_total] Number of evicted pods")
-                            .Register(r);
+  evictedDeprecated_ =
+      &prometheus::BuildCounter()
+           .Name("descheduler_pods_evicted")
+           .Help("[DEPRECATED since upstream 0.34.0, use descheduler_pods_evicted_total] Number of evicted pods")
+           .Register(r);
   loop_ = &prometheus::BuildHistogram()
                .Name("descheduler_loop_duration_seconds")
                .Help("Time taken to complete a full descheduling cycle")
                .Register(r);
-  loopDeprecated_ = &prometheus::BuildHistogram()
-                         .Name("descheduler_descheduler_loop_duration_seconds")
-                         .Help("[DEPRECATED, use descheduler_loop_duration_seconds] Time taken to complete a full descheduling cycle")
-                         .Register(r);
+  loopDeprecated_ =
+      &prometheus::BuildHistogram()
+           .Name("descheduler_descheduler_loop_duration_seconds")
+           .Help("[DEPRECATED, use descheduler_loop_duration_seconds] Time taken to complete a full descheduling cycle")
+           .Register(r);
   strategy_ = &prometheus::BuildHistogram()
                    .Name("descheduler_strategy_duration_seconds")
                    .Help("Time taken to complete each strategy of the descheduling operation")
                    .Register(r);
-  strategyDeprecated_ = &prometheus::BuildHistogram()
-                             .Name("descheduler_descheduler_strategy_duration_seconds")
-                             .Help("[DEPRECATED, use descheduler_strategy_duration_seconds] Time taken to complete each strategy")
-                             .Register(r);
+  strategyDeprecated_ =
+      &prometheus::BuildHistogram()
+           .Name("descheduler_descheduler_strategy_duration_seconds")
+           .Help("[DEPRECATED, use descheduler_strategy_duration_seconds] Time taken to complete each strategy")
+           .Register(r);
   prometheus::BuildGauge()
       .Name("descheduler_build_info")
       .Help("Build information; constant 1")
       .Register(r)
-      .Add({{"AppVersion", version}, {"DeschedulerVersion", "kdesched-" + version}, {"GitBranch", ""}, {"GitSha1", ""},
+      .Add({{"AppVersion", version},
+            {"DeschedulerVersion", "kdesched-" + version},
+            {"GitBranch", ""},
+            {"GitSha1", ""},
             {"GoVersion", ""}})
       .Set(1);
   refused_ = &prometheus::BuildCounter()
                   .Name("kdesched_evictions_refused_total")
-                  .Help("Pods a plugin chose that were not evicted, by reason (filter, preEvictionFilter, limit-*, pdb, api, anti-flapping)")
+                  .Help(
+                      "Pods a plugin chose that were not evicted, by reason (filter, preEvictionFilter, limit-*, pdb, "
+                      "api, anti-flapping)")
                   .Register(r);
   watchRestarts_ = &prometheus::BuildCounter()
                         .Name("kdesched_watch_restarts_total")
                         .Help("Watch streams re-opened, by resource")
                         .Register(r);
   relists_ = &prometheus::BuildCounter().Name("kdesched_relists_total").Help("Full relists, by resource").Register(r);
-  cacheObjects_ = &prometheus::BuildGauge().Name("kdesched_cache_objects").Help("Objects in the cache, by kind").Register(r);
+  cacheObjects_ =
+      &prometheus::BuildGauge().Name("kdesched_cache_objects").Help("Objects in the cache, by kind").Register(r);
   lastCycle_ = &prometheus::BuildGauge()
                     .Name("kdesched_last_successful_cycle_timestamp_seconds")
                     .Help("Unix time at which the last descheduling cycle completed")
@@ -67,7 +76,8 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
                         .Name("kdesched_trigger_events_total")
                         .Help("Store events that may have created a violation, by kind")
                         .Register(r);
-  triggerRuns_ = &prometheus::BuildCounter().Name("kdesched_trigger_runs_total").Help("Event-triggered scoped runs").Register(r);
+  triggerRuns_ =
+      &prometheus::BuildCounter().Name("kdesched_trigger_runs_total").Help("Event-triggered scoped runs").Register(r);
   eventToEviction_ = &prometheus::BuildHistogram()
                           .Name("kdesched_event_to_eviction_seconds")
                           .Help("Delay from the event that created a violation to the eviction request")
@@ -79,7 +89,8 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
 
   for (const auto& s : strategies) {
     for (const char* result : {"success", "error"}) {
-      evicted_->Add({{"result", result}, {"strategy", s.strategy}, {"profile", s.profile}, {"namespace", ""}, {"node", ""}});
+      evicted_->Add(
+          {{"result", result}, {"strategy", s.strategy}, {"profile", s.profile}, {"namespace", ""}, {"node", ""}});
     }
     strategy_->Add({{"strategy", s.strategy}, {"profile", s.profile}}, kStrategyBuckets);
   }
@@ -89,7 +100,8 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
 
 void Metrics::podEvicted(const std::string& result, const std::string& strategy, const std::string& profile,
                          const std::string& ns, const std::string& node) {
-  prometheus::Labels l{{"result", result}, {"strategy", strategy}, {"profile", profile}, {"namespace", ns}, {"node", node}};
+  prometheus::Labels l{
+      {"result", result}, {"strategy", strategy}, {"profile", profile}, {"namespace", ns}, {"node", node}};
   evicted_->Add(l).Increment();
   evictedDeprecated_->Add(l).Increment();
 }

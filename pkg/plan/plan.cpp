@@ -47,16 +47,15 @@ void renderTable(const PlanData& d, std::ostream& out) {
     out << "No evictions.\n";
   } else {
     std::vector<Row> rows;
-    for (const auto& e : d.sink.evictions())
-      rows.push_back({e.pod->ns.str(), e.pod->name, e.node, e.plugin, e.reason});
+    for (const auto& e : d.sink.evictions()) rows.push_back({e.pod->ns.str(), e.pod->name, e.node, e.plugin, e.reason});
     writeTable(out, {"NAMESPACE", "POD", "NODE", "PLUGIN", "REASON"}, rows);
   }
   if (!d.sink.refusals().empty()) {
     out << "\nRefused (a plugin chose the pod, the evictor said no):\n";
     std::vector<Row> rows;
     for (const auto& r : d.sink.refusals())
-      rows.push_back({r.wanted.pod->ns.str(), r.wanted.pod->name, r.wanted.node, r.wanted.plugin, r.result.by,
-                      r.result.detail});
+      rows.push_back(
+          {r.wanted.pod->ns.str(), r.wanted.pod->name, r.wanted.node, r.wanted.plugin, r.result.by, r.result.detail});
     writeTable(out, {"NAMESPACE", "POD", "NODE", "PLUGIN", "REFUSED BY", "WHY"}, rows);
   }
   for (const auto& w : d.report.warnings) out << "\nwarning: " << w;
@@ -142,8 +141,10 @@ Status runPlan(const PlanOptions& options, std::ostream& out) {
   framework::CycleResult cycle = engine->runCycle(*snapshot, chain);
 
   PlanData data{sink, cycle, *report, *snapshot, *engine};
-  if (options.format == OutputFormat::Json) renderJson(data, out);
-  else renderTable(data, out);
+  if (options.format == OutputFormat::Json)
+    renderJson(data, out);
+  else
+    renderTable(data, out);
   return Status::ok();
 }
 

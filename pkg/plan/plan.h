@@ -6,8 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "pkg/base/status.h"
 #include "pkg/api/types.h"
+#include "pkg/base/status.h"
 
 namespace kdesched::plan {
 

@@ -59,8 +59,8 @@ bool isYamlFloat(std::string_view s) {
 }
 
 bool isSpecialFloat(std::string_view s) {
-  static const char* const kSpecial[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
-                                         "-.Inf", "-.INF", ".nan", ".NaN", ".NAN"};
+  static const char* const kSpecial[] = {".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf", "+.INF",
+                                         "-.inf", "-.Inf", "-.INF", ".nan",  ".NaN",  ".NAN"};
   return std::any_of(std::begin(kSpecial), std::end(kSpecial), [&](const char* k) { return s == k; });
 }
 
@@ -185,8 +185,8 @@ std::string lineOf(const YAML::Node& n) {
 // An integer as upstream accepts it: a YAML integer, or a float with an integral value (go-yaml
 // turns `5.0` into float64 5, which JSON then writes as `5`).
 struct IntegerValue {
-  bool ok = false;        // the value is an integer at all
-  bool inRange = false;   // and fits in int64
+  bool ok = false;       // the value is an integer at all
+  bool inRange = false;  // and fits in int64
   std::int64_t value = 0;
 };
 
@@ -241,9 +241,9 @@ std::optional<double> parseGoDuration(std::string_view s) {
   }
   if (s == "0") return 0.0;
   if (s.empty()) return std::nullopt;
-  static const std::pair<std::string_view, double> kUnits[] = {
-      {"ns", 1.0},    {"us", 1e3},     {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
-      {"ms", 1e6},    {"s", 1e9},      {"m", 60e9},        {"h", 3600e9}};
+  static const std::pair<std::string_view, double> kUnits[] = {{"ns", 1.0},        {"us", 1e3},  {"\xC2\xB5s", 1e3},
+                                                               {"\xCE\xBCs", 1e3}, {"ms", 1e6},  {"s", 1e9},
+                                                               {"m", 60e9},        {"h", 3600e9}};
   long double totalNs = 0;
   while (!s.empty()) {
     std::size_t i = 0;
@@ -269,8 +269,8 @@ std::optional<double> parseGoDuration(std::string_view s) {
     std::size_t unitStart = i;
     while (i < s.size() && s[i] != '.' && (s[i] < '0' || s[i] > '9')) ++i;
     std::string_view unit = s.substr(unitStart, i - unitStart);
-    const auto* found = std::find_if(std::begin(kUnits), std::end(kUnits),
-                                     [&](const auto& u) { return u.first == unit; });
+    const auto* found =
+        std::find_if(std::begin(kUnits), std::end(kUnits), [&](const auto& u) { return u.first == unit; });
     if (found == std::end(kUnits)) return std::nullopt;
     totalNs += value * found->second;
     if (totalNs > 9223372036854775807.0L) return std::nullopt;
@@ -285,10 +285,8 @@ std::optional<double> parseGoDuration(std::string_view s) {
 std::string describeValue(const YAML::Node& value) {
   if (isUnset(value)) return "null";
   switch (value.Type()) {
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Map:
-      return "a mapping";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
     case YAML::NodeType::Scalar:
       if (classify(value) == ScalarKind::String) return quote(value.Scalar());
       {
@@ -296,8 +294,7 @@ std::string describeValue(const YAML::Node& value) {
         std::string q = quote(value.Scalar());
         return q.substr(1, q.size() - 2);
       }
-    default:
-      return "null";
+    default: return "null";
   }
 }
 
@@ -321,8 +318,8 @@ ArgsReader::ArgsReader(YAML::Node node, std::string path) : node_(std::move(node
     YAML::Node key = it->first;
     if (!key.IsScalar()) {
       std::string where = path_.empty() ? std::string() : path_ + ": ";
-      structural_ = Status::error(where + "mapping keys must be strings, got " + describeValue(key) + " on line " +
-                                  lineOf(key));
+      structural_ =
+          Status::error(where + "mapping keys must be strings, got " + describeValue(key) + " on line " + lineOf(key));
       return;
     }
     auto [prev, inserted] = seen.emplace(key.Scalar(), key);

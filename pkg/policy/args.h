@@ -59,8 +59,7 @@ class ArgsReader {
   Status readResourceThresholds(std::string_view key, std::optional<ResourceThresholds>& out);
   // A nested mapping read by `fn` with its own strict reader; absent key → fn not called, present
   // = true in `present`.
-  Status readObject(std::string_view key, const std::function<Status(ArgsReader&)>& fn,
-                    bool* present = nullptr);
+  Status readObject(std::string_view key, const std::function<Status(ArgsReader&)>& fn, bool* present = nullptr);
   // A list of mappings, each read by fn(reader, index).
   // Both readObject and readObjectList call finish() on the nested reader after fn succeeds, so a
   // typo inside a nested object is reported even when fn forgets to.

@@ -82,7 +82,8 @@ Status readPlugins(ArgsReader& r, Plugins& out) {
   auto readPre = [&](ArgsReader& p) { return readPluginSet(p, out.preEvictionFilter); };
   if (Status s = r.readObject("preEvictionFilter", readPre, &camel); !s) return s;
   PluginSet lowerSet;
-  if (Status s = r.readObject("preevictionfilter", [&](ArgsReader& p) { return readPluginSet(p, lowerSet); }, &lower);
+  if (Status s = r.readObject(
+          "preevictionfilter", [&](ArgsReader& p) { return readPluginSet(p, lowerSet); }, &lower);
       !s) {
     return s;
   }
@@ -158,8 +159,8 @@ Status readUnsupported(ArgsReader& top) {
       harmless = value.IsMap() && value.size() == 0;
     }
     if (!harmless) {
-      return top.error(u.field, "not supported yet by kdesched; " + std::string(u.hint) + ", got " +
-                                    describeValue(value));
+      return top.error(u.field,
+                       "not supported yet by kdesched; " + std::string(u.hint) + ", got " + describeValue(value));
     }
   }
   return Status::ok();

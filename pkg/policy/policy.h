@@ -49,7 +49,7 @@ struct Profile {
 
 struct DeschedulerPolicy {
   std::vector<Profile> profiles;
-  std::optional<std::string> nodeSelector;           // label-selector string over all nodes
+  std::optional<std::string> nodeSelector;               // label-selector string over all nodes
   std::optional<api::LabelSelector> nodeSelectorParsed;  // set when nodeSelector is
   std::optional<std::uint32_t> maxNoOfPodsToEvictPerNode;
   std::optional<std::uint32_t> maxNoOfPodsToEvictPerNamespace;

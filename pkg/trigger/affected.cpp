@@ -46,8 +46,8 @@ std::string addSeed(const cluster::StoreEvent& event, Seeds& seeds) {
     if (c->type == cluster::EventType::Deleted) return "";
     const api::Node& b = *c->before;
     const api::Node& a = *c->after;
-    bool changed = !sameLabels(a.labels, b.labels) || !taintsEqual(a.taints, b.taints) ||
-                   a.unschedulable != b.unschedulable;
+    bool changed =
+        !sameLabels(a.labels, b.labels) || !taintsEqual(a.taints, b.taints) || a.unschedulable != b.unschedulable;
     if (b.isReady() != a.isReady()) {
       seeds.balance = true;
       return "node-readiness";

@@ -19,11 +19,11 @@ inline constexpr const char* kNodeAffinityPlugin = "RemovePodsViolatingNodeAffin
 // What changed, reduced to what the mapping needs (the objects themselves may be gone by the time
 // the debounced run looks at them).
 struct PodSeed {
-  std::string key;       // namespace/name
+  std::string key;  // namespace/name
   api::Symbol ns;
   std::string name;
   api::Labels labels;
-  api::Symbol node;      // where it is bound now
+  api::Symbol node;  // where it is bound now
   bool carriesAntiAffinity = false;
 };
 

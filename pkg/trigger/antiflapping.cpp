@@ -1,8 +1,8 @@
 #include "pkg/trigger/antiflapping.h"
 
+#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <cmath>
-#include <spdlog/spdlog.h>
 
 namespace kdesched::trigger {
 
@@ -43,12 +43,14 @@ EvictResult AntiFlapping::admit(const evictor::Decision& d) {
       if (config_.ownerCooldownSeconds > 0 && now - o.lastEviction < config_.ownerCooldownSeconds)
         return suppress("cooldown", "another pod of the same owner was evicted " +
                                         std::to_string(static_cast<long long>(now - o.lastEviction)) +
-                                        "s ago (ownerCooldown " + std::to_string(static_cast<long long>(config_.ownerCooldownSeconds)) + "s)");
+                                        "s ago (ownerCooldown " +
+                                        std::to_string(static_cast<long long>(config_.ownerCooldownSeconds)) + "s)");
     }
   }
   if (config_.maxEvictionsPerMinute > 0 && static_cast<double>(recent_.size()) >= config_.maxEvictionsPerMinute)
-    return suppress("rate-limit", "maxEvictionsPerMinute " + std::to_string(static_cast<long long>(config_.maxEvictionsPerMinute)) +
-                                      " reached");
+    return suppress(
+        "rate-limit",
+        "maxEvictionsPerMinute " + std::to_string(static_cast<long long>(config_.maxEvictionsPerMinute)) + " reached");
   return {};
 }
 
@@ -65,8 +67,8 @@ std::optional<AntiFlapping::GaveUpNotice> AntiFlapping::flap(Owner& o, const Pod
 
 void AntiFlapping::deliver(const std::optional<GaveUpNotice>& n) {
   if (!n) return;
-  spdlog::warn("msg=\"descheduling gave up for a while\" pod={}/{} flaps={} backoff_seconds={:.0f}", n->pod.ns, n->pod.name,
-               n->flaps, n->backoff);
+  spdlog::warn("msg=\"descheduling gave up for a while\" pod={}/{} flaps={} backoff_seconds={:.0f}", n->pod.ns,
+               n->pod.name, n->flaps, n->backoff);
   if (gaveUp_) gaveUp_(n->pod, n->flaps, n->backoff);
 }
 
@@ -75,20 +77,20 @@ void AntiFlapping::evicted(const evictor::Decision& d) {
   std::string owner = ownerOf(*d.pod);
   std::optional<GaveUpNotice> notice;
   {
-  std::lock_guard<std::mutex> lock(mu_);
-  recent_.push_back(now);
-  if (owner.empty()) return;
-  Owner& o = owners_[owner];
-  std::string rule = ruleOf(d.reason);
-  // The same rule broken again on the same node by the same owner: the last eviction did not help
-  // (counted once per eviction: not again when its replacement was already seen landing back).
-  bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node && !o.lastCounted;
-  o.lastEviction = now;
-  o.lastNode = d.node;
-  o.lastRule = rule;
-  o.awaitingReplacement = true;
-  o.lastCounted = false;
-  if (repeat) notice = flap(o, {d.pod->ns.str(), d.pod->name, d.pod->uid});
+    std::lock_guard<std::mutex> lock(mu_);
+    recent_.push_back(now);
+    if (owner.empty()) return;
+    Owner& o = owners_[owner];
+    std::string rule = ruleOf(d.reason);
+    // The same rule broken again on the same node by the same owner: the last eviction did not help
+    // (counted once per eviction: not again when its replacement was already seen landing back).
+    bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node && !o.lastCounted;
+    o.lastEviction = now;
+    o.lastNode = d.node;
+    o.lastRule = rule;
+    o.awaitingReplacement = true;
+    o.lastCounted = false;
+    if (repeat) notice = flap(o, {d.pod->ns.str(), d.pod->name, d.pod->uid});
   }
   deliver(notice);
 }

@@ -9,7 +9,8 @@ Status seconds(policy::ArgsReader& r, const char* key, double& out, bool allowZe
   std::optional<double> v;
   if (Status s = r.readDuration(key, v); !s.isOk()) return s;
   if (!v) return Status::ok();
-  if (*v < 0 || (!allowZero && *v == 0)) return r.error(key, std::string("must be ") + (allowZero ? "zero or positive" : "positive"));
+  if (*v < 0 || (!allowZero && *v == 0))
+    return r.error(key, std::string("must be ") + (allowZero ? "zero or positive" : "positive"));
   out = *v;
   return Status::ok();
 }

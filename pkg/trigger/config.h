@@ -22,7 +22,7 @@ struct TriggerConfig {
 struct AntiFlappingConfig {
   double ownerCooldownSeconds = 300;  // between two evictions of pods of the same controller; 0: off
   double maxEvictionsPerMinute = 30;  // across the process; 0: unlimited
-  int backoffAfter = 3;               // consecutive flaps (replacement back on the same node, or the same rule broken again)
+  int backoffAfter = 3;  // consecutive flaps (replacement back on the same node, or the same rule broken again)
   double backoffInitialSeconds = 600;
   double backoffMaxSeconds = 6 * 3600;
 };

@@ -21,7 +21,11 @@ std::string join(const std::set<std::string>& s) {
 
 Planner::Planner(cluster::Store& store, TriggerConfig config, Runner runner, EventCounter counter,
                  AntiFlapping* antiFlapping)
-    : store_(store), config_(config), runner_(std::move(runner)), counter_(std::move(counter)), antiFlapping_(antiFlapping) {}
+    : store_(store),
+      config_(config),
+      runner_(std::move(runner)),
+      counter_(std::move(counter)),
+      antiFlapping_(antiFlapping) {}
 
 Planner::~Planner() { stop(); }
 
@@ -44,7 +48,9 @@ void Planner::stop() {
 
 void Planner::drain() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return stopping_ || (!busy_ && !firstEvent_ && !balanceDue_ && seeds_.empty() && deferred_.empty()); });
+  cv_.wait(lock, [&] {
+    return stopping_ || (!busy_ && !firstEvent_ && !balanceDue_ && seeds_.empty() && deferred_.empty());
+  });
 }
 
 void Planner::retryLater(const std::string& pod, const std::set<std::string>& plugins, double seconds) {
@@ -62,8 +68,8 @@ void Planner::retryLater(const std::string& pod, const std::set<std::string>& pl
 void Planner::onEvent(const cluster::StoreEvent& e) {
   // Replacements of pods we evicted: where did they land? (anti-flapping)
   if (antiFlapping_) {
-    if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e); c && c->after && !c->after->nodeName.empty() &&
-                                                               (!c->before || c->before->nodeName.empty())) {
+    if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
+        c && c->after && !c->after->nodeName.empty() && (!c->before || c->before->nodeName.empty())) {
       if (const api::OwnerReference* o = c->after->controllerRef())
         antiFlapping_->replacementBound(o->uid, c->after->nodeName.str(),
                                         {c->after->ns.str(), c->after->name, c->after->uid});
@@ -113,7 +119,8 @@ void Planner::deferMidRollout(const cluster::Snapshot& snapshot, framework::Cycl
       spdlog::info("msg=\"deferring a candidate whose controller is mid-rollout\" pod={} grace_seconds={:.0f}", key,
                    config_.rolloutGraceSeconds);
       std::set<std::string> plugins(scope.plugins.begin(), scope.plugins.end());
-      deferred_.push_back({key, plugins, std::chrono::steady_clock::now() + secs(config_.rolloutGraceSeconds), firstEvent});
+      deferred_.push_back(
+          {key, plugins, std::chrono::steady_clock::now() + secs(config_.rolloutGraceSeconds), firstEvent});
     } else {
       kept->insert(key);
     }
@@ -130,7 +137,9 @@ void Planner::loop() {
       if (!wake || t < *wake) wake = t;
     };
     // A batch is due once events pause for `quiet`, and at the latest `debounce` after its first.
-    auto batchDue = [&] { return std::min(*firstEvent_ + secs(config_.debounceSeconds), lastEvent_ + secs(config_.quietSeconds)); };
+    auto batchDue = [&] {
+      return std::min(*firstEvent_ + secs(config_.debounceSeconds), lastEvent_ + secs(config_.quietSeconds));
+    };
     if (firstEvent_) consider(batchDue());
     if (balanceDue_) consider(*balanceDue_);
     for (const auto& d : deferred_) consider(d.due);

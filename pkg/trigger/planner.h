@@ -64,7 +64,7 @@ class Planner {
   bool started_ = false;
   bool busy_ = false;
   Seeds seeds_;
-  std::optional<TimePoint> firstEvent_;   // of the pending deschedule batch
+  std::optional<TimePoint> firstEvent_;  // of the pending deschedule batch
   TimePoint lastEvent_{};
   std::optional<TimePoint> balanceDue_;
   TimePoint balanceFirstEvent_{};

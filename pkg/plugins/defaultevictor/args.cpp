@@ -20,9 +20,9 @@ Status checkList(policy::ArgsReader& r, const std::string& field, const std::vec
   std::set<std::string> seen;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (std::find(valid.begin(), valid.end(), values[i]) == valid.end())
-      return r.error(field + "[" + std::to_string(i) + "]",
-                     "invalid pod protection policy in " + upstreamName + ": \"" + values[i] +
-                         "\". Valid options are: " + listOf(valid));
+      return r.error(field + "[" + std::to_string(i) + "]", "invalid pod protection policy in " + upstreamName +
+                                                                ": \"" + values[i] +
+                                                                "\". Valid options are: " + listOf(valid));
     if (!seen.insert(values[i]).second)
       return r.error(field, "PodProtections." + upstreamName + " contains duplicate entries");
   }
@@ -55,7 +55,8 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
       },
       &hasThreshold));
   if (a.priorityThresholdValue && a.priorityThresholdName)
-    return r.error("priorityThreshold", "priority threshold misconfigured, only one of priorityThreshold fields can be set");
+    return r.error("priorityThreshold",
+                   "priority threshold misconfigured, only one of priorityThreshold fields can be set");
   if (a.priorityThresholdValue && *a.priorityThresholdValue > api::kSystemCriticalPriority)
     return r.error("priorityThreshold.value", "priority threshold can't be greater than 2000000000, got " +
                                                   std::to_string(*a.priorityThresholdValue));
@@ -69,7 +70,8 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   KD_TRY(r.readString("noEvictionPolicy", s));
   if (s) {
     if (*s != "Preferred" && *s != "Mandatory")
-      return r.error("noEvictionPolicy", "noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values, got \"" + *s + "\"");
+      return r.error("noEvictionPolicy",
+                     "noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values, got \"" + *s + "\"");
     a.noEvictionPolicy = *s;
   }
   KD_TRY(r.readObject("podProtections", [&](policy::ArgsReader& pr) -> Status {
@@ -97,12 +99,15 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     }));
     return pr.finish();
   }));
-  struct Legacy { const char* key; bool* field; };
-  for (Legacy l : {Legacy{"evictLocalStoragePods", &a.evictLocalStoragePods},
-                   Legacy{"evictDaemonSetPods", &a.evictDaemonSetPods},
-                   Legacy{"evictSystemCriticalPods", &a.evictSystemCriticalPods},
-                   Legacy{"evictFailedBarePods", &a.evictFailedBarePods}, Legacy{"ignorePvcPods", &a.ignorePvcPods},
-                   Legacy{"ignorePodsWithoutPDB", &a.ignorePodsWithoutPDB}}) {
+  struct Legacy {
+    const char* key;
+    bool* field;
+  };
+  for (Legacy l :
+       {Legacy{"evictLocalStoragePods", &a.evictLocalStoragePods}, Legacy{"evictDaemonSetPods", &a.evictDaemonSetPods},
+        Legacy{"evictSystemCriticalPods", &a.evictSystemCriticalPods},
+        Legacy{"evictFailedBarePods", &a.evictFailedBarePods}, Legacy{"ignorePvcPods", &a.ignorePvcPods},
+        Legacy{"ignorePodsWithoutPDB", &a.ignorePodsWithoutPDB}}) {
     std::optional<bool> legacy;
     KD_TRY(r.readBool(l.key, legacy));
     *l.field = legacy.value_or(false);
@@ -110,8 +115,9 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   bool anyLegacy = a.evictLocalStoragePods || a.evictDaemonSetPods || a.evictSystemCriticalPods ||
                    a.evictFailedBarePods || a.ignorePvcPods || a.ignorePodsWithoutPDB;
   if (anyLegacy && (!a.defaultDisabled.empty() || !a.extraEnabled.empty()))
-    return r.error("podProtections",
-                   "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled");
+    return r.error(
+        "podProtections",
+        "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled");
   if (Status f = r.finish(); !f.isOk()) return f;
   return a;
 }

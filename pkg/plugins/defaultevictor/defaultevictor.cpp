@@ -9,7 +9,9 @@ namespace kdesched::plugins::defaultevictor {
 using framework::FilterResult;
 
 DefaultEvictor::DefaultEvictor(Args args, std::int32_t priorityThreshold, std::function<api::Timestamp()> now)
-    : args_(std::move(args)), protections_(effectiveProtections(args_)), priorityThreshold_(priorityThreshold),
+    : args_(std::move(args)),
+      protections_(effectiveProtections(args_)),
+      priorityThreshold_(priorityThreshold),
       now_(std::move(now)) {
   if (!args_.nodeSelector.empty()) {
     auto sel = api::parseLabelSelector(args_.nodeSelector);
@@ -95,25 +97,27 @@ FilterResult DefaultEvictor::preEvictionFilter(const api::Pod& pod, const framew
 }
 
 framework::PluginRegistration registration() {
-  return {kName, [](const policy::RawArgs& raw, const framework::BuildContext& ctx)
-                     -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            std::int32_t threshold = api::kSystemCriticalPriority;
-            if (args->priorityThresholdValue) {
-              threshold = *args->priorityThresholdValue;
-            } else if (args->priorityThresholdName) {
-              if (!ctx.priorityClassValue)
-                return Status::error(raw.path + ".priorityThreshold.name: no PriorityClass lookup available");
-              auto v = ctx.priorityClassValue(*args->priorityThresholdName);
-              if (!v.isOk()) return Status::error(raw.path + ".priorityThreshold.name: " + v.error());
-              threshold = *v;
-              if (threshold > api::kSystemCriticalPriority)
-                return Status::error(raw.path + ".priorityThreshold.name: priority threshold can't be greater than 2000000000");
-            }
-            return std::unique_ptr<framework::Plugin>(
-                std::make_unique<DefaultEvictor>(std::move(args.value()), threshold, ctx.now));
-          }};
+  return {
+      kName,
+      [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
+        auto args = decodeArgs(raw);
+        if (!args.isOk()) return args.status();
+        std::int32_t threshold = api::kSystemCriticalPriority;
+        if (args->priorityThresholdValue) {
+          threshold = *args->priorityThresholdValue;
+        } else if (args->priorityThresholdName) {
+          if (!ctx.priorityClassValue)
+            return Status::error(raw.path + ".priorityThreshold.name: no PriorityClass lookup available");
+          auto v = ctx.priorityClassValue(*args->priorityThresholdName);
+          if (!v.isOk()) return Status::error(raw.path + ".priorityThreshold.name: " + v.error());
+          threshold = *v;
+          if (threshold > api::kSystemCriticalPriority)
+            return Status::error(raw.path +
+                                 ".priorityThreshold.name: priority threshold can't be greater than 2000000000");
+        }
+        return std::unique_ptr<framework::Plugin>(
+            std::make_unique<DefaultEvictor>(std::move(args.value()), threshold, ctx.now));
+      }};
 }
 
 }  // namespace kdesched::plugins::defaultevictor

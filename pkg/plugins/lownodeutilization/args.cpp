@@ -7,15 +7,13 @@ namespace {
 
 // Upstream's validateThresholds, with its messages; `field` is the args key the map was read from,
 // which upstream also names as the message prefix ("thresholds config is not valid: ...").
-Status validateThresholds(const policy::ArgsReader& r, const std::string& field,
-                          const policy::ResourceThresholds& t) {
+Status validateThresholds(const policy::ArgsReader& r, const std::string& field, const policy::ResourceThresholds& t) {
   const std::string prefix = field + " config is not valid: ";
   if (t.empty()) return r.error(field, prefix + "no resource threshold is configured");
   // A reader over no node, only to build `<field>.<resource>` paths with the usual quoting.
   policy::ArgsReader at(YAML::Node(), r.pathOf(field));
   for (const auto& [resource, percent] : t) {
-    if (percent < 0 || percent > 100)
-      return at.error(resource, prefix + resource + " threshold not in [0, 100] range");
+    if (percent < 0 || percent > 100) return at.error(resource, prefix + resource + " threshold not in [0, 100] range");
   }
   return Status::ok();
 }
@@ -58,9 +56,8 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     return Status::ok();
   }));
 
-  KD_TRY(r.readObject("evictionLimits", [&](policy::ArgsReader& lr) -> Status {
-    return lr.readUint32("node", a.evictionLimitNode);
-  }));
+  KD_TRY(r.readObject("evictionLimits",
+                      [&](policy::ArgsReader& lr) -> Status { return lr.readUint32("node", a.evictionLimitNode); }));
 
   YAML::Node metrics;
   KD_TRY(r.readRaw("metricsUtilization", metrics));
@@ -81,8 +78,8 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     return r.error("targetThresholds", "thresholds and targetThresholds configured different resources (" + m +
                                            " is not in targetThresholds)");
   if (std::string m = firstMissing(a.targetThresholds, a.thresholds); !m.empty())
-    return r.error("thresholds", "thresholds and targetThresholds configured different resources (" + m +
-                                     " is not in thresholds)");
+    return r.error("thresholds",
+                   "thresholds and targetThresholds configured different resources (" + m + " is not in thresholds)");
   if (!a.useDeviationThresholds) {
     policy::ArgsReader at(YAML::Node(), r.pathOf("thresholds"));
     for (const auto& [resource, percent] : a.thresholds)

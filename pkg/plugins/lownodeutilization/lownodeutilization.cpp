@@ -30,9 +30,9 @@ std::int64_t upstreamUnits(const api::Symbol& r, std::int64_t milli) {
 
 struct NodeInfo {
   const api::Node* node = nullptr;
-  PerResource<std::int64_t> usage;           // requests of live pods, milli; pods = count × 1000
+  PerResource<std::int64_t> usage;             // requests of live pods, milli; pods = count × 1000
   PerResource<std::optional<double>> percent;  // unset when the node has no such resource
-  PerResource<std::int64_t> cap;             // capacity at the high threshold, milli
+  PerResource<std::int64_t> cap;               // capacity at the high threshold, milli
 };
 
 // Thresholds resolved for this run: static ones as configured, deviation ones around the mean.
@@ -214,8 +214,10 @@ std::string describeDestinations(const std::vector<api::Symbol>& tracked, const 
 std::string formatPercent(double percent) {
   double rounded = std::round(percent * 10) / 10;
   char buf[64];
-  if (rounded == std::trunc(rounded)) std::snprintf(buf, sizeof buf, "%.0f", rounded);
-  else std::snprintf(buf, sizeof buf, "%.1f", rounded);
+  if (rounded == std::trunc(rounded))
+    std::snprintf(buf, sizeof buf, "%.0f", rounded);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f", rounded);
   return buf;
 }
 
@@ -249,8 +251,10 @@ Status LowNodeUtilization::balance(framework::Handle& h) {
   Thresholds t = resolveThresholds(args_, tracked, nodes);
   std::vector<NodeInfo*> under, over;
   for (NodeInfo& n : nodes) {
-    if (isUnderutilized(n, t)) under.push_back(&n);
-    else if (isOverutilized(n, t)) over.push_back(&n);
+    if (isUnderutilized(n, t))
+      under.push_back(&n);
+    else if (isOverutilized(n, t))
+      over.push_back(&n);
   }
   spdlog::debug("msg=\"nodes classified\" plugin={} profile={} underutilized={} overutilized={} nodes={}", kName,
                 h.profile(), under.size(), over.size(), nodes.size());

@@ -106,7 +106,8 @@ Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h)
 }
 
 framework::PluginRegistration registration() {
-  return {kName, [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
+  return {kName,
+          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
             auto args = decodeArgs(raw);
             if (!args.isOk()) return args.status();
             return std::unique_ptr<framework::Plugin>(

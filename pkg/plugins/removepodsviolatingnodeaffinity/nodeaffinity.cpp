@@ -39,7 +39,9 @@ std::string describeNodeSelectorMap(const std::vector<std::pair<std::string, std
 }
 
 // The pod fits some node of the cycle (its own included, where the selector check fails).
-bool fitsSomeNode(const framework::Handle& h, const api::Pod& pod) { return framework::podFitsAnyNode(h, pod, h.nodes()); }
+bool fitsSomeNode(const framework::Handle& h, const api::Pod& pod) {
+  return framework::podFitsAnyNode(h, pod, h.nodes());
+}
 
 }  // namespace
 
@@ -126,7 +128,8 @@ Status RemovePodsViolatingNodeAffinity::deschedule(framework::Handle& h) {
 }
 
 framework::PluginRegistration registration() {
-  return {kName, [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
+  return {kName,
+          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
             auto args = decodeArgs(raw);
             if (!args.isOk()) return args.status();
             return std::unique_ptr<framework::Plugin>(

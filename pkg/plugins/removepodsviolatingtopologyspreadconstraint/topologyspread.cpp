@@ -86,7 +86,7 @@ struct Constraint {
   std::optional<api::LabelSelector> selector;  // merged with matchLabelKeys; unset selects nothing
   int scope = -1;
   const std::vector<std::optional<Symbol>>* nodeValues = nullptr;  // topology value per cycle node
-  bool balanced = false;  // its whenUnsatisfiable is one the args act on
+  bool balanced = false;                                           // its whenUnsatisfiable is one the args act on
 
   // Domains pre-created from eligible nodes come first; pods on nodes failing the inclusion
   // policies add implicit ones, as upstream's map does; planned moves may add more to `live`.
@@ -149,7 +149,8 @@ struct Candidate {
 
 std::string describe(const Constraint& c) {
   const api::TopologySpreadConstraint& d = *c.declared;
-  std::string out = "topologySpreadConstraint {topologyKey: " + d.topologyKey + ", maxSkew: " + std::to_string(c.maxSkew) +
+  std::string out = "topologySpreadConstraint {topologyKey: " + d.topologyKey +
+                    ", maxSkew: " + std::to_string(c.maxSkew) +
                     ", whenUnsatisfiable: " + std::string(toString(c.when)) + ", labelSelector: ";
   out += !c.selector ? "<none>" : c.selector->empty() ? "{}" : c.selector->toString();
   if (c.minDomains > 0) out += ", minDomains: " + std::to_string(c.minDomains);
@@ -625,15 +626,17 @@ class Planner {
     PodEntry& e = entries_[static_cast<std::size_t>(ei)];
     if (e.chosen) return;
     if (!leavesOtherConstraintsIntact(e, k)) {
-      spdlog::debug("msg=\"not moving pod: it would break another of its topology spread constraints\" pod={} plugin={}",
-                    e.pod->key(), kName);
+      spdlog::debug(
+          "msg=\"not moving pod: it would break another of its topology spread constraints\" pod={} plugin={}",
+          e.pod->key(), kName);
       return;
     }
     int target = -1;
     if (args_.topologyBalanceNodeFit) {
       target = findTarget(e, k, toDomain, below);
       if (target < 0) {
-        spdlog::debug("msg=\"not moving pod: no below-average node can take it\" pod={} plugin={}", e.pod->key(), kName);
+        spdlog::debug("msg=\"not moving pod: no below-average node can take it\" pod={} plugin={}", e.pod->key(),
+                      kName);
         return;
       }
     }
@@ -672,8 +675,8 @@ class Planner {
       out += c.domainValue[shown[x]].str() + ": " + std::to_string(c.initial[shown[x]]);
     }
     if (c.minDomainsUnmet())
-      out += "; " + std::to_string(c.eligibleDomains) + " eligible domains < minDomains " + std::to_string(c.minDomains) +
-             ", global minimum 0";
+      out += "; " + std::to_string(c.eligibleDomains) + " eligible domains < minDomains " +
+             std::to_string(c.minDomains) + ", global minimum 0";
     out += ") > maxSkew " + std::to_string(c.maxSkew) + "; moving this pod leaves skew " + std::to_string(c.skew());
     return out;
   }
@@ -736,7 +739,8 @@ Status RemovePodsViolatingTopologySpreadConstraint::balance(framework::Handle& h
 }
 
 framework::PluginRegistration registration() {
-  return {kName, [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
+  return {kName,
+          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
             auto args = decodeArgs(raw);
             if (!args.isOk()) return args.status();
             return std::unique_ptr<framework::Plugin>(

@@ -401,7 +401,8 @@ void expectRealisticPod(const Pod& p) {
   EXPECT_EQ(p.ns.view(), "shop");
   EXPECT_EQ(p.uid, "0f7e4a52-3c2b-4a8e-9d61-7b5e2c1a0f33");
   EXPECT_EQ(p.key(), "shop/web-7d9f8b6c5d-x2k4p");
-  EXPECT_EQ(p.labels, (Labels{{"app.kubernetes.io/name", "web"}, {"pod-template-hash", "7d9f8b6c5d"}, {"tier", "frontend"}}));
+  EXPECT_EQ(p.labels,
+            (Labels{{"app.kubernetes.io/name", "web"}, {"pod-template-hash", "7d9f8b6c5d"}, {"tier", "frontend"}}));
   ASSERT_EQ(p.owners.size(), 1u);
   EXPECT_EQ(p.owners[0].apiVersion.view(), "apps/v1");
   EXPECT_EQ(p.owners[0].kind.view(), "ReplicaSet");
@@ -432,7 +433,8 @@ void expectRealisticPod(const Pod& p) {
 
   ASSERT_NE(p.scheduling, nullptr);
   const SchedulingConstraints& sc = *p.scheduling;
-  EXPECT_EQ(sc.nodeSelector, (std::vector<std::pair<std::string, std::string>>{{"disktype", "ssd"}, {"kubernetes.io/os", "linux"}}));
+  EXPECT_EQ(sc.nodeSelector,
+            (std::vector<std::pair<std::string, std::string>>{{"disktype", "ssd"}, {"kubernetes.io/os", "linux"}}));
   ASSERT_TRUE(sc.nodeAffinity.has_value());
   ASSERT_TRUE(sc.nodeAffinity->required.has_value());
   const auto& terms = sc.nodeAffinity->required->terms;
@@ -442,7 +444,8 @@ void expectRealisticPod(const Pod& p) {
                 {"topology.kubernetes.io/zone", NodeSelectorOp::In, {"eu-west-1a", "eu-west-1b"}},
                 {"node.kubernetes.io/cpus", NodeSelectorOp::Gt, {"4"}}}));
   EXPECT_TRUE(terms[0].matchFields.empty());
-  EXPECT_EQ(terms[1].matchFields, (std::vector<NodeSelectorRequirement>{{"metadata.name", NodeSelectorOp::In, {"node-7"}}}));
+  EXPECT_EQ(terms[1].matchFields,
+            (std::vector<NodeSelectorRequirement>{{"metadata.name", NodeSelectorOp::In, {"node-7"}}}));
   ASSERT_EQ(sc.nodeAffinity->preferred.size(), 1u);
   EXPECT_EQ(sc.nodeAffinity->preferred[0].weight, 20);
   EXPECT_EQ(sc.nodeAffinity->preferred[0].preference.matchExpressions[0].key, "disktype");
@@ -451,7 +454,8 @@ void expectRealisticPod(const Pod& p) {
   ASSERT_EQ(sc.podAntiAffinity->required.size(), 1u);
   const PodAffinityTerm& anti = sc.podAntiAffinity->required[0];
   ASSERT_TRUE(anti.labelSelector.has_value());
-  EXPECT_EQ(*anti.labelSelector, (LabelSelector{{{"tier", "frontend"}}, {{"app.kubernetes.io/name", LabelSelectorOp::In, {"web"}}}}));
+  EXPECT_EQ(*anti.labelSelector,
+            (LabelSelector{{{"tier", "frontend"}}, {{"app.kubernetes.io/name", LabelSelectorOp::In, {"web"}}}}));
   EXPECT_EQ(anti.topologyKey, "kubernetes.io/hostname");
   EXPECT_EQ(anti.matchLabelKeys, std::vector<std::string>{"pod-template-hash"});
   EXPECT_FALSE(anti.namespaceSelector.has_value());
@@ -502,7 +506,8 @@ TEST(DecodePodTest, ThroughDecodeObjectJson) {
 }
 
 TEST(DecodePodTest, PodsWithTheSameConstraintsShareOneBlock) {
-  const std::string a = R"({"metadata":{"name":"a"},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":
+  const std::string a =
+      R"({"metadata":{"name":"a"},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":
       {"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["z1"]}]}]}}},
       "tolerations":[{"key":"k","operator":"Exists"}]}})";
   std::string b = a;
@@ -542,7 +547,8 @@ TEST(DecodePodTest, LimitsDefaultRequestsAndQosIsComputedWithoutStatus) {
   EXPECT_EQ(pod->requests, (ResourceList{{"cpu", 1500}, {"memory", 2 * kGi}}));
   EXPECT_EQ(pod->qos, QosClass::Guaranteed);
 
-  auto burst = podFromJson(R"({"spec":{"containers":[{"resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"100m"}}}]}})");
+  auto burst = podFromJson(
+      R"({"spec":{"containers":[{"resources":{"limits":{"cpu":"1","memory":"1Gi"},"requests":{"cpu":"100m"}}}]}})");
   ASSERT_TRUE(burst.isOk());
   EXPECT_EQ(burst->qos, QosClass::Burstable);
   EXPECT_EQ(burst->requests, (ResourceList{{"cpu", 100}, {"memory", 1 * kGi}}));
@@ -554,7 +560,8 @@ TEST(DecodePodTest, LimitsDefaultRequestsAndQosIsComputedWithoutStatus) {
 }
 
 TEST(DecodePodTest, StatusQosClassWinsOverComputation) {
-  auto pod = podFromJson(R"({"spec":{"containers":[{"resources":{"requests":{"cpu":"1"}}}]},"status":{"qosClass":"Guaranteed"}})");
+  auto pod = podFromJson(
+      R"({"spec":{"containers":[{"resources":{"requests":{"cpu":"1"}}}]},"status":{"qosClass":"Guaranteed"}})");
   ASSERT_TRUE(pod.isOk());
   EXPECT_EQ(pod->qos, QosClass::Guaranteed);
 }
@@ -571,7 +578,8 @@ TEST(DecodePodTest, QuantitiesAsJsonNumbersAndNulls) {
 }
 
 TEST(DecodePodTest, AnnotationsAndMirrorPods) {
-  auto pod = podFromJson(R"({"metadata":{"annotations":{"kubernetes.io/config.mirror":"abc","kubernetes.io/config.source":"file",
+  auto pod = podFromJson(
+      R"({"metadata":{"annotations":{"kubernetes.io/config.mirror":"abc","kubernetes.io/config.source":"file",
       "descheduler.alpha.kubernetes.io/evict":"true","other":"x"},"deletionTimestamp":"2024-01-02T03:04:05Z"}})");
   ASSERT_TRUE(pod.isOk()) << pod.error();
   EXPECT_TRUE(pod->mirror);
@@ -584,7 +592,8 @@ TEST(DecodePodTest, AnnotationsAndMirrorPods) {
 }
 
 TEST(DecodePodTest, NullsMeanAbsent) {
-  auto pod = podFromJson(R"({"metadata":{"labels":null,"annotations":null,"ownerReferences":null,"deletionTimestamp":null},
+  auto pod =
+      podFromJson(R"({"metadata":{"labels":null,"annotations":null,"ownerReferences":null,"deletionTimestamp":null},
       "spec":{"priority":null,"affinity":{"nodeAffinity":null,"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":null}},
       "tolerations":null,"volumes":[{"name":"v","emptyDir":null}],"resourceClaims":[{"name":"gpu"}]},"status":null})");
   ASSERT_TRUE(pod.isOk()) << pod.error();
@@ -624,17 +633,20 @@ INSTANTIATE_TEST_SUITE_P(
                         "spec.overhead.cpu: quantity \"1E\" does not fit in int64 milli-units"},
         DecodeErrorCase{"quantity of wrong type", R"({"spec":{"overhead":{"cpu":true}}})",
                         "spec.overhead.cpu: expected quantity, got boolean"},
-        DecodeErrorCase{"bad node selector operator",
-                        R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Maybe","values":["x"]}]}]}}}}})",
-                        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
-                        "matchExpressions[0].operator: unknown operator \"Maybe\""},
-        DecodeErrorCase{"bad label selector operator",
-                        R"({"spec":{"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchExpressions":[{"key":"a","operator":"Gt","values":["1"]}]}}]}}}})",
-                        "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector."
-                        "matchExpressions[0].operator: unknown operator \"Gt\""},
-        DecodeErrorCase{"missing operator",
-                        R"({"spec":{"topologySpreadConstraints":[{"labelSelector":{"matchExpressions":[{"key":"a"}]}}]}})",
-                        "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0]: missing operator"},
+        DecodeErrorCase{
+            "bad node selector operator",
+            R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Maybe","values":["x"]}]}]}}}}})",
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]."
+            "matchExpressions[0].operator: unknown operator \"Maybe\""},
+        DecodeErrorCase{
+            "bad label selector operator",
+            R"({"spec":{"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchExpressions":[{"key":"a","operator":"Gt","values":["1"]}]}}]}}}})",
+            "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector."
+            "matchExpressions[0].operator: unknown operator \"Gt\""},
+        DecodeErrorCase{
+            "missing operator",
+            R"({"spec":{"topologySpreadConstraints":[{"labelSelector":{"matchExpressions":[{"key":"a"}]}}]}})",
+            "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0]: missing operator"},
         DecodeErrorCase{"string where a number is expected", R"({"spec":{"priority":"high"}})",
                         "spec.priority: expected integer, got string"},
         DecodeErrorCase{"float where an integer is expected", R"({"spec":{"priority":1.5}})",
@@ -679,7 +691,8 @@ TEST(DecodePodTest, KeepsIdentityDecodedBeforeAnError) {
 // --- other kinds -----------------------------------------------------------------------------
 
 TEST(DecodeNodeTest, Node) {
-  auto obj = decodeObjectJson(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"node-7","creationTimestamp":"2024-01-02T03:04:05Z",
+  auto obj = decodeObjectJson(
+      R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"node-7","creationTimestamp":"2024-01-02T03:04:05Z",
       "labels":{"kubernetes.io/hostname":"node-7","topology.kubernetes.io/zone":"eu-west-1a"}},
       "spec":{"podCIDR":"10.244.3.0/24","taints":[{"key":"dedicated","value":"shop","effect":"NoSchedule"},
         {"key":"node.kubernetes.io/unreachable","effect":"NoExecute","timeAdded":"2024-01-02T03:04:05Z"}],"unschedulable":true},
@@ -702,10 +715,15 @@ TEST(DecodeNodeTest, Node) {
 TEST(DecodeNodeTest, CapacityWhenNoAllocatableAndReadyStates) {
   Node n;
   ASSERT_TRUE(decodeWith(decodeNode, R"({"metadata":{"name":"n"},"status":{"capacity":{"cpu":"4"},
-      "conditions":[{"status":"True","type":"Ready"}]}})", n).isOk());
+      "conditions":[{"status":"True","type":"Ready"}]}})",
+                         n)
+                  .isOk());
   EXPECT_EQ(n.allocatable, (ResourceList{{"cpu", 4000}}));
   EXPECT_EQ(n.readyCondition, true);
-  ASSERT_TRUE(decodeWith(decodeNode, R"({"metadata":{"name":"n"},"status":{"conditions":[{"type":"DiskPressure","status":"True"}]}})", n).isOk());
+  ASSERT_TRUE(
+      decodeWith(decodeNode,
+                 R"({"metadata":{"name":"n"},"status":{"conditions":[{"type":"DiskPressure","status":"True"}]}})", n)
+          .isOk());
   EXPECT_FALSE(n.readyCondition.has_value());
   EXPECT_TRUE(n.isReady());
   Status bad = decodeWith(decodeNode, R"({"spec":{"taints":[{"key":"k","effect":"Maybe"}]}})", n);
@@ -760,7 +778,8 @@ TEST(DecodePdbTest, StatusSelectorAndIntOrPercentVariants) {
 }
 
 TEST(DecodeOtherKindsTest, NamespacePriorityClassPvc) {
-  auto ns = decodeObjectJson(R"({"kind":"Namespace","metadata":{"name":"shop","labels":{"team":"a"}},"status":{"phase":"Terminating"}})");
+  auto ns = decodeObjectJson(
+      R"({"kind":"Namespace","metadata":{"name":"shop","labels":{"team":"a"}},"status":{"phase":"Terminating"}})");
   ASSERT_TRUE(ns.isOk()) << ns.error();
   EXPECT_EQ(std::get<Namespace>(*ns).name, "shop");
   EXPECT_EQ(std::get<Namespace>(*ns).labels, (Labels{{"team", "a"}}));
@@ -769,7 +788,8 @@ TEST(DecodeOtherKindsTest, NamespacePriorityClassPvc) {
   ASSERT_TRUE(active.isOk());
   EXPECT_FALSE(std::get<Namespace>(*active).terminating);
 
-  auto pc = decodeObjectJson(R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"system-node-critical"},
+  auto pc = decodeObjectJson(
+      R"({"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"system-node-critical"},
       "value":2000001000,"globalDefault":false,"preemptionPolicy":"PreemptLowerPriority"})");
   ASSERT_TRUE(pc.isOk()) << pc.error();
   EXPECT_EQ(std::get<PriorityClass>(*pc).name, "system-node-critical");
@@ -780,7 +800,8 @@ TEST(DecodeOtherKindsTest, NamespacePriorityClassPvc) {
   ASSERT_TRUE(pvc.isOk()) << pvc.error();
   EXPECT_EQ(std::get<PersistentVolumeClaim>(*pvc).ns.view(), "shop");
   EXPECT_EQ(std::get<PersistentVolumeClaim>(*pvc).storageClassName, "fast");
-  auto noClass = decodeObjectJson(R"({"kind":"PersistentVolumeClaim","metadata":{"name":"d"},"spec":{"storageClassName":null}})");
+  auto noClass =
+      decodeObjectJson(R"({"kind":"PersistentVolumeClaim","metadata":{"name":"d"},"spec":{"storageClassName":null}})");
   ASSERT_TRUE(noClass.isOk());
   EXPECT_FALSE(std::get<PersistentVolumeClaim>(*noClass).storageClassName.has_value());
 }
@@ -795,9 +816,11 @@ TEST(DecodeObjectJsonTest, KindsAndMalformedInput) {
   EXPECT_EQ(decodeObjectJson(R"({"metadata":{}})").error(), "object has no kind");
   EXPECT_THAT(decodeObjectJson("").error(), HasSubstr("invalid JSON"));
   EXPECT_THAT(decodeObjectJson("[1,2]").error(), HasSubstr("expected a JSON object"));
-  EXPECT_THAT(decodeObjectJson(R"({"kind":"Pod","metadata":{"name":"x"}} {"kind":"Pod"})").error(), HasSubstr("trailing content"));
+  EXPECT_THAT(decodeObjectJson(R"({"kind":"Pod","metadata":{"name":"x"}} {"kind":"Pod"})").error(),
+              HasSubstr("trailing content"));
   EXPECT_THAT(decodeObjectJson(R"({"kind":"Pod","metadata":{"name":"x")").error(), HasSubstr("JSON"));
-  EXPECT_EQ(decodeObjectJson(R"({"kind":"Pod","spec":{"priority":"x"}})").error(), "Pod: spec.priority: expected integer, got string");
+  EXPECT_EQ(decodeObjectJson(R"({"kind":"Pod","spec":{"priority":"x"}})").error(),
+            "Pod: spec.priority: expected integer, got string");
 }
 
 TEST(DecodeObjectJsonTest, RandomBytesGiveAnErrorNotACrash) {
@@ -842,25 +865,27 @@ TEST_P(YamlScalarTest, ConvertsLikeSigsK8sYaml) {
 INSTANTIATE_TEST_SUITE_P(
     Table, YamlScalarTest,
     ::testing::Values(
-        YamlCase{"a: true", R"({"a":true})"}, YamlCase{"a: False", R"({"a":false})"}, YamlCase{"a: yes", R"({"a":true})"},
-        YamlCase{"a: off", R"({"a":false})"}, YamlCase{"a: ON", R"({"a":true})"}, YamlCase{"a: n", R"({"a":false})"},
-        YamlCase{"a: null", R"({"a":null})"}, YamlCase{"a: ~", R"({"a":null})"}, YamlCase{"a:", R"({"a":null})"},
-        YamlCase{"a: 42", R"({"a":42})"}, YamlCase{"a: -7", R"({"a":-7})"}, YamlCase{"a: +7", R"({"a":7})"},
-        YamlCase{"a: 1_000", R"({"a":1000})"}, YamlCase{"a: 0x1F", R"({"a":31})"}, YamlCase{"a: 0755", R"({"a":493})"},
-        YamlCase{"a: 0o17", R"({"a":15})"}, YamlCase{"a: 0b101", R"({"a":5})"}, YamlCase{"a: 08", R"({"a":8})"},
-        YamlCase{"a: 18446744073709551615", R"({"a":18446744073709551615})"},
+        YamlCase{"a: true", R"({"a":true})"}, YamlCase{"a: False", R"({"a":false})"},
+        YamlCase{"a: yes", R"({"a":true})"}, YamlCase{"a: off", R"({"a":false})"}, YamlCase{"a: ON", R"({"a":true})"},
+        YamlCase{"a: n", R"({"a":false})"}, YamlCase{"a: null", R"({"a":null})"}, YamlCase{"a: ~", R"({"a":null})"},
+        YamlCase{"a:", R"({"a":null})"}, YamlCase{"a: 42", R"({"a":42})"}, YamlCase{"a: -7", R"({"a":-7})"},
+        YamlCase{"a: +7", R"({"a":7})"}, YamlCase{"a: 1_000", R"({"a":1000})"}, YamlCase{"a: 0x1F", R"({"a":31})"},
+        YamlCase{"a: 0755", R"({"a":493})"}, YamlCase{"a: 0o17", R"({"a":15})"}, YamlCase{"a: 0b101", R"({"a":5})"},
+        YamlCase{"a: 08", R"({"a":8})"}, YamlCase{"a: 18446744073709551615", R"({"a":18446744073709551615})"},
         YamlCase{"a: 1.5", R"({"a":1.5})"}, YamlCase{"a: .5", R"({"a":0.5})"}, YamlCase{"a: 0.1", R"({"a":0.1})"},
-        YamlCase{"a: 1e3", R"({"a":1000})"}, YamlCase{"a: -2.5E-3", R"({"a":-0.0025})"}, YamlCase{"a: 1.", R"({"a":1})"},
-        YamlCase{"a: \"true\"", R"({"a":"true"})"}, YamlCase{"a: '42'", R"({"a":"42"})"},
-        YamlCase{"a: !!str 42", R"({"a":"42"})"}, YamlCase{"a: 512Mi", R"({"a":"512Mi"})"},
-        YamlCase{"a: 250m", R"({"a":"250m"})"}, YamlCase{"a: 1.2.3", R"({"a":"1.2.3"})"},
+        YamlCase{"a: 1e3", R"({"a":1000})"}, YamlCase{"a: -2.5E-3", R"({"a":-0.0025})"},
+        YamlCase{"a: 1.", R"({"a":1})"}, YamlCase{"a: \"true\"", R"({"a":"true"})"},
+        YamlCase{"a: '42'", R"({"a":"42"})"}, YamlCase{"a: !!str 42", R"({"a":"42"})"},
+        YamlCase{"a: 512Mi", R"({"a":"512Mi"})"}, YamlCase{"a: 250m", R"({"a":"250m"})"},
+        YamlCase{"a: 1.2.3", R"({"a":"1.2.3"})"},
         YamlCase{"a: 2024-01-02T03:04:05Z", R"({"a":"2024-01-02T03:04:05Z"})"}, YamlCase{"a: 0x", R"({"a":"0x"})"},
-        YamlCase{"a: |\n  line1\n  \"q\"\\\n", R"({"a":"line1\n\"q\"\\\n"})"}, YamlCase{"a: \"tab\\there\"", R"({"a":"tab\there"})"},
+        YamlCase{"a: |\n  line1\n  \"q\"\\\n", R"({"a":"line1\n\"q\"\\\n"})"},
+        YamlCase{"a: \"tab\\there\"", R"({"a":"tab\there"})"},
         YamlCase{"a: [1, b, {c: d}]", R"({"a":[1,"b",{"c":"d"}]})"}, YamlCase{"- 1\n- x", R"([1,"x"])"},
-        YamlCase{"1: a\ntrue: b", R"({"1":"a","true":"b"})"}, YamlCase{"a: &anchor {k: v}\nb: *anchor", R"({"a":{"k":"v"},"b":{"k":"v"}})"},
+        YamlCase{"1: a\ntrue: b", R"({"1":"a","true":"b"})"},
+        YamlCase{"a: &anchor {k: v}\nb: *anchor", R"({"a":{"k":"v"},"b":{"k":"v"}})"},
         // YAML 1.1 types a plain "y" as true even as a key, as go-yaml v2 (and so kubectl) does.
-        YamlCase{"y: 1", R"({"true":1})"},
-        YamlCase{"", "null"}, YamlCase{"a: \"\\u00e9\"", "{\"a\":\"\xc3\xa9\"}"}));
+        YamlCase{"y: 1", R"({"true":1})"}, YamlCase{"", "null"}, YamlCase{"a: \"\\u00e9\"", "{\"a\":\"\xc3\xa9\"}"}));
 
 TEST(YamlTest, DuplicateKeysNameTheKeyAndLine) {
   auto r = yamlDocumentToJson("metadata:\n  name: a\n  labels:\n    x: \"1\"\n  name: b\n");
@@ -927,16 +952,18 @@ TEST_P(TimestampTest, ParsesRfc3339) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, TimestampTest,
-    ::testing::Values(TimestampCase{"2024-01-02T03:04:05Z", 1704164645}, TimestampCase{"1970-01-01T00:00:00Z", 0},
-                      TimestampCase{"1969-12-31T23:59:59Z", -1}, TimestampCase{"2024-01-02T03:04:05.123456789Z", 1704164645},
-                      TimestampCase{"2024-01-02T05:04:05+02:00", 1704164645}, TimestampCase{"2024-01-01T21:34:05-05:30", 1704164645},
-                      TimestampCase{"2024-02-29T00:00:00Z", 1709164800}, TimestampCase{"2000-03-01T00:00:00Z", 951868800},
-                      TimestampCase{"2023-02-29T00:00:00Z", std::nullopt}, TimestampCase{"2024-13-01T00:00:00Z", std::nullopt},
-                      TimestampCase{"2024-01-02 03:04:05Z", std::nullopt}, TimestampCase{"2024-01-02t03:04:05Z", std::nullopt},
-                      TimestampCase{"2024-01-02T03:04:05", std::nullopt}, TimestampCase{"2024-01-02T03:04:60Z", std::nullopt},
-                      TimestampCase{"2024-01-02T24:00:00Z", std::nullopt}, TimestampCase{"2024-01-02T03:04:05.Z", std::nullopt},
-                      TimestampCase{"2024-01-02T03:04:05+0200", std::nullopt}, TimestampCase{"2024-01-02T03:04:05Zjunk", std::nullopt},
-                      TimestampCase{"", std::nullopt}, TimestampCase{"yesterday", std::nullopt}));
+    ::testing::Values(
+        TimestampCase{"2024-01-02T03:04:05Z", 1704164645}, TimestampCase{"1970-01-01T00:00:00Z", 0},
+        TimestampCase{"1969-12-31T23:59:59Z", -1}, TimestampCase{"2024-01-02T03:04:05.123456789Z", 1704164645},
+        TimestampCase{"2024-01-02T05:04:05+02:00", 1704164645}, TimestampCase{"2024-01-01T21:34:05-05:30", 1704164645},
+        TimestampCase{"2024-02-29T00:00:00Z", 1709164800}, TimestampCase{"2000-03-01T00:00:00Z", 951868800},
+        TimestampCase{"2023-02-29T00:00:00Z", std::nullopt}, TimestampCase{"2024-13-01T00:00:00Z", std::nullopt},
+        TimestampCase{"2024-01-02 03:04:05Z", std::nullopt}, TimestampCase{"2024-01-02t03:04:05Z", std::nullopt},
+        TimestampCase{"2024-01-02T03:04:05", std::nullopt}, TimestampCase{"2024-01-02T03:04:60Z", std::nullopt},
+        TimestampCase{"2024-01-02T24:00:00Z", std::nullopt}, TimestampCase{"2024-01-02T03:04:05.Z", std::nullopt},
+        TimestampCase{"2024-01-02T03:04:05+0200", std::nullopt},
+        TimestampCase{"2024-01-02T03:04:05Zjunk", std::nullopt}, TimestampCase{"", std::nullopt},
+        TimestampCase{"yesterday", std::nullopt}));
 
 }  // namespace
 }  // namespace kdesched::api

@@ -26,27 +26,27 @@ TEST_P(QuantityParseTest, ParsesToMilliUnits) {
 
 INSTANTIATE_TEST_SUITE_P(
     LegalForms, QuantityParseTest,
-    ::testing::Values(
-        QuantityCase{"100m", 100}, QuantityCase{"1", 1000}, QuantityCase{"1.5", 1500},
-        QuantityCase{"2Gi", 2147483648000}, QuantityCase{"512Mi", 536870912000}, QuantityCase{"1Ki", 1024000},
-        QuantityCase{"1.5Gi", 1610612736000}, QuantityCase{"0.5Ki", 512000}, QuantityCase{"100.035Ki", 102435840},
-        QuantityCase{"1e3", 1000000}, QuantityCase{"1E3", 1000000}, QuantityCase{"1e+3", 1000000},
-        QuantityCase{"1e-3", 1}, QuantityCase{"2.5e2", 250000}, QuantityCase{"3000", 3000000},
-        QuantityCase{"1k", 1000000}, QuantityCase{"1M", 1000000000}, QuantityCase{"1G", 1000000000000},
-        QuantityCase{"1T", 1000000000000000}, QuantityCase{"1P", 1000000000000000000},
-        QuantityCase{"8Pi", 9007199254740992000}, QuantityCase{"9223372036854775807m", 9223372036854775807},
-        QuantityCase{"0", 0}, QuantityCase{"000", 0}, QuantityCase{"0.000", 0}, QuantityCase{"0Gi", 0},
-        QuantityCase{"+1", 1000}, QuantityCase{"-1", -1000}, QuantityCase{"-1.5Ki", -1536000},
-        QuantityCase{".5", 500}, QuantityCase{"5.", 5000}, QuantityCase{"1.G", 1000000000000},
-        QuantityCase{"007", 7000}, QuantityCase{"1.0001", 1001}, QuantityCase{"1.000", 1000},
-        // Everything below a milli-unit rounds up, never to zero.
-        QuantityCase{"1n", 1}, QuantityCase{"1u", 1}, QuantityCase{"1m", 1}, QuantityCase{"0.1m", 1},
-        QuantityCase{"1001u", 2}, QuantityCase{"0.000000000001Ki", 1}, QuantityCase{"1e-99999", 1},
-        QuantityCase{"0.0000000000000000000000000001", 1}, QuantityCase{"1.0000000000000000000001", 1001},
-        // Negative amounts round away from zero.
-        QuantityCase{"-1n", -1}, QuantityCase{"-0.1m", -1},
-        // Upstream's scanner lets every part be empty, so these are (odd but legal) zeros.
-        QuantityCase{"Mi", 0}, QuantityCase{".", 0}, QuantityCase{"-", 0}, QuantityCase{"0e999999", 0}));
+    ::testing::Values(QuantityCase{"100m", 100}, QuantityCase{"1", 1000}, QuantityCase{"1.5", 1500},
+                      QuantityCase{"2Gi", 2147483648000}, QuantityCase{"512Mi", 536870912000},
+                      QuantityCase{"1Ki", 1024000}, QuantityCase{"1.5Gi", 1610612736000}, QuantityCase{"0.5Ki", 512000},
+                      QuantityCase{"100.035Ki", 102435840}, QuantityCase{"1e3", 1000000}, QuantityCase{"1E3", 1000000},
+                      QuantityCase{"1e+3", 1000000}, QuantityCase{"1e-3", 1}, QuantityCase{"2.5e2", 250000},
+                      QuantityCase{"3000", 3000000}, QuantityCase{"1k", 1000000}, QuantityCase{"1M", 1000000000},
+                      QuantityCase{"1G", 1000000000000}, QuantityCase{"1T", 1000000000000000},
+                      QuantityCase{"1P", 1000000000000000000}, QuantityCase{"8Pi", 9007199254740992000},
+                      QuantityCase{"9223372036854775807m", 9223372036854775807}, QuantityCase{"0", 0},
+                      QuantityCase{"000", 0}, QuantityCase{"0.000", 0}, QuantityCase{"0Gi", 0},
+                      QuantityCase{"+1", 1000}, QuantityCase{"-1", -1000}, QuantityCase{"-1.5Ki", -1536000},
+                      QuantityCase{".5", 500}, QuantityCase{"5.", 5000}, QuantityCase{"1.G", 1000000000000},
+                      QuantityCase{"007", 7000}, QuantityCase{"1.0001", 1001}, QuantityCase{"1.000", 1000},
+                      // Everything below a milli-unit rounds up, never to zero.
+                      QuantityCase{"1n", 1}, QuantityCase{"1u", 1}, QuantityCase{"1m", 1}, QuantityCase{"0.1m", 1},
+                      QuantityCase{"1001u", 2}, QuantityCase{"0.000000000001Ki", 1}, QuantityCase{"1e-99999", 1},
+                      QuantityCase{"0.0000000000000000000000000001", 1}, QuantityCase{"1.0000000000000000000001", 1001},
+                      // Negative amounts round away from zero.
+                      QuantityCase{"-1n", -1}, QuantityCase{"-0.1m", -1},
+                      // Upstream's scanner lets every part be empty, so these are (odd but legal) zeros.
+                      QuantityCase{"Mi", 0}, QuantityCase{".", 0}, QuantityCase{"-", 0}, QuantityCase{"0e999999", 0}));
 
 class QuantityErrorTest : public ::testing::TestWithParam<const char*> {};
 
@@ -58,9 +58,9 @@ TEST_P(QuantityErrorTest, RejectsAndNamesTheText) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Illegal, QuantityErrorTest,
-                         ::testing::Values("12x", "", "1.2.3", "1 Gi", " 1", "1 ", "1K", "K", "1i", "0.1mi",
-                                           "1e", "1e-", "1.1.M", "1+1.0M", "aoeu", "1ee3", "1e3k", "1KiB",
-                                           "--1", "1e1.5", "0x10", "1e99999999999999999999"));
+                         ::testing::Values("12x", "", "1.2.3", "1 Gi", " 1", "1 ", "1K", "K", "1i", "0.1mi", "1e",
+                                           "1e-", "1.1.M", "1+1.0M", "aoeu", "1ee3", "1e3k", "1KiB", "--1", "1e1.5",
+                                           "0x10", "1e99999999999999999999"));
 
 INSTANTIATE_TEST_SUITE_P(Overflow, QuantityErrorTest,
                          ::testing::Values("1E", "10P", "9Pi", "1Ei", "8Ei", "9223372036854775808m",

@@ -148,13 +148,12 @@ TEST(PodNodeAffinityTest, NodeSelectorAndRequiredAffinity) {
 TEST(PodNodeAffinityTest, PreferredScoreSumsMatchingWeights) {
   const Node n = makeNode("n1", kNodeLabels);
   SchedulingConstraints c;
-  c.nodeAffinity = NodeAffinity{
-      std::nullopt,
-      {{10, {{{"zone", NodeSelectorOp::In, {"a"}}}, {}}},
-       {5, {{{"zone", NodeSelectorOp::In, {"b"}}}, {}}},
-       {3, {{{"cpus", NodeSelectorOp::Gt, {"2"}}}, {}}},
-       {0, {{{"zone", NodeSelectorOp::Exists, {}}}, {}}},
-       {7, {}}}};
+  c.nodeAffinity = NodeAffinity{std::nullopt,
+                                {{10, {{{"zone", NodeSelectorOp::In, {"a"}}}, {}}},
+                                 {5, {{{"zone", NodeSelectorOp::In, {"b"}}}, {}}},
+                                 {3, {{{"cpus", NodeSelectorOp::Gt, {"2"}}}, {}}},
+                                 {0, {{{"zone", NodeSelectorOp::Exists, {}}}, {}}},
+                                 {7, {}}}};
   EXPECT_EQ(preferredNodeAffinityScore(makePod(c), n), 13);
   EXPECT_EQ(preferredNodeAffinityScore(makePod({}), n), 0);
 }
@@ -180,22 +179,46 @@ const Taint kTaint{"dedicated", "gpu", TaintEffect::NoSchedule};
 INSTANTIATE_TEST_SUITE_P(
     Matrix, TolerationTest,
     ::testing::Values(
-        TolerationCase{"Equal key value effect", {"dedicated", TolerationOp::Equal, "gpu", TaintEffect::NoSchedule, {}}, kTaint, true},
-        TolerationCase{"Equal empty effect matches all effects", {"dedicated", TolerationOp::Equal, "gpu", TaintEffect::None, {}}, kTaint, true},
-        TolerationCase{"Equal other effect", {"dedicated", TolerationOp::Equal, "gpu", TaintEffect::NoExecute, {}}, kTaint, false},
-        TolerationCase{"Equal other value", {"dedicated", TolerationOp::Equal, "cpu", TaintEffect::NoSchedule, {}}, kTaint, false},
-        TolerationCase{"Equal other key", {"team", TolerationOp::Equal, "gpu", TaintEffect::NoSchedule, {}}, kTaint, false},
+        TolerationCase{"Equal key value effect",
+                       {"dedicated", TolerationOp::Equal, "gpu", TaintEffect::NoSchedule, {}},
+                       kTaint,
+                       true},
+        TolerationCase{"Equal empty effect matches all effects",
+                       {"dedicated", TolerationOp::Equal, "gpu", TaintEffect::None, {}},
+                       kTaint,
+                       true},
+        TolerationCase{
+            "Equal other effect", {"dedicated", TolerationOp::Equal, "gpu", TaintEffect::NoExecute, {}}, kTaint, false},
+        TolerationCase{
+            "Equal other value", {"dedicated", TolerationOp::Equal, "cpu", TaintEffect::NoSchedule, {}}, kTaint, false},
+        TolerationCase{
+            "Equal other key", {"team", TolerationOp::Equal, "gpu", TaintEffect::NoSchedule, {}}, kTaint, false},
         TolerationCase{"Exists key", {"dedicated", TolerationOp::Exists, "", TaintEffect::None, {}}, kTaint, true},
-        TolerationCase{"Exists key ignores value", {"dedicated", TolerationOp::Exists, "other", TaintEffect::None, {}}, kTaint, true},
+        TolerationCase{"Exists key ignores value",
+                       {"dedicated", TolerationOp::Exists, "other", TaintEffect::None, {}},
+                       kTaint,
+                       true},
         TolerationCase{"Exists other key", {"team", TolerationOp::Exists, "", TaintEffect::None, {}}, kTaint, false},
-        TolerationCase{"Exists empty key tolerates everything", {"", TolerationOp::Exists, "", TaintEffect::None, {}}, kTaint, true},
-        TolerationCase{"Exists empty key, effect must still match", {"", TolerationOp::Exists, "", TaintEffect::NoExecute, {}}, kTaint, false},
-        TolerationCase{"Exists empty key, same effect", {"", TolerationOp::Exists, "", TaintEffect::NoSchedule, {}}, kTaint, true},
-        TolerationCase{"Equal empty key compares values", {"", TolerationOp::Equal, "", TaintEffect::None, {}}, kTaint, false},
-        TolerationCase{"Equal empty key and value vs empty-valued taint", {"", TolerationOp::Equal, "", TaintEffect::None, {}},
-                       Taint{"any", "", TaintEffect::NoExecute}, true},
-        TolerationCase{"Equal empty value", {"dedicated", TolerationOp::Equal, "", TaintEffect::None, {}},
-                       Taint{"dedicated", "", TaintEffect::PreferNoSchedule}, true}),
+        TolerationCase{"Exists empty key tolerates everything",
+                       {"", TolerationOp::Exists, "", TaintEffect::None, {}},
+                       kTaint,
+                       true},
+        TolerationCase{"Exists empty key, effect must still match",
+                       {"", TolerationOp::Exists, "", TaintEffect::NoExecute, {}},
+                       kTaint,
+                       false},
+        TolerationCase{
+            "Exists empty key, same effect", {"", TolerationOp::Exists, "", TaintEffect::NoSchedule, {}}, kTaint, true},
+        TolerationCase{
+            "Equal empty key compares values", {"", TolerationOp::Equal, "", TaintEffect::None, {}}, kTaint, false},
+        TolerationCase{"Equal empty key and value vs empty-valued taint",
+                       {"", TolerationOp::Equal, "", TaintEffect::None, {}},
+                       Taint{"any", "", TaintEffect::NoExecute},
+                       true},
+        TolerationCase{"Equal empty value",
+                       {"dedicated", TolerationOp::Equal, "", TaintEffect::None, {}},
+                       Taint{"dedicated", "", TaintEffect::PreferNoSchedule},
+                       true}),
     [](const auto& info) {
       std::string n = info.param.name;
       for (char& ch : n) {
@@ -205,17 +228,16 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(TaintsTest, ListsAndFilters) {
-  const std::vector<Taint> taints{{"a", "1", TaintEffect::NoSchedule},
-                                  {"b", "", TaintEffect::PreferNoSchedule},
-                                  {"c", "", TaintEffect::NoExecute}};
+  const std::vector<Taint> taints{
+      {"a", "1", TaintEffect::NoSchedule}, {"b", "", TaintEffect::PreferNoSchedule}, {"c", "", TaintEffect::NoExecute}};
   const std::vector<Toleration> tolerateA{{"a", TolerationOp::Equal, "1", TaintEffect::None, {}}};
   const std::vector<Toleration> tolerateAC{{"a", TolerationOp::Exists, "", TaintEffect::None, {}},
                                            {"c", TolerationOp::Exists, "", TaintEffect::NoExecute, 300}};
   EXPECT_TRUE(toleratesTaint(tolerateA, taints[0]));
   EXPECT_FALSE(toleratesTaint(tolerateA, taints[1]));
   EXPECT_FALSE(toleratesTaints(tolerateAC, taints));
-  EXPECT_TRUE(toleratesTaints(tolerateAC, taints,
-                              [](const Taint& t) { return t.effect != TaintEffect::PreferNoSchedule; }));
+  EXPECT_TRUE(
+      toleratesTaints(tolerateAC, taints, [](const Taint& t) { return t.effect != TaintEffect::PreferNoSchedule; }));
   EXPECT_TRUE(toleratesNoScheduleNoExecute(tolerateAC, taints));  // PreferNoSchedule does not filter
   EXPECT_FALSE(toleratesNoScheduleNoExecute(tolerateA, taints));
   EXPECT_TRUE(toleratesNoScheduleNoExecute({}, {{"b", "", TaintEffect::PreferNoSchedule}}));
@@ -241,10 +263,10 @@ TEST(PodRequestsTest, SumsAppContainers) {
 
 TEST(PodRequestsTest, InitContainersSetTheFloor) {
   // An init container larger than the app containers dominates; per resource, not as a whole.
-  const auto r = computePodRequests({container({{"cpu", 300}, {"memory", 384 * kMi}})},
-                                    {container({{"cpu", 1000}, {"memory", 64 * kMi}}),
-                                     container({{"cpu", 500}, {"ephemeral-storage", 2 * kGi}})},
-                                    {});
+  const auto r = computePodRequests(
+      {container({{"cpu", 300}, {"memory", 384 * kMi}})},
+      {container({{"cpu", 1000}, {"memory", 64 * kMi}}), container({{"cpu", 500}, {"ephemeral-storage", 2 * kGi}})},
+      {});
   EXPECT_EQ(r, (ResourceList{{"cpu", 1000}, {"memory", 384 * kMi}, {"ephemeral-storage", 2 * kGi}}));
 }
 
@@ -252,8 +274,8 @@ TEST(PodRequestsTest, OverheadExampleFromTheKubernetesDocs) {
   // Pod Overhead docs: two containers of 500m / 100Mi (limits, so requests default to them) in a
   // RuntimeClass with overhead 250m / 120Mi: the scheduler accounts 1250m and 320Mi.
   const ResourceList each{{"cpu", 500}, {"memory", 100 * kMi}};
-  const auto r = computePodRequests({container(each, each), container(each, each)}, {},
-                                    {{"cpu", 250}, {"memory", 120 * kMi}});
+  const auto r =
+      computePodRequests({container(each, each), container(each, each)}, {}, {{"cpu", 250}, {"memory", 120 * kMi}});
   EXPECT_EQ(r, (ResourceList{{"cpu", 1250}, {"memory", 320 * kMi}}));
 }
 
@@ -308,27 +330,40 @@ INSTANTIATE_TEST_SUITE_P(
         QosCase{"nothing", {container({})}, {}, QosClass::BestEffort},
         QosCase{"no containers", {}, {}, QosClass::BestEffort},
         QosCase{"zero requests", {container({{"cpu", 0}})}, {}, QosClass::BestEffort},
-        QosCase{"extended resources only", {container({{"nvidia.com/gpu", 1000}}, {{"nvidia.com/gpu", 1000}})}, {},
+        QosCase{"extended resources only",
+                {container({{"nvidia.com/gpu", 1000}}, {{"nvidia.com/gpu", 1000}})},
+                {},
                 QosClass::BestEffort},
         QosCase{"cpu request only", {container({{"cpu", 100}})}, {}, QosClass::Burstable},
         QosCase{"requests equal limits", {container(kCpuMem, kCpuMem)}, {}, QosClass::Guaranteed},
-        QosCase{"two guaranteed containers", {container(kCpuMem, kCpuMem), container(kCpuMem, kCpuMem)}, {},
+        QosCase{"two guaranteed containers",
+                {container(kCpuMem, kCpuMem), container(kCpuMem, kCpuMem)},
+                {},
                 QosClass::Guaranteed},
-        QosCase{"guaranteed plus best-effort container", {container(kCpuMem, kCpuMem), container({})}, {},
+        QosCase{"guaranteed plus best-effort container",
+                {container(kCpuMem, kCpuMem), container({})},
+                {},
                 QosClass::Burstable},
         QosCase{"cpu limit only", {container({{"cpu", 500}}, {{"cpu", 500}})}, {}, QosClass::Burstable},
-        QosCase{"requests below limits", {container({{"cpu", 250}, {"memory", 256 * kMi}}, kCpuMem)}, {},
+        QosCase{"requests below limits",
+                {container({{"cpu", 250}, {"memory", 256 * kMi}}, kCpuMem)},
+                {},
                 QosClass::Burstable},
-        QosCase{"explicit zero cpu request", {container({{"cpu", 0}, {"memory", 256 * kMi}}, kCpuMem)}, {},
+        QosCase{"explicit zero cpu request",
+                {container({{"cpu", 0}, {"memory", 256 * kMi}}, kCpuMem)},
+                {},
                 QosClass::Burstable},
         QosCase{"limits only (before defaulting)", {container({}, kCpuMem)}, {}, QosClass::Burstable},
         QosCase{"init container without limits", {container(kCpuMem, kCpuMem)}, {container({})}, QosClass::Burstable},
-        QosCase{"guaranteed init container", {container(kCpuMem, kCpuMem)}, {container(kCpuMem, kCpuMem)},
+        QosCase{"guaranteed init container",
+                {container(kCpuMem, kCpuMem)},
+                {container(kCpuMem, kCpuMem)},
                 QosClass::Guaranteed},
         QosCase{"extended resource does not spoil guaranteed",
                 {container({{"cpu", 500}, {"memory", 256 * kMi}, {"nvidia.com/gpu", 1000}},
                            {{"cpu", 500}, {"memory", 256 * kMi}, {"nvidia.com/gpu", 1000}})},
-                {}, QosClass::Guaranteed}),
+                {},
+                QosClass::Guaranteed}),
     [](const auto& info) {
       std::string n = info.param.name;
       for (char& ch : n) {
@@ -441,8 +476,8 @@ TEST(PodOrderTest, PriorityThenQosThenPreferNoEviction) {
   std::stable_sort(pods.begin(), pods.end(), podLessByPriorityLowToHigh);
   std::vector<std::string> order;
   for (const auto& p : pods) order.push_back(p.name);
-  EXPECT_EQ(order, (std::vector<std::string>{"nil-best", "nil-burst", "neg", "zero", "b100", "b100-keep", "u100",
-                                             "g100"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"nil-best", "nil-burst", "neg", "zero", "b100", "b100-keep", "u100", "g100"}));
   for (const auto& p : pods) EXPECT_FALSE(podLessByPriorityLowToHigh(p, p)) << p.name;  // irreflexive
 }
 

@@ -95,8 +95,13 @@ const std::string kNasty = "pods \"x\" not found; a=b \\ back\nnext line\ttab \x
 
 TEST_F(LogTest, TextIsValidLogfmtAndReadsBackExactly) {
   setFormat(Format::Text);
-  info("eviction failed", {{"pod", "default/x"}, {"detail", kNasty}, {"empty", ""}, {"count", 3},
-                           {"seconds", 0.25}, {"ok", true}, {"negative", -7}});
+  info("eviction failed", {{"pod", "default/x"},
+                           {"detail", kNasty},
+                           {"empty", ""},
+                           {"count", 3},
+                           {"seconds", 0.25},
+                           {"ok", true},
+                           {"negative", -7}});
   ASSERT_EQ(lines_.size(), 1u);
   std::vector<std::pair<std::string, std::string>> kv;
   ASSERT_TRUE(parseLogfmt(lines_[0], kv)) << lines_[0];
@@ -117,8 +122,13 @@ TEST_F(LogTest, TextIsValidLogfmtAndReadsBackExactly) {
 
 TEST_F(LogTest, JsonHasTypedValuesAndReadsBackExactly) {
   setFormat(Format::Json);
-  info("eviction failed", {{"pod", "default/x"}, {"detail", kNasty}, {"count", 3}, {"big", std::uint64_t{1} << 63},
-                           {"seconds", 0.25}, {"ok", false}, {"nan", std::nan("")}});
+  info("eviction failed", {{"pod", "default/x"},
+                           {"detail", kNasty},
+                           {"count", 3},
+                           {"big", std::uint64_t{1} << 63},
+                           {"seconds", 0.25},
+                           {"ok", false},
+                           {"nan", std::nan("")}});
   ASSERT_EQ(lines_.size(), 1u);
   auto j = nlohmann::json::parse(lines_[0]);
   EXPECT_EQ(j["ts"], "2026-01-01T00:00:00.000Z");

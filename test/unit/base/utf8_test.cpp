@@ -13,16 +13,19 @@ TEST(Utf8, AcceptsWellFormedText) {
 
 TEST(Utf8, RejectsMalformedSequences) {
   EXPECT_FALSE(valid("\xFF"));
-  EXPECT_FALSE(valid("\xC3"));                  // cut short
-  EXPECT_FALSE(valid("\xC0\xAF"));              // overlong '/'
-  EXPECT_FALSE(valid("\xE0\x80\xAF"));          // overlong
-  EXPECT_FALSE(valid("\xED\xA0\x80"));          // surrogate
-  EXPECT_FALSE(valid("\xF4\x90\x80\x80"));      // above U+10FFFF
-  EXPECT_FALSE(valid("\xE2\x9C"));              // cut short
+  EXPECT_FALSE(valid("\xC3"));              // cut short
+  EXPECT_FALSE(valid("\xC0\xAF"));          // overlong '/'
+  EXPECT_FALSE(valid("\xE0\x80\xAF"));      // overlong
+  EXPECT_FALSE(valid("\xED\xA0\x80"));      // surrogate
+  EXPECT_FALSE(valid("\xF4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(valid("\xE2\x9C"));          // cut short
 }
 
 TEST(Utf8, SanitizeReplacesEachBadByte) {
-  EXPECT_EQ(sanitize("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(sanitize("a\xFF"
+                     "b"),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(sanitize("\xC3\xA9"), "\xC3\xA9");
   EXPECT_EQ(sanitize("\xE2\x9C"), "\xEF\xBF\xBD\xEF\xBF\xBD");
 }

@@ -7,7 +7,8 @@
 namespace kdesched::cluster {
 namespace {
 
-const char* kNode = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"kubernetes.io/hostname":"n1"}},
+const char* kNode =
+    R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"kubernetes.io/hostname":"n1"}},
  "status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True"}]}})";
 const char* kPod = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p1","namespace":"default","uid":"u1"},
  "spec":{"nodeName":"n1","containers":[{"name":"c","resources":{"requests":{"cpu":"100m"}}}]},"status":{"phase":"Running"}})";
@@ -102,15 +103,16 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadCase{"empty", "  \n", "empty"},
         BadCase{"truncated_json", R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":)", "not valid JSON"},
-        BadCase{"bad_quantity",
-                R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"12x"}}}]}}]})",
-                "12x"},
-        BadCase{"bad_operator",
-                R"({"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Maybe","values":["x"]}]}]}}}}})",
-                "Maybe"},
+        BadCase{
+            "bad_quantity",
+            R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"12x"}}}]}}]})",
+            "12x"},
+        BadCase{
+            "bad_operator",
+            R"({"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Maybe","values":["x"]}]}]}}}}})",
+            "Maybe"},
         BadCase{"items_not_array", R"({"kind":"List","items":{}})", "items"},
-        BadCase{"binary", std::string("{\"kind\":\0", 9), "NUL"},
-        BadCase{"scalar", "42", "expected"}),
+        BadCase{"binary", std::string("{\"kind\":\0", 9), "NUL"}, BadCase{"scalar", "42", "expected"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(Loader, TenMegabytesOfRandomBytesFailFast) {

@@ -12,7 +12,9 @@ TEST(Store, UpsertRemoveAndEvents) {
   std::vector<std::string> seen;
   s.subscribe([&](const cluster::StoreEvent& e) {
     if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e)) {
-      const char* t = c->type == cluster::EventType::Added ? "add" : c->type == cluster::EventType::Modified ? "mod" : "del";
+      const char* t = c->type == cluster::EventType::Added      ? "add"
+                      : c->type == cluster::EventType::Modified ? "mod"
+                                                                : "del";
       seen.push_back(std::string(t) + " " + (c->after ? c->after->name : c->before->name));
     }
   });

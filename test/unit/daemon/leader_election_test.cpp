@@ -33,9 +33,8 @@ LeaderElectionConfig shortLease() {
   return c;
 }
 
-const std::string kLease =
-    R"({"metadata":{"name":"descheduler","namespace":"default","resourceVersion":"7"},)"
-    R"("spec":{"holderIdentity":"me","leaseDurationSeconds":1,"leaseTransitions":0}})";
+const std::string kLease = R"({"metadata":{"name":"descheduler","namespace":"default","resourceVersion":"7"},)"
+                           R"("spec":{"holderIdentity":"me","leaseDurationSeconds":1,"leaseTransitions":0}})";
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

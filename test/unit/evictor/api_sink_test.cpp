@@ -18,7 +18,9 @@ struct FakeApi : evictor::EvictionApi {
   void recordEvent(const evictor::PodEvent& e) override { events.push_back(e); }
 };
 
-evictor::Decision decision(const api::Pod& p) { return {&p, "node2", "RemovePodsViolatingInterPodAntiAffinity", "default", "term broken"}; }
+evictor::Decision decision(const api::Pod& p) {
+  return {&p, "node2", "RemovePodsViolatingInterPodAntiAffinity", "default", "term broken"};
+}
 
 TEST(ApiSink, SuccessSendsUidPreconditionGraceAndAnEvent) {
   FakeApi api;
@@ -29,7 +31,8 @@ TEST(ApiSink, SuccessSendsUidPreconditionGraceAndAnEvent) {
   ASSERT_EQ(api.requests.size(), 1u);
   EXPECT_EQ(api.requests[0].uid, pod->uid);
   EXPECT_EQ(api.requests[0].gracePeriodSeconds, 30);
-  EXPECT_EQ(api.requests[0].reasonAnnotation, "triggered by default/RemovePodsViolatingInterPodAntiAffinity: term broken");
+  EXPECT_EQ(api.requests[0].reasonAnnotation,
+            "triggered by default/RemovePodsViolatingInterPodAntiAffinity: term broken");
   ASSERT_EQ(api.events.size(), 1u);
   EXPECT_EQ(api.events[0].type, "Normal");
   EXPECT_EQ(api.events[0].reason, "RemovePodsViolatingInterPodAntiAffinity");
@@ -64,12 +67,19 @@ TEST_P(ApiSinkAnswers, MapsToRefusals) {
 INSTANTIATE_TEST_SUITE_P(
     Table, ApiSinkAnswers,
     ::testing::Values(
-        AnswerCase{"pdb", {429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", true},
-                   framework::Refusal::Pdb, "PodDisruptionBudget"},
-        AnswerCase{"throttled", {429, "TooManyRequests", "Too many requests", false}, framework::Refusal::ApiError, "throttled"},
-        AnswerCase{"gone", {404, "NotFound", "pods \"payment\" not found", false}, framework::Refusal::ApiError, "not found"},
+        AnswerCase{"pdb",
+                   {429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", true},
+                   framework::Refusal::Pdb,
+                   "PodDisruptionBudget"},
+        AnswerCase{"throttled",
+                   {429, "TooManyRequests", "Too many requests", false},
+                   framework::Refusal::ApiError,
+                   "throttled"},
+        AnswerCase{
+            "gone", {404, "NotFound", "pods \"payment\" not found", false}, framework::Refusal::ApiError, "not found"},
         AnswerCase{"replaced", {409, "Conflict", "uid precondition", false}, framework::Refusal::ApiError, "conflict"},
-        AnswerCase{"forbidden", {403, "Forbidden", "cannot create pods/eviction", false}, framework::Refusal::ApiError, "403"},
+        AnswerCase{
+            "forbidden", {403, "Forbidden", "cannot create pods/eviction", false}, framework::Refusal::ApiError, "403"},
         AnswerCase{"unreachable", {0, "", "connection refused", false}, framework::Refusal::ApiError, "unreachable"}),
     [](const auto& info) { return info.param.name; });
 

@@ -25,7 +25,9 @@ TEST(PdbBudget, StatusBudgetIsSpentWithinACycle) {
 TEST(PdbBudget, TwoPdbsRefuseAsTheApiServerDoes) {
   ClusterBuilder b;
   auto p = PodBuilder("a").app("web").label("tier", "x").node("n1").build();
-  b.add(p).add(pdb("one", "default", selectorOf("app", "web"), 5)).add(pdb("two", "default", selectorOf("tier", "x"), 5));
+  b.add(p)
+      .add(pdb("one", "default", selectorOf("app", "web"), 5))
+      .add(pdb("two", "default", selectorOf("tier", "x"), 5));
   auto snap = b.snapshot();
   auto c = evictor::PdbBudget(*snap).check(*p);
   EXPECT_FALSE(c.allowed);
@@ -37,7 +39,9 @@ TEST(PdbBudget, PdbInAnotherNamespaceOrNilSelectorDoesNotMatch) {
   auto p = PodBuilder("a").app("web").node("n1").build();
   auto nilSel = std::make_shared<api::PodDisruptionBudget>(*pdb("nil", "default", {}, 0));
   nilSel->selector.reset();
-  b.add(p).add(pdb("other", "elsewhere", selectorOf("app", "web"), 0)).add(std::shared_ptr<const api::PodDisruptionBudget>(nilSel));
+  b.add(p)
+      .add(pdb("other", "elsewhere", selectorOf("app", "web"), 0))
+      .add(std::shared_ptr<const api::PodDisruptionBudget>(nilSel));
   auto snap = b.snapshot();
   EXPECT_TRUE(evictor::PdbBudget(*snap).check(*p).allowed);
 }
@@ -88,8 +92,10 @@ TEST_P(PdbFromSpec, ComputesLikeTheDisruptionController) {
   const auto& c = GetParam();
   ClusterBuilder b;
   for (int i = 0; i < c.readyPods; ++i) b.add(PodBuilder("r" + std::to_string(i)).app("web").node("n1").build());
-  for (int i = 0; i < c.unreadyPods; ++i) b.add(PodBuilder("u" + std::to_string(i)).app("web").node("n1").notReady().build());
-  auto spec = std::make_shared<api::PodDisruptionBudget>(*pdb("web", "default", selectorOf("app", "web"), std::nullopt));
+  for (int i = 0; i < c.unreadyPods; ++i)
+    b.add(PodBuilder("u" + std::to_string(i)).app("web").node("n1").notReady().build());
+  auto spec =
+      std::make_shared<api::PodDisruptionBudget>(*pdb("web", "default", selectorOf("app", "web"), std::nullopt));
   spec->minAvailable = c.minAvailable;
   spec->maxUnavailable = c.maxUnavailable;
   b.add(std::shared_ptr<const api::PodDisruptionBudget>(spec));
@@ -97,15 +103,16 @@ TEST_P(PdbFromSpec, ComputesLikeTheDisruptionController) {
   EXPECT_EQ(evictor::PdbBudget(*snap).allowedDisruptions(*snap->pdbs()[0]), c.want);
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, PdbFromSpec,
-                         ::testing::Values(SpecCase{"minAvailable1_of3", api::IntOrPercent{false, 1}, {}, 3, 0, 2},
-                                           SpecCase{"minAvailable1_of1", api::IntOrPercent{false, 1}, {}, 1, 0, 0},
-                                           SpecCase{"minAvailable50pct_of3_rounds_up", api::IntOrPercent{true, 50}, {}, 3, 0, 1},
-                                           SpecCase{"maxUnavailable1_of3", {}, api::IntOrPercent{false, 1}, 3, 0, 1},
-                                           SpecCase{"maxUnavailable1_one_unready", {}, api::IntOrPercent{false, 1}, 2, 1, 0},
-                                           SpecCase{"maxUnavailable100pct", {}, api::IntOrPercent{true, 100}, 3, 0, 3},
-                                           SpecCase{"minAvailable_exceeds_pods", api::IntOrPercent{false, 5}, {}, 3, 0, 0}),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Table, PdbFromSpec,
+    ::testing::Values(SpecCase{"minAvailable1_of3", api::IntOrPercent{false, 1}, {}, 3, 0, 2},
+                      SpecCase{"minAvailable1_of1", api::IntOrPercent{false, 1}, {}, 1, 0, 0},
+                      SpecCase{"minAvailable50pct_of3_rounds_up", api::IntOrPercent{true, 50}, {}, 3, 0, 1},
+                      SpecCase{"maxUnavailable1_of3", {}, api::IntOrPercent{false, 1}, 3, 0, 1},
+                      SpecCase{"maxUnavailable1_one_unready", {}, api::IntOrPercent{false, 1}, 2, 1, 0},
+                      SpecCase{"maxUnavailable100pct", {}, api::IntOrPercent{true, 100}, 3, 0, 3},
+                      SpecCase{"minAvailable_exceeds_pods", api::IntOrPercent{false, 5}, {}, 3, 0, 0}),
+    [](const auto& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace kdesched::testing

@@ -114,11 +114,10 @@ TEST(PipelinedSink, FlushDeliversLateFailuresOnTheCallersThread) {
   auto ok = PodBuilder("ok").node("node1").build();
   auto refused = PodBuilder("refused").node("node1").build();
   std::vector<std::string> forgotten;
-  evictor::PipelinedSink sink(primary, {&observer}, 4,
-                              [&](const evictor::Decision& d, const EvictResult& r) {
-                                EXPECT_EQ(r.refusal, Refusal::Pdb);
-                                forgotten.push_back(d.pod->name);
-                              });
+  evictor::PipelinedSink sink(primary, {&observer}, 4, [&](const evictor::Decision& d, const EvictResult& r) {
+    EXPECT_EQ(r.refusal, Refusal::Pdb);
+    forgotten.push_back(d.pod->name);
+  });
   EXPECT_TRUE(sink.evict(decision(*ok)).evicted);
   EXPECT_TRUE(sink.evict(decision(*refused)).evicted) << "optimistic: the server has not answered";
   primary.open();
@@ -139,7 +138,8 @@ TEST(PipelinedSink, ConcurrencyOneIsSynchronousAndReturnsTheServersAnswer) {
   ThreadCheckingObserver observer(std::this_thread::get_id());
   auto refused = PodBuilder("refused").node("node1").build();
   int failedCalls = 0;
-  evictor::PipelinedSink sink(primary, {&observer}, 1, [&](const evictor::Decision&, const EvictResult&) { ++failedCalls; });
+  evictor::PipelinedSink sink(primary, {&observer}, 1,
+                              [&](const evictor::Decision&, const EvictResult&) { ++failedCalls; });
   EvictResult r = sink.evict(decision(*refused));
   EXPECT_FALSE(r.evicted);
   EXPECT_EQ(r.refusal, Refusal::Pdb);

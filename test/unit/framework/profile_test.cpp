@@ -18,8 +18,9 @@ std::string buildError(const std::string& yaml) {
 const std::string kHead = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n";
 
 TEST(Profiles, DefaultEvictorIsInjected) {
-  auto e = engineFor(kHead + "profiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAffinity\n"
-                             "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n");
+  auto e = engineFor(kHead +
+                     "profiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAffinity\n"
+                     "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n");
   ASSERT_TRUE(e.isOk()) << e.error();
   ASSERT_EQ(e->profiles.size(), 1u);
   const auto& p = e->profiles[0];
@@ -32,16 +33,21 @@ TEST(Profiles, DefaultEvictorIsInjected) {
 }
 
 TEST(Profiles, EnabledPluginNeedsPluginConfig) {
-  auto err = buildError(kHead + "profiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n");
-  EXPECT_NE(err.find("policy.yaml: profiles[0].plugins.deschedule.enabled[0]: plugin \"RemovePodsViolatingInterPodAntiAffinity\" "
-                     "is enabled but has no pluginConfig entry"),
-            std::string::npos)
+  auto err = buildError(
+      kHead +
+      "profiles:\n- name: p\n  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n");
+  EXPECT_NE(
+      err.find(
+          "policy.yaml: profiles[0].plugins.deschedule.enabled[0]: plugin \"RemovePodsViolatingInterPodAntiAffinity\" "
+          "is enabled but has no pluginConfig entry"),
+      std::string::npos)
       << err;
 }
 
 TEST(Profiles, UnknownPluginListsKnownOnesWithSuggestion) {
-  auto err = buildError(kHead + "profiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAfinity\n"
-                                "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAfinity]\n");
+  auto err = buildError(kHead +
+                        "profiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAfinity\n"
+                        "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAfinity]\n");
   EXPECT_NE(err.find("profiles[0].pluginConfig[0].name: unknown plugin \"RemovePodsViolatingInterPodAntiAfinity\" "
                      "(did you mean \"RemovePodsViolatingInterPodAntiAffinity\"?); known plugins: DefaultEvictor"),
             std::string::npos)
@@ -49,16 +55,20 @@ TEST(Profiles, UnknownPluginListsKnownOnesWithSuggestion) {
 }
 
 TEST(Profiles, PluginAtUnsupportedExtensionPoint) {
-  auto err = buildError(kHead + "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n"
-                                "  plugins:\n    balance:\n      enabled: [DefaultEvictor]\n");
-  EXPECT_NE(err.find("profiles[0].plugins.balance.enabled[0]: plugin \"DefaultEvictor\" does not implement the balance extension point"),
+  auto err = buildError(kHead +
+                        "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n"
+                        "  plugins:\n    balance:\n      enabled: [DefaultEvictor]\n");
+  EXPECT_NE(err.find("profiles[0].plugins.balance.enabled[0]: plugin \"DefaultEvictor\" does not implement the balance "
+                     "extension point"),
             std::string::npos)
       << err;
 }
 
 TEST(Profiles, ArgsErrorsCarryTheFieldPath) {
-  auto err = buildError(kHead + "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n    args:\n      nodeFit: maybe\n"
-                                "  plugins:\n    filter:\n      enabled: [DefaultEvictor]\n");
+  auto err =
+      buildError(kHead +
+                 "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n    args:\n      nodeFit: maybe\n"
+                 "  plugins:\n    filter:\n      enabled: [DefaultEvictor]\n");
   EXPECT_NE(err.find("policy.yaml: profiles[0].pluginConfig[0].args.nodeFit"), std::string::npos) << err;
 }
 

@@ -370,7 +370,8 @@ TEST(DecodeWatchEvent, MalformedLinesAreErrorsNotCrashes) {
       {event("ADDED", R"({"metadata":{"name":"x"}})"), "resourceVersion: missing"},
       {event("ADDED", R"({"spec":{}})"), "object.metadata: missing"},
       {badQuantity, "object (default/a): spec.containers[0].resources.requests.cpu"},
-      {event("ADDED", R"({"metadata":{"name":"x","resourceVersion":"1"},"spec":{"containers":"nope"}})"), "spec.containers"},
+      {event("ADDED", R"({"metadata":{"name":"x","resourceVersion":"1"},"spec":{"containers":"nope"}})"),
+       "spec.containers"},
   };
   for (const auto& [text, want] : cases) {
     std::string line = text;
@@ -393,12 +394,13 @@ TEST(ApiError, StatusDecoding) {
   EXPECT_TRUE(e.hasCause("DisruptionBudget"));
   EXPECT_FALSE(e.hasCause("FieldValueInvalid"));
 
-  ApiError noHeader = apiErrorFromResponse(
-      429, "", {}, R"({"kind":"Status","code":429,"details":{"retryAfterSeconds":10}})");
+  ApiError noHeader =
+      apiErrorFromResponse(429, "", {}, R"({"kind":"Status","code":429,"details":{"retryAfterSeconds":10}})");
   EXPECT_EQ(noHeader.retryAfter, std::chrono::seconds(10));
   EXPECT_EQ(noHeader.reason, "");
 
-  ApiError date = apiErrorFromResponse(503, "Service Unavailable", {{"Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT"}}, "");
+  ApiError date =
+      apiErrorFromResponse(503, "Service Unavailable", {{"Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT"}}, "");
   EXPECT_FALSE(date.retryAfter.has_value());
   EXPECT_EQ(date.describe(), "503 Service Unavailable");
 }

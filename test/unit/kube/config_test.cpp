@@ -19,12 +19,16 @@ class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
   }
   ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
   }
 
  private:
@@ -52,7 +56,8 @@ class KubeconfigTest : public ::testing::Test {
                                          "\nclusters:\n- name: c1\n  cluster:\n" + cluster +
                                          "\n- name: other\n  cluster:\n    server: https://other:6443\n"
                                          "    insecure-skip-tls-verify: true\n"
-                                         "users:\n- name: u1\n  user:\n" + user +
+                                         "users:\n- name: u1\n  user:\n" +
+                                         user +
                                          "\ncontexts:\n- name: ctx\n  context:\n    cluster: c1\n    user: u1\n"
                                          "- name: second\n  context:\n    cluster: other\n    user: u1\n");
   }
@@ -95,9 +100,9 @@ TEST_F(KubeconfigTest, FilesResolveAgainstTheKubeconfigDirectory) {
 }
 
 TEST_F(KubeconfigTest, InlineClientCertificate) {
-  auto path = kubeconfig("    server: https://api:6443\n    certificate-authority-data: " + base64(ca()),
-                         "    client-certificate-data: " + base64(clientCert()) +
-                             "\n    client-key-data: " + base64(clientKey()));
+  auto path = kubeconfig(
+      "    server: https://api:6443\n    certificate-authority-data: " + base64(ca()),
+      "    client-certificate-data: " + base64(clientCert()) + "\n    client-key-data: " + base64(clientKey()));
   auto cfg = loadKubeconfig(path);
   ASSERT_TRUE(cfg.isOk()) << cfg.error();
   EXPECT_EQ(cfg->clientCertData, clientCert());
@@ -106,17 +111,19 @@ TEST_F(KubeconfigTest, InlineClientCertificate) {
 }
 
 TEST_F(KubeconfigTest, InsecureAndExplicitContext) {
-  auto path = kubeconfig("    server: https://api:6443\n    certificate-authority-data: " + base64(ca()),
-                         "    token: t");
+  auto path =
+      kubeconfig("    server: https://api:6443\n    certificate-authority-data: " + base64(ca()), "    token: t");
   auto cfg = loadKubeconfig(path, "second");
   ASSERT_TRUE(cfg.isOk()) << cfg.error();
   EXPECT_EQ(cfg->server, "https://other:6443");
   EXPECT_TRUE(cfg->insecureSkipTlsVerify);
   EXPECT_TRUE(cfg->caData.empty());
 
-  auto both = loadKubeconfig(kubeconfig("    server: https://api:6443\n    insecure-skip-tls-verify: true\n"
-                                        "    certificate-authority-data: " + base64(ca()),
-                                        "    token: t"));
+  auto both =
+      loadKubeconfig(kubeconfig("    server: https://api:6443\n    insecure-skip-tls-verify: true\n"
+                                "    certificate-authority-data: " +
+                                    base64(ca()),
+                                "    token: t"));
   ASSERT_FALSE(both.isOk());
   EXPECT_THAT(both.error(), HasSubstr("insecure-skip-tls-verify"));
 }
@@ -135,36 +142,37 @@ TEST_F(KubeconfigTest, MissingCurrentContextIsAClearError) {
 }
 
 TEST_F(KubeconfigTest, BadBase64NamesTheField) {
-  auto cfg = loadKubeconfig(kubeconfig("    server: https://api:6443\n    certificate-authority-data: bm90!!",
-                                       "    token: t"));
+  auto cfg = loadKubeconfig(
+      kubeconfig("    server: https://api:6443\n    certificate-authority-data: bm90!!", "    token: t"));
   ASSERT_FALSE(cfg.isOk());
   EXPECT_THAT(cfg.error(), HasSubstr("clusters[\"c1\"].cluster.certificate-authority-data: invalid base64"));
 
-  auto key = loadKubeconfig(kubeconfig("    server: https://api:6443",
-                                       "    client-certificate-data: " + base64(clientCert()) +
-                                           "\n    client-key-data: abc"));
+  auto key =
+      loadKubeconfig(kubeconfig("    server: https://api:6443",
+                                "    client-certificate-data: " + base64(clientCert()) + "\n    client-key-data: abc"));
   ASSERT_FALSE(key.isOk());
   EXPECT_THAT(key.error(), HasSubstr("users[\"u1\"].user.client-key-data: invalid base64"));
 }
 
 TEST_F(KubeconfigTest, InvalidMaterialAndUnsupportedAuthNameTheField) {
-  auto notPem = loadKubeconfig(kubeconfig(
-      "    server: https://api:6443\n    certificate-authority-data: " + base64("hello"), "    token: t"));
+  auto notPem = loadKubeconfig(
+      kubeconfig("    server: https://api:6443\n    certificate-authority-data: " + base64("hello"), "    token: t"));
   ASSERT_FALSE(notPem.isOk());
   EXPECT_THAT(notPem.error(), HasSubstr("certificate-authority: no PEM certificate found"));
 
-  auto missingFile = loadKubeconfig(kubeconfig("    server: https://api:6443\n    certificate-authority: nope.crt",
-                                               "    token: t"));
+  auto missingFile =
+      loadKubeconfig(kubeconfig("    server: https://api:6443\n    certificate-authority: nope.crt", "    token: t"));
   ASSERT_FALSE(missingFile.isOk());
   EXPECT_THAT(missingFile.error(), HasSubstr("clusters[\"c1\"].cluster.certificate-authority: cannot read"));
 
-  auto exec = loadKubeconfig(kubeconfig("    server: https://api:6443",
-                                        "    exec:\n      command: aws\n      apiVersion: client.authentication.k8s.io/v1"));
+  auto exec =
+      loadKubeconfig(kubeconfig("    server: https://api:6443",
+                                "    exec:\n      command: aws\n      apiVersion: client.authentication.k8s.io/v1"));
   ASSERT_FALSE(exec.isOk());
   EXPECT_THAT(exec.error(), HasSubstr("users[\"u1\"].user.exec: credential plugins are not supported"));
 
-  auto certOnly = loadKubeconfig(kubeconfig("    server: https://api:6443",
-                                            "    client-certificate-data: " + base64(clientCert())));
+  auto certOnly = loadKubeconfig(
+      kubeconfig("    server: https://api:6443", "    client-certificate-data: " + base64(clientCert())));
   ASSERT_FALSE(certOnly.isOk());
   EXPECT_THAT(certOnly.error(), HasSubstr("client-certificate and client-key must be set together"));
 
@@ -208,10 +216,11 @@ TEST_F(KubeconfigTest, InClusterConfigFromEnvironmentAndFiles) {
 
 TEST_F(KubeconfigTest, ResolveOrderFlagThenEnvThenInCluster) {
   auto flagPath = kubeconfig("    server: https://from-flag:6443", "    token: t");
-  const std::string envPath = dir_.write("env-config", "current-context: c\nclusters:\n- name: k\n  cluster:\n"
-                                                       "    server: https://from-env:6443\nusers:\n- name: u\n"
-                                                       "  user:\n    token: t\ncontexts:\n- name: c\n  context:\n"
-                                                       "    cluster: k\n    user: u\n");
+  const std::string envPath = dir_.write("env-config",
+                                         "current-context: c\nclusters:\n- name: k\n  cluster:\n"
+                                         "    server: https://from-env:6443\nusers:\n- name: u\n"
+                                         "  user:\n    token: t\ncontexts:\n- name: c\n  context:\n"
+                                         "    cluster: k\n    user: u\n");
   ScopedEnv env("KUBECONFIG", (envPath + ":/nonexistent").c_str());
   ScopedEnv host("KUBERNETES_SERVICE_HOST", nullptr);
   auto fromFlag = resolveConfig(flagPath);

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "pkg/base/clock.h"
-#include "test/unit/testing/fake_clock.h"
 #include "pkg/kube/transport.h"
+#include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::kube::testing {
 

@@ -144,9 +144,9 @@ TEST_F(ReflectorTest, ListsThenWatchesAndResumesFromTheLastVersion) {
 
 TEST_F(ReflectorTest, ErrorEvent410RelistsAndVanishedObjectsBecomeDeletes) {
   transport_->onSend(Scripted::json(podList({podJson("a", "5"), podJson("b", "6")}, "10")));
-  transport_->onWatch(Scripted::watch(
-      {event("ADDED", podJson("c", "11")), event("ERROR", statusJson(410, "Expired", "too old resource version: 11 (90)"))},
-      Scripted::End::Hang));
+  transport_->onWatch(Scripted::watch({event("ADDED", podJson("c", "11")),
+                                       event("ERROR", statusJson(410, "Expired", "too old resource version: 11 (90)"))},
+                                      Scripted::End::Hang));
   transport_->onSend(Scripted::json(podList({podJson("a", "5"), podJson("d", "95")}, "100")));
   auto r = start();
   waitForWatches(2);
@@ -181,15 +181,16 @@ TEST_F(ReflectorTest, Http410OnWatchRelists) {
 TEST_F(ReflectorTest, MalformedLineRelistsWithoutApplyingAnythingOfIt) {
   transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
   const std::string full = event("ADDED", podJson("half", "12"));
-  transport_->onWatch(Scripted::watch({event("ADDED", podJson("b", "11")), full.substr(0, full.size() - 20),
-                                       event("ADDED", podJson("after", "13"))},
-                                      Scripted::End::Hang));
+  transport_->onWatch(Scripted::watch(
+      {event("ADDED", podJson("b", "11")), full.substr(0, full.size() - 20), event("ADDED", podJson("after", "13"))},
+      Scripted::End::Hang));
   transport_->onSend(Scripted::json(podList({podJson("a", "5"), podJson("b", "11"), podJson("x", "14")}, "15")));
   auto r = start();
   waitForWatches(2);
   r->stop();
 
-  EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/b", "n1"}, {"default/x", "n1"}}));
+  EXPECT_EQ(pods(),
+            (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/b", "n1"}, {"default/x", "n1"}}));
   // Not a 410: relist "not older than" the last version seen, unpaged so the cache can serve it.
   EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500", "/api/v1/pods?resourceVersion=11"));
   EXPECT_THAT(watchRvs(), ElementsAre("10", "15"));

@@ -14,9 +14,9 @@
 namespace kdesched::kube::testing {
 namespace {
 
+using nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using nlohmann::json;
 
 json list(const std::vector<std::string>& items, const std::string& rv, const std::string& cont = "") {
   return json::parse(podList(items, rv, cont));
@@ -101,8 +101,9 @@ std::set<std::string> podKeys(const cluster::Store& store) {
 TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
   startStub(json::array({
       rule("/api/v1/pods", {{"watch", nullptr}, {"continue", nullptr}, {"resourceVersion", nullptr}},
-           json::array({{{"status", 500}, {"json", json::parse(statusJson(500, "InternalError", "etcd leader changed"))}},
-                        {{"json", list({podJson("a", "5"), podJson("b", "6")}, "10", "page2")}}})),
+           json::array(
+               {{{"status", 500}, {"json", json::parse(statusJson(500, "InternalError", "etcd leader changed"))}},
+                {{"json", list({podJson("a", "5"), podJson("b", "6")}, "10", "page2")}}})),
       rule("/api/v1/pods", {{"watch", nullptr}, {"continue", "page2"}},
            json::array({{{"json", list({podJson("x", "7")}, "10")}}})),
       rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "10"}},
@@ -131,7 +132,8 @@ TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
   EXPECT_EQ(got[0], "GET /api/v1/pods?limit=500");
   EXPECT_EQ(got[1], "GET /api/v1/pods?limit=500");
   EXPECT_EQ(got[2], "GET /api/v1/pods?limit=500&continue=page2");
-  EXPECT_THAT(got[3], HasSubstr("GET /api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds="));
+  EXPECT_THAT(got[3],
+              HasSubstr("GET /api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds="));
   EXPECT_EQ(got[4], "GET /api/v1/pods?resourceVersion=11");
   EXPECT_THAT(got[5], HasSubstr("resourceVersion=30"));
   std::lock_guard<std::mutex> lock(observer.mu);
@@ -143,7 +145,8 @@ TEST_F(StubTest, ConnectionCutMidChunkRewatchesFromTheLastVersion) {
       rule("/api/v1/pods", {{"watch", nullptr}}, json::array({{{"json", list({podJson("a", "5")}, "10")}}})),
       rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "10"}},
            json::array({stream({event("ADDED", podJson("b", "11"))}, "cut")})),
-      rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "11"}}, json::array({stream({bookmark("15")}, "hang")})),
+      rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "11"}},
+           json::array({stream({bookmark("15")}, "hang")})),
   }));
   auto c = client(config());
   CountingObserver observer;

@@ -94,8 +94,10 @@ struct TlsMaterial {
     const std::string ext = dir.write("server.ext", "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
     const std::string d = dir.path().string();
     run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=kdesched-test-ca "
-        "-keyout " + m.caKey + " -out " + m.caCert);
-    for (const auto& [name, cn] : {std::pair<std::string, std::string>{"server", "127.0.0.1"}, {"client", "kdesched"}}) {
+        "-keyout " +
+        m.caKey + " -out " + m.caCert);
+    for (const auto& [name, cn] :
+         {std::pair<std::string, std::string>{"server", "127.0.0.1"}, {"client", "kdesched"}}) {
       run("openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=" + cn + " -keyout " + d + "/" +
           name + ".key -out " + d + "/" + name + ".csr");
       run("openssl x509 -req -in " + d + "/" + name + ".csr -CA " + m.caCert + " -CAkey " + m.caKey +
@@ -164,9 +166,7 @@ class StubProcess {
   StubProcess& operator=(const StubProcess&) = delete;
 
   int port() const { return port_; }
-  std::string url(const std::string& scheme = "http") const {
-    return scheme + "://127.0.0.1:" + std::to_string(port_);
-  }
+  std::string url(const std::string& scheme = "http") const { return scheme + "://127.0.0.1:" + std::to_string(port_); }
 
  private:
   pid_t pid_ = -1;

@@ -41,7 +41,8 @@ TEST(Metrics, UpstreamNamesExistAtZeroFromTheStart) {
                       "strategy=\"RemovePodsViolatingInterPodAntiAffinity\"} 0"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("descheduler_strategy_duration_seconds_count{profile=\"default\",strategy=\"RemovePodsViolatingInterPodAntiAffinity\"} 0"),
+  EXPECT_NE(text.find("descheduler_strategy_duration_seconds_count{profile=\"default\",strategy="
+                      "\"RemovePodsViolatingInterPodAntiAffinity\"} 0"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("descheduler_loop_duration_seconds_count 0"), std::string::npos) << text;
@@ -54,11 +55,14 @@ TEST(Metrics, CountsEvictionsAndRefusals) {
   m.evictionRefused("pdb", "S", "p");
   m.loopDuration(0.2);
   std::string text = m.serialize();
-  EXPECT_NE(text.find("descheduler_pods_evicted_total{namespace=\"default\",node=\"node2\",profile=\"p\",result=\"success\",strategy=\"S\"} 2"),
+  EXPECT_NE(text.find("descheduler_pods_evicted_total{namespace=\"default\",node=\"node2\",profile=\"p\",result="
+                      "\"success\",strategy=\"S\"} 2"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("descheduler_pods_evicted{namespace=\"default\""), std::string::npos);
-  EXPECT_NE(text.find("kdesched_evictions_refused_total{profile=\"p\",reason=\"pdb\",strategy=\"S\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_evictions_refused_total{profile=\"p\",reason=\"pdb\",strategy=\"S\"} 1"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("descheduler_loop_duration_seconds_count 1"), std::string::npos);
 }
 
@@ -89,7 +93,8 @@ TEST(Server, TakenPortIsAClearError) {
   Server second(&m, nullptr);
   Status st = second.start("127.0.0.1", port);
   ASSERT_FALSE(st.isOk());
-  EXPECT_NE(st.message().find("cannot serve metrics on 127.0.0.1:" + std::to_string(port)), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("cannot serve metrics on 127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << st.message();
 }
 
 }  // namespace

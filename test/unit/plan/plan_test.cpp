@@ -128,7 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"wrong_api_version", "", "apiVersion: descheduler/v1beta9\nkind: DeschedulerPolicy\n", "apiVersion"},
         Bad{"v1alpha1", "", "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {}\n", "v1alpha2"},
         Bad{"malformed_yaml", "", kGoodPolicyHead + "profiles: [\n", "policy.yaml"},
-        Bad{"duplicate_key", "", kGoodPolicyHead + "maxNoOfPodsToEvictTotal: 1\nmaxNoOfPodsToEvictTotal: 2\n", "duplicate"},
+        Bad{"duplicate_key", "", kGoodPolicyHead + "maxNoOfPodsToEvictTotal: 1\nmaxNoOfPodsToEvictTotal: 2\n",
+            "duplicate"},
         Bad{"negative_limit", "", kGoodPolicyHead + "maxNoOfPodsToEvictPerNode: -1\n", "maxNoOfPodsToEvictPerNode"},
         Bad{"selector_operator_maybe", "",
             kGoodPolicyHead +
@@ -158,10 +159,11 @@ TEST(PlanCli, PodOnMissingNodeIsANamedSkip) {
     {"kind":"Node","metadata":{"name":"n2"},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
     {"kind":"Pod","metadata":{"name":"ghost","namespace":"default"},"spec":{"nodeName":"n9"},"status":{"phase":"Running"}}]})";
   CmdResult r = run("plan --snapshot " + (dir / "s.json").string() + " --policy-config-file " +
-              (kSrc / "examples/order-payment/policy.yaml").string());
+                    (kSrc / "examples/order-payment/policy.yaml").string());
   fs::remove_all(dir);
   EXPECT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.out.find("pod default/ghost is bound to node n9, which is not in the snapshot"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pod default/ghost is bound to node n9, which is not in the snapshot"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("skipped 1 Pod on an unknown node"), std::string::npos) << r.out;
 }
 
@@ -176,14 +178,16 @@ class PolicyExamples : public ::testing::TestWithParam<std::string> {};
 TEST_P(PolicyExamples, PlanMatchesGolden) {
   const std::string name = GetParam();
   CmdResult r = run("plan --snapshot " + (kSrc / "examples/mixed/snapshot.json").string() + " --policy-config-file " +
-                            (kSrc / "policies" / (name + ".yaml")).string() + " --now 2026-11-30T10:00:00Z");
+                    (kSrc / "policies" / (name + ".yaml")).string() + " --now 2026-11-30T10:00:00Z");
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_EQ(r.out.find("No evictions."), std::string::npos) << "policies/" << name << ".yaml evicts nothing on examples/mixed";
+  EXPECT_EQ(r.out.find("No evictions."), std::string::npos)
+      << "policies/" << name << ".yaml evicts nothing on examples/mixed";
   expectGolden(r.out, "policies/" + name + ".table.golden");
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, PolicyExamples,
-                         ::testing::Values("anti-affinity", "node-affinity", "low-node-utilization", "topology-spread", "default"),
+                         ::testing::Values("anti-affinity", "node-affinity", "low-node-utilization", "topology-spread",
+                                           "default"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n)

@@ -229,13 +229,32 @@ TEST(ArgsReaderTest, ReadDurationUsesGoSyntax) {
     std::optional<double> seconds;
   };
   const std::vector<Case> cases = {
-      {"300ms", 0.3},   {"1.5h", 5400},   {"2h45m", 9900},  {"0", 0},      {"\"0\"", 0},
-      {"90s", 90},      {"5m", 300},      {"1h30m", 5400},  {"-1m", -60},  {"+2s", 2},
-      {".5s", 0.5},     {"5.s", 5},       {"1us", 1e-6},    {"1µs", 1e-6}, {"1ns", 1e-9},
+      {"300ms", 0.3},
+      {"1.5h", 5400},
+      {"2h45m", 9900},
+      {"0", 0},
+      {"\"0\"", 0},
+      {"90s", 90},
+      {"5m", 300},
+      {"1h30m", 5400},
+      {"-1m", -60},
+      {"+2s", 2},
+      {".5s", 0.5},
+      {"5.s", 5},
+      {"1us", 1e-6},
+      {"1µs", 1e-6},
+      {"1ns", 1e-9},
       {"1h1m1s1ms", 3661.001},
-      {"\"\"", std::nullopt}, {"abc", std::nullopt}, {"300", std::nullopt}, {"1x", std::nullopt},
-      {"s", std::nullopt},    {".s", std::nullopt},  {"1.5", std::nullopt}, {"+-5s", std::nullopt},
-      {"5 m", std::nullopt},  {"3000000h", std::nullopt},  // above Go's ~292-year limit
+      {"\"\"", std::nullopt},
+      {"abc", std::nullopt},
+      {"300", std::nullopt},
+      {"1x", std::nullopt},
+      {"s", std::nullopt},
+      {".s", std::nullopt},
+      {"1.5", std::nullopt},
+      {"+-5s", std::nullopt},
+      {"5 m", std::nullopt},
+      {"3000000h", std::nullopt},  // above Go's ~292-year limit
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
@@ -317,10 +336,13 @@ TEST(ArgsReaderTest, ObjectWithoutFieldsSaysSo) {
   ArgsReader r = readerFor("foo: 1");
   EXPECT_EQ(r.finish().message(), std::string(kPath) + ".foo: unknown field \"foo\" (this object takes no fields)");
   ArgsReader merge = readerFor("base: &b {x: 1}\nargs:\n  <<: *b\n");
-  EXPECT_EQ(merge.readObject("args", [](ArgsReader& a) {
-                   std::optional<std::int64_t> x;
-                   return a.readInt64("x", x);
-                 }).message(),
+  EXPECT_EQ(merge
+                .readObject("args",
+                            [](ArgsReader& a) {
+                              std::optional<std::int64_t> x;
+                              return a.readInt64("x", x);
+                            })
+                .message(),
             std::string(kPath) + ".args[\"<<\"]: YAML merge keys are not supported: write the fields out in full");
 }
 
@@ -385,7 +407,8 @@ TEST(ArgsReaderTest, ReadObjectAndObjectList) {
       "empty:\n");
   std::optional<std::uint32_t> node;
   bool present = false;
-  ASSERT_TRUE(r.readObject("evictionLimits", [&](ArgsReader& o) { return o.readUint32("node", node); }, &present)
+  ASSERT_TRUE(r.readObject(
+                   "evictionLimits", [&](ArgsReader& o) { return o.readUint32("node", node); }, &present)
                   .isOk());
   EXPECT_TRUE(present);
   EXPECT_EQ(node, 3u);
@@ -402,7 +425,14 @@ TEST(ArgsReaderTest, ReadObjectAndObjectList) {
 
   bool emptyPresent = true;
   bool called = false;
-  ASSERT_TRUE(r.readObject("empty", [&](ArgsReader&) { called = true; return Status::ok(); }, &emptyPresent).isOk());
+  ASSERT_TRUE(r.readObject(
+                   "empty",
+                   [&](ArgsReader&) {
+                     called = true;
+                     return Status::ok();
+                   },
+                   &emptyPresent)
+                  .isOk());
   EXPECT_FALSE(emptyPresent);
   EXPECT_FALSE(called);
   EXPECT_TRUE(r.finish().isOk());
@@ -413,11 +443,13 @@ TEST(ArgsReaderTest, NestedReadersAreFinishedAutomatically) {
   std::optional<std::uint32_t> node;
   EXPECT_EQ(r.readObject("evictionLimits", [&](ArgsReader& o) { return o.readUint32("node", node); }).message(),
             std::string(kPath) + ".evictionLimits.nod: unknown field \"nod\" (did you mean \"node\"?)");
-  EXPECT_EQ(r.readObjectList("conditions", [&](ArgsReader& o, std::size_t) {
-                 std::optional<std::string> type, status;
-                 if (Status s = o.readString("type", type); !s) return s;
-                 return o.readString("status", status);
-               }).message(),
+  EXPECT_EQ(r.readObjectList("conditions",
+                             [&](ArgsReader& o, std::size_t) {
+                               std::optional<std::string> type, status;
+                               if (Status s = o.readString("type", type); !s) return s;
+                               return o.readString("status", status);
+                             })
+                .message(),
             std::string(kPath) + ".conditions[0].reason: unknown field \"reason\" (known fields: type, status)");
 
   ArgsReader wrongShapes = readerFor("evictionLimits: 3\nconditions: {type: Ready}\nitems: [1]\n");
@@ -495,8 +527,7 @@ TEST(ArgsReaderTest, ReadLabelSelector) {
   ASSERT_TRUE(sel.has_value());
   EXPECT_EQ(sel->matchLabels, (std::vector<std::pair<std::string, std::string>>{{"app", "shop"}, {"tier", "web"}}));
   ASSERT_EQ(sel->matchExpressions.size(), 2u);
-  EXPECT_EQ(sel->matchExpressions[0],
-            (api::LabelSelectorRequirement{"zone", api::LabelSelectorOp::In, {"a", "b"}}));
+  EXPECT_EQ(sel->matchExpressions[0], (api::LabelSelectorRequirement{"zone", api::LabelSelectorOp::In, {"a", "b"}}));
   EXPECT_EQ(sel->matchExpressions[1],
             (api::LabelSelectorRequirement{"legacy", api::LabelSelectorOp::DoesNotExist, {}}));
   ASSERT_TRUE(r.readLabelSelector("empty", empty).isOk());
@@ -573,8 +604,11 @@ TEST(EditDistanceTest, ClosestMatch) {
 TEST(DescribeValueTest, Values) {
   YAML::Node doc = YAML::Load(
       "s: abc\nq: \"5\"\ni: -1\nf: 1.5\nb: true\nn: ~\nl: [1]\nm: {a: 1}\n"
-      "ctl: \"a\\x01b\\n\"\nlong: " + std::string(100, 'x') + "\nutf8: µs\n"
-      "bin: '\xff" "'\n");
+      "ctl: \"a\\x01b\\n\"\nlong: " +
+      std::string(100, 'x') +
+      "\nutf8: µs\n"
+      "bin: '\xff"
+      "'\n");
   auto d = [&](const char* k) {
     for (auto it = doc.begin(); it != doc.end(); ++it) {
       if (it->first.Scalar() == k) return describeValue(it->second);

@@ -195,17 +195,16 @@ profiles:
          const Profile& prof = p.profiles[0];
          ASSERT_EQ(prof.pluginConfig.size(), 8u);
          EXPECT_EQ(prof.pluginConfig[7].args.path, "profiles[0].pluginConfig[7].args");
-         EXPECT_THAT(prof.plugins.balance.enabled,
-                     ElementsAre("RemoveDuplicates", "RemovePodsViolatingTopologySpreadConstraint",
-                                 "LowNodeUtilization"));
+         EXPECT_THAT(
+             prof.plugins.balance.enabled,
+             ElementsAre("RemoveDuplicates", "RemovePodsViolatingTopologySpreadConstraint", "LowNodeUtilization"));
          EXPECT_THAT(prof.plugins.deschedule.enabled,
                      ElementsAre("RemovePodsHavingTooManyRestarts", "RemovePodsViolatingNodeTaints",
                                  "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingInterPodAntiAffinity"));
          EXPECT_TRUE(prof.findConfig("RemoveDuplicates")->args.node.IsNull());
          EXPECT_TRUE(prof.findConfig("DefaultEvictor")->args.node.IsMap());
        }},
-      {"ReadmeTopLevelFields",
-       header() + R"(nodeSelector: "node=node1"
+      {"ReadmeTopLevelFields", header() + R"(nodeSelector: "node=node1"
 maxNoOfPodsToEvictPerNode: 5000
 maxNoOfPodsToEvictPerNamespace: 5000
 maxNoOfPodsToEvictTotal: 5000
@@ -237,8 +236,7 @@ profiles:
          EXPECT_THAT(p.profiles.at(0).plugins.filter.enabled, ElementsAre("DefaultEvictor"));
          EXPECT_THAT(p.profiles[0].plugins.preEvictionFilter.enabled, ElementsAre("DefaultEvictor"));
        }},
-      {"LowerCasePreevictionfilter",
-       header() + R"(profiles:
+      {"LowerCasePreevictionfilter", header() + R"(profiles:
   - name: p
     pluginConfig:
     - name: DefaultEvictor
@@ -251,8 +249,7 @@ profiles:
          EXPECT_THAT(p.profiles.at(0).plugins.preEvictionFilter.enabled, ElementsAre("DefaultEvictor"));
          EXPECT_THAT(p.profiles[0].plugins.preEvictionFilter.disabled, ElementsAre("Other"));
        }},
-      {"PresortAndSortAreParsedAndIgnored",
-       header() + R"(profiles:
+      {"PresortAndSortAreParsedAndIgnored", header() + R"(profiles:
   - name: p
     plugins:
       presort:
@@ -270,8 +267,7 @@ profiles:
          EXPECT_THAT(pl.filter.enabled, IsEmpty());
          EXPECT_THAT(pl.preEvictionFilter.enabled, IsEmpty());
        }},
-      {"SeveralProfilesKeepTheirOrder",
-       header() + R"(profiles:
+      {"SeveralProfilesKeepTheirOrder", header() + R"(profiles:
   - name: b
     pluginConfig: [{name: X}, {name: Z, args: {a: 1}}]
   - name: a
@@ -325,8 +321,9 @@ struct ErrorCase {
 };
 
 std::vector<ErrorCase> errorCases() {
-  const std::string empty = "policy.yaml: the policy is empty; expected a DeschedulerPolicy with apiVersion: "
-                            "descheduler/v1alpha2";
+  const std::string empty =
+      "policy.yaml: the policy is empty; expected a DeschedulerPolicy with apiVersion: "
+      "descheduler/v1alpha2";
   const std::string profileHead = header() + "profiles:\n  - name: p\n";
   return {
       {"EmptyFile", "", empty},
@@ -406,8 +403,7 @@ std::vector<ErrorCase> errorCases() {
       {"TracingNotSupported", header() + "tracing:\n  collectorEndpoint: otel:4317\n",
        "policy.yaml: tracing: not supported yet by kdesched; remove it, got a mapping"},
       {"ProfilesNotAList", header() + "profiles:\n  name: p\n", "policy.yaml: profiles: must be a list, got a mapping"},
-      {"ProfileNotAMapping", header() + "profiles:\n  - p\n",
-       "policy.yaml: profiles[0]: must be a mapping, got \"p\""},
+      {"ProfileNotAMapping", header() + "profiles:\n  - p\n", "policy.yaml: profiles[0]: must be a mapping, got \"p\""},
       {"ProfileWithoutName", header() + "profiles:\n  - pluginConfig: []\n",
        "policy.yaml: profiles[0].name: missing; every profile needs a unique name"},
       {"ProfileWithEmptyName", header() + "profiles:\n  - name: \"\"\n",
@@ -632,8 +628,8 @@ TEST(ExamplePoliciesTest, EveryFileParses) {
     ASSERT_TRUE(r.isOk()) << r.error();
     ASSERT_FALSE(r->profiles.empty());
     for (const Profile& p : r->profiles) {
-      for (const PluginSet* set : {&p.plugins.deschedule, &p.plugins.balance, &p.plugins.filter,
-                                   &p.plugins.preEvictionFilter}) {
+      for (const PluginSet* set :
+           {&p.plugins.deschedule, &p.plugins.balance, &p.plugins.filter, &p.plugins.preEvictionFilter}) {
         for (const std::string& plugin : set->enabled) {
           EXPECT_NE(p.findConfig(plugin), nullptr) << plugin << " is enabled without a pluginConfig entry";
         }

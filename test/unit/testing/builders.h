@@ -31,14 +31,23 @@ class NodeBuilder {
     n_.labels.set(api::kLabelHostname, name);
     n_.allocatable = resources(4000, 8 * kGi, 110);
   }
-  NodeBuilder& label(std::string_view k, std::string_view v) { n_.labels.set(k, v); return *this; }
+  NodeBuilder& label(std::string_view k, std::string_view v) {
+    n_.labels.set(k, v);
+    return *this;
+  }
   NodeBuilder& zone(std::string_view z) { return label("topology.kubernetes.io/zone", z); }
   NodeBuilder& taint(std::string key, std::string value, api::TaintEffect e) {
     n_.taints.push_back({std::move(key), std::move(value), e});
     return *this;
   }
-  NodeBuilder& unschedulable() { n_.unschedulable = true; return *this; }
-  NodeBuilder& notReady() { n_.readyCondition = false; return *this; }
+  NodeBuilder& unschedulable() {
+    n_.unschedulable = true;
+    return *this;
+  }
+  NodeBuilder& notReady() {
+    n_.readyCondition = false;
+    return *this;
+  }
   NodeBuilder& allocatable(std::int64_t cpuMilli, std::int64_t memBytes, std::int64_t pods = 110) {
     n_.allocatable = resources(cpuMilli, memBytes, pods);
     return *this;
@@ -67,8 +76,14 @@ class PodBuilder {
     p_.creationTimestamp = 1000;
     owner("ReplicaSet", name + "-rs");
   }
-  PodBuilder& node(std::string_view n) { p_.nodeName = api::Symbol(n); return *this; }
-  PodBuilder& label(std::string_view k, std::string_view v) { p_.labels.set(k, v); return *this; }
+  PodBuilder& node(std::string_view n) {
+    p_.nodeName = api::Symbol(n);
+    return *this;
+  }
+  PodBuilder& label(std::string_view k, std::string_view v) {
+    p_.labels.set(k, v);
+    return *this;
+  }
   PodBuilder& app(std::string_view v) { return label("app", v); }
   PodBuilder& owner(std::string kind, std::string name) {
     p_.owners = {{api::Symbol("apps/v1"), api::Symbol(kind), api::Symbol(name), "uid-" + name, true}};
@@ -78,25 +93,70 @@ class PodBuilder {
     p_.owners = {{api::Symbol("apps/v1"), api::Symbol(kind), api::Symbol(name), std::move(uid), true}};
     return *this;
   }
-  PodBuilder& bare() { p_.owners.clear(); return *this; }
-  PodBuilder& priority(std::int32_t v) { p_.priority = v; return *this; }
-  PodBuilder& qos(api::QosClass q) { p_.qos = q; return *this; }
-  PodBuilder& phase(api::PodPhase ph) { p_.phase = ph; return *this; }
-  PodBuilder& terminating() { p_.deletionTimestamp = 2000; return *this; }
-  PodBuilder& notReady() { p_.ready = false; return *this; }
+  PodBuilder& bare() {
+    p_.owners.clear();
+    return *this;
+  }
+  PodBuilder& priority(std::int32_t v) {
+    p_.priority = v;
+    return *this;
+  }
+  PodBuilder& qos(api::QosClass q) {
+    p_.qos = q;
+    return *this;
+  }
+  PodBuilder& phase(api::PodPhase ph) {
+    p_.phase = ph;
+    return *this;
+  }
+  PodBuilder& terminating() {
+    p_.deletionTimestamp = 2000;
+    return *this;
+  }
+  PodBuilder& notReady() {
+    p_.ready = false;
+    return *this;
+  }
   PodBuilder& requests(std::int64_t cpuMilli, std::int64_t memBytes) {
     p_.requests = resources(cpuMilli, memBytes);
     return *this;
   }
-  PodBuilder& request(std::string_view res, std::int64_t milli) { p_.requests.set(api::Symbol(res), milli); return *this; }
-  PodBuilder& localStorage() { p_.hasLocalStorage = true; return *this; }
-  PodBuilder& pvc(std::string claim) { p_.pvcClaimNames.push_back(std::move(claim)); return *this; }
-  PodBuilder& mirror() { p_.mirror = true; return *this; }
-  PodBuilder& staticPod() { p_.configSource = "file"; return *this; }
-  PodBuilder& evictAnnotation() { p_.annotationEvict = true; return *this; }
-  PodBuilder& preferNoEviction() { p_.annotationPreferNoEviction = true; return *this; }
-  PodBuilder& startTime(api::Timestamp t) { p_.startTime = t; return *this; }
-  PodBuilder& noStartTime() { p_.startTime.reset(); return *this; }
+  PodBuilder& request(std::string_view res, std::int64_t milli) {
+    p_.requests.set(api::Symbol(res), milli);
+    return *this;
+  }
+  PodBuilder& localStorage() {
+    p_.hasLocalStorage = true;
+    return *this;
+  }
+  PodBuilder& pvc(std::string claim) {
+    p_.pvcClaimNames.push_back(std::move(claim));
+    return *this;
+  }
+  PodBuilder& mirror() {
+    p_.mirror = true;
+    return *this;
+  }
+  PodBuilder& staticPod() {
+    p_.configSource = "file";
+    return *this;
+  }
+  PodBuilder& evictAnnotation() {
+    p_.annotationEvict = true;
+    return *this;
+  }
+  PodBuilder& preferNoEviction() {
+    p_.annotationPreferNoEviction = true;
+    return *this;
+  }
+  PodBuilder& startTime(api::Timestamp t) {
+    p_.startTime = t;
+    return *this;
+  }
+  PodBuilder& noStartTime() {
+    p_.startTime.reset();
+    return *this;
+  }
   PodBuilder& nodeSelector(std::string k, std::string v) {
     c_.nodeSelector.emplace_back(std::move(k), std::move(v));
     return *this;
@@ -133,7 +193,10 @@ class PodBuilder {
     c_.podAntiAffinity->required.push_back(std::move(t));
     return *this;
   }
-  PodBuilder& toleration(api::Toleration t) { c_.tolerations.push_back(std::move(t)); return *this; }
+  PodBuilder& toleration(api::Toleration t) {
+    c_.tolerations.push_back(std::move(t));
+    return *this;
+  }
   PodBuilder& spread(api::TopologySpreadConstraint t) {
     c_.topologySpreadConstraints.push_back(std::move(t));
     return *this;
@@ -151,7 +214,8 @@ class PodBuilder {
   api::SchedulingConstraints c_;
 };
 
-inline std::shared_ptr<const api::PodDisruptionBudget> pdb(std::string name, std::string ns, api::LabelSelector selector,
+inline std::shared_ptr<const api::PodDisruptionBudget> pdb(std::string name, std::string ns,
+                                                           api::LabelSelector selector,
                                                            std::optional<std::int32_t> disruptionsAllowed,
                                                            std::optional<api::IntOrPercent> minAvailable = {}) {
   api::PodDisruptionBudget b;
@@ -168,17 +232,37 @@ inline std::shared_ptr<const api::PodDisruptionBudget> pdb(std::string name, std
   return std::make_shared<const api::PodDisruptionBudget>(std::move(b));
 }
 
-inline api::LabelSelector selectorOf(std::string k, std::string v) { return api::LabelSelector{{{std::move(k), std::move(v)}}, {}}; }
+inline api::LabelSelector selectorOf(std::string k, std::string v) {
+  return api::LabelSelector{{{std::move(k), std::move(v)}}, {}};
+}
 
 // A store holding the given objects.
 struct ClusterBuilder {
   cluster::Store store;
-  ClusterBuilder& add(std::shared_ptr<const api::Pod> p) { store.upsert(std::move(p)); return *this; }
-  ClusterBuilder& add(std::shared_ptr<const api::Node> n) { store.upsert(std::move(n)); return *this; }
-  ClusterBuilder& add(std::shared_ptr<const api::PodDisruptionBudget> b) { store.upsert(std::move(b)); return *this; }
-  ClusterBuilder& add(std::shared_ptr<const api::Namespace> n) { store.upsert(std::move(n)); return *this; }
-  ClusterBuilder& add(std::shared_ptr<const api::PersistentVolumeClaim> n) { store.upsert(std::move(n)); return *this; }
-  ClusterBuilder& add(std::shared_ptr<const api::PriorityClass> n) { store.upsert(std::move(n)); return *this; }
+  ClusterBuilder& add(std::shared_ptr<const api::Pod> p) {
+    store.upsert(std::move(p));
+    return *this;
+  }
+  ClusterBuilder& add(std::shared_ptr<const api::Node> n) {
+    store.upsert(std::move(n));
+    return *this;
+  }
+  ClusterBuilder& add(std::shared_ptr<const api::PodDisruptionBudget> b) {
+    store.upsert(std::move(b));
+    return *this;
+  }
+  ClusterBuilder& add(std::shared_ptr<const api::Namespace> n) {
+    store.upsert(std::move(n));
+    return *this;
+  }
+  ClusterBuilder& add(std::shared_ptr<const api::PersistentVolumeClaim> n) {
+    store.upsert(std::move(n));
+    return *this;
+  }
+  ClusterBuilder& add(std::shared_ptr<const api::PriorityClass> n) {
+    store.upsert(std::move(n));
+    return *this;
+  }
   cluster::SnapshotPtr snapshot() const { return store.snapshot(); }
 };
 

@@ -67,8 +67,16 @@ TEST(Affected, BoundOnAnotherHostnameDomainSelectsNothing) {
 TEST(Affected, ZoneTermSelectsCarriersAcrossTheZone) {
   Harness h;
   threeNodes(h.store);
-  h.store.upsert(PodBuilder("p1").app("payment").node("node2").antiAffinity("app", "order", "topology.kubernetes.io/zone").build());
-  h.store.upsert(PodBuilder("p3").app("payment").node("node3").antiAffinity("app", "order", "topology.kubernetes.io/zone").build());
+  h.store.upsert(PodBuilder("p1")
+                     .app("payment")
+                     .node("node2")
+                     .antiAffinity("app", "order", "topology.kubernetes.io/zone")
+                     .build());
+  h.store.upsert(PodBuilder("p3")
+                     .app("payment")
+                     .node("node3")
+                     .antiAffinity("app", "order", "topology.kubernetes.io/zone")
+                     .build());
   h.quiet();
   h.store.upsert(PodBuilder("order").app("order").node("node1").build());  // zone a: p1's domain, not p3's
   EXPECT_EQ(sorted(h.scope().pods), std::vector<std::string>{"default/p1"});
@@ -132,9 +140,11 @@ TEST(Affected, NodeRelabelSelectsItsPodsWithAffinity) {
   Harness h;
   h.store.upsert(NodeBuilder("node1").label("disk", "ssd").build());
   h.store.upsert(NodeBuilder("node2").build());
-  h.store.upsert(PodBuilder("needs-ssd").node("node1").requiredNodeAffinity("disk", api::NodeSelectorOp::In, {"ssd"}).build());
+  h.store.upsert(
+      PodBuilder("needs-ssd").node("node1").requiredNodeAffinity("disk", api::NodeSelectorOp::In, {"ssd"}).build());
   h.store.upsert(PodBuilder("plain").node("node1").build());
-  h.store.upsert(PodBuilder("elsewhere").node("node2").requiredNodeAffinity("disk", api::NodeSelectorOp::In, {"ssd"}).build());
+  h.store.upsert(
+      PodBuilder("elsewhere").node("node2").requiredNodeAffinity("disk", api::NodeSelectorOp::In, {"ssd"}).build());
   h.quiet();
   h.store.upsert(NodeBuilder("node1").build());  // lost disk=ssd
   EXPECT_EQ(h.kinds, std::vector<std::string>{"node-changed"});

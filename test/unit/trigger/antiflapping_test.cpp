@@ -17,7 +17,8 @@ struct Fixture {
     gate = std::make_unique<trigger::AntiFlapping>(
         config, [this] { return now; },
         [this](const trigger::AntiFlapping::PodRef& p, int flaps, double backoff) {
-          gaveUp.push_back(p.name + " flaps=" + std::to_string(flaps) + " backoff=" + std::to_string(static_cast<int>(backoff)));
+          gaveUp.push_back(p.name + " flaps=" + std::to_string(flaps) +
+                           " backoff=" + std::to_string(static_cast<int>(backoff)));
         },
         [this](const std::string& r) { suppressed.push_back(r); });
   }
@@ -25,8 +26,10 @@ struct Fixture {
 
 evictor::Decision decide(const api::Pod& p, std::string node = "node2") {
   return {&p, std::move(node), "RemovePodsViolatingInterPodAntiAffinity", "default",
-          "required podAntiAffinity term {labelSelector: app=order, topologyKey: kubernetes.io/hostname} is violated by pod "
-          "default/order-" + p.name + " on node node2"};
+          "required podAntiAffinity term {labelSelector: app=order, topologyKey: kubernetes.io/hostname} is violated "
+          "by pod "
+          "default/order-" +
+              p.name + " on node node2"};
 }
 
 TEST(AntiFlapping, OwnerCooldown) {

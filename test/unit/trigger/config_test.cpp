@@ -22,8 +22,10 @@ TEST(ExtensionConfig, Defaults) {
 }
 
 TEST(ExtensionConfig, Values) {
-  auto e = decode("triggers: {enabled: false, debounce: 500ms, rolloutGrace: 0s}\n"
-                  "antiFlapping: {ownerCooldown: 1m, maxEvictionsPerMinute: 0, backoffAfter: 2, backoffInitial: 30s, backoffMax: 1h}");
+  auto e = decode(
+      "triggers: {enabled: false, debounce: 500ms, rolloutGrace: 0s}\n"
+      "antiFlapping: {ownerCooldown: 1m, maxEvictionsPerMinute: 0, backoffAfter: 2, backoffInitial: 30s, backoffMax: "
+      "1h}");
   ASSERT_TRUE(e.isOk()) << e.error();
   EXPECT_FALSE(e->triggers.enabled);
   EXPECT_DOUBLE_EQ(e->triggers.debounceSeconds, 0.5);
@@ -36,14 +38,16 @@ TEST(ExtensionConfig, Values) {
 TEST(ExtensionConfig, ErrorsNameTheField) {
   auto typo = decode("triggers: {debounse: 1s}");
   ASSERT_FALSE(typo.isOk());
-  EXPECT_NE(typo.error().find("kdesched.triggers.debounse: unknown field \"debounse\" (did you mean \"debounce\"?)"), std::string::npos)
+  EXPECT_NE(typo.error().find("kdesched.triggers.debounse: unknown field \"debounse\" (did you mean \"debounce\"?)"),
+            std::string::npos)
       << typo.error();
   auto zero = decode("triggers: {debounce: 0s}");
   ASSERT_FALSE(zero.isOk());
   EXPECT_NE(zero.error().find("kdesched.triggers.debounce: must be positive"), std::string::npos) << zero.error();
   auto after = decode("antiFlapping: {backoffAfter: 0}");
   ASSERT_FALSE(after.isOk());
-  EXPECT_NE(after.error().find("kdesched.antiFlapping.backoffAfter: must be at least 1, got 0"), std::string::npos) << after.error();
+  EXPECT_NE(after.error().find("kdesched.antiFlapping.backoffAfter: must be at least 1, got 0"), std::string::npos)
+      << after.error();
   auto order = decode("antiFlapping: {backoffInitial: 1h, backoffMax: 1m}");
   ASSERT_FALSE(order.isOk());
   auto unknown = decode("trigger: {}");

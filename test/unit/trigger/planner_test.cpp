@@ -28,15 +28,20 @@ TEST(Planner, ABurstOfEventsMakesOneScopedRun) {
   store.upsert(NodeBuilder("node1").build());
   store.upsert(NodeBuilder("node2").build());
   for (int i = 0; i < 5; ++i)
-    store.upsert(PodBuilder("payment-" + std::to_string(i)).app("payment").ownerUid("ReplicaSet", "p" + std::to_string(i), "u" + std::to_string(i))
-                     .node("node2").antiAffinity("app", "order").build());
+    store.upsert(PodBuilder("payment-" + std::to_string(i))
+                     .app("payment")
+                     .ownerUid("ReplicaSet", "p" + std::to_string(i), "u" + std::to_string(i))
+                     .node("node2")
+                     .antiAffinity("app", "order")
+                     .build());
   Recorded rec;
   trigger::Planner planner(store, fast(), [&](const framework::CycleScope& s, trigger::Planner::TimePoint) {
     std::lock_guard<std::mutex> lock(rec.mu);
     rec.runs.push_back(s);
   });
   planner.start();
-  for (int i = 0; i < 20; ++i) store.upsert(PodBuilder("order-" + std::to_string(i)).app("order").node("node2").build());
+  for (int i = 0; i < 20; ++i)
+    store.upsert(PodBuilder("order-" + std::to_string(i)).app("order").node("node2").build());
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   planner.drain();
   planner.stop();
@@ -52,8 +57,17 @@ TEST(Planner, MidRolloutCandidatesWaitForTheGraceWindow) {
   store.upsert(NodeBuilder("node1").build());
   store.upsert(NodeBuilder("node2").build());
   // payment's own ReplicaSet has a sibling still starting: a rollout is under way.
-  store.upsert(PodBuilder("payment-a").app("payment").ownerUid("ReplicaSet", "rs", "rs-uid").node("node2").antiAffinity("app", "order").build());
-  store.upsert(PodBuilder("payment-b").app("payment").ownerUid("ReplicaSet", "rs", "rs-uid").phase(api::PodPhase::Pending).build());
+  store.upsert(PodBuilder("payment-a")
+                   .app("payment")
+                   .ownerUid("ReplicaSet", "rs", "rs-uid")
+                   .node("node2")
+                   .antiAffinity("app", "order")
+                   .build());
+  store.upsert(PodBuilder("payment-b")
+                   .app("payment")
+                   .ownerUid("ReplicaSet", "rs", "rs-uid")
+                   .phase(api::PodPhase::Pending)
+                   .build());
   Recorded rec;
   trigger::Planner planner(store, fast(), [&](const framework::CycleScope& s, trigger::Planner::TimePoint) {
     std::lock_guard<std::mutex> lock(rec.mu);

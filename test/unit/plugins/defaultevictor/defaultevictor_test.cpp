@@ -81,7 +81,8 @@ std::vector<FilterCase> filterCases() {
       {"terminating refused", "", base().terminating().build(), false, "terminating"},
       {"evict annotation skips every check", "", base().mirror().bare().localStorage().evictAnnotation().build(), true},
       {"system critical refused", "", base().priority(2000000000).build(), false, "system-critical"},
-      {"evictSystemCriticalPods lets critical go", "evictSystemCriticalPods: true", base().priority(2000000000).build(), true},
+      {"evictSystemCriticalPods lets critical go", "evictSystemCriticalPods: true", base().priority(2000000000).build(),
+       true},
       {"priorityThreshold value", "priorityThreshold: {value: 100}", base().priority(100).build(), false, "threshold"},
       {"priorityThreshold value below passes", "priorityThreshold: {value: 100}", base().priority(99).build(), true},
       {"priorityThreshold nil priority passes", "priorityThreshold: {value: 100}", base().build(), true},
@@ -95,24 +96,36 @@ std::vector<FilterCase> filterCases() {
       {"local storage refused", "", base().localStorage().build(), false, "local storage"},
       {"evictLocalStoragePods", "evictLocalStoragePods: true", base().localStorage().build(), true},
       {"DaemonSet refused", "", base().owner("DaemonSet", "ds").build(), false, "DaemonSet"},
-      {"DaemonSetPods disabled", "podProtections: {defaultDisabled: [DaemonSetPods]}", base().owner("DaemonSet", "ds").build(), true},
+      {"DaemonSetPods disabled", "podProtections: {defaultDisabled: [DaemonSetPods]}",
+       base().owner("DaemonSet", "ds").build(), true},
       {"PVC pods pass by default", "", base().pvc("data").build(), true},
-      {"PodsWithPVC protects", "podProtections: {extraEnabled: [PodsWithPVC]}", base().pvc("data").build(), false, "PersistentVolumeClaim"},
+      {"PodsWithPVC protects", "podProtections: {extraEnabled: [PodsWithPVC]}", base().pvc("data").build(), false,
+       "PersistentVolumeClaim"},
       {"ignorePvcPods legacy", "ignorePvcPods: true", base().pvc("data").build(), false},
-      {"protected storage class", "podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: [{name: fast}]}}}",
+      {"protected storage class",
+       "podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: [{name: "
+       "fast}]}}}",
        base().pvc("fast-claim").build(), false, "protected storage class fast"},
-      {"unknown PVC is protected", "podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: [{name: fast}]}}}",
+      {"unknown PVC is protected",
+       "podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: [{name: "
+       "fast}]}}}",
        base().pvc("missing").build(), false, "unknown"},
-      {"PodsWithoutPDB protects uncovered pods", "podProtections: {extraEnabled: [PodsWithoutPDB]}", base().build(), false, "PodDisruptionBudget"},
-      {"PodsWithoutPDB lets covered pods go", "podProtections: {extraEnabled: [PodsWithoutPDB]}", base().app("covered").build(), true},
-      {"labelSelector mismatch", "labelSelector: {matchLabels: {app: x}}", base().app("y").build(), false, "labelSelector"},
+      {"PodsWithoutPDB protects uncovered pods", "podProtections: {extraEnabled: [PodsWithoutPDB]}", base().build(),
+       false, "PodDisruptionBudget"},
+      {"PodsWithoutPDB lets covered pods go", "podProtections: {extraEnabled: [PodsWithoutPDB]}",
+       base().app("covered").build(), true},
+      {"labelSelector mismatch", "labelSelector: {matchLabels: {app: x}}", base().app("y").build(), false,
+       "labelSelector"},
       {"labelSelector match", "labelSelector: {matchLabels: {app: x}}", base().app("x").build(), true},
-      {"minReplicas: owner with 2 pods < 3", "minReplicas: 3", base().ownerUid("ReplicaSet", "rs", "uid-rs").build(), false, "minReplicas"},
-      {"minReplicas: owner with 2 pods >= 2", "minReplicas: 2", base().ownerUid("ReplicaSet", "rs", "uid-rs").build(), true},
+      {"minReplicas: owner with 2 pods < 3", "minReplicas: 3", base().ownerUid("ReplicaSet", "rs", "uid-rs").build(),
+       false, "minReplicas"},
+      {"minReplicas: owner with 2 pods >= 2", "minReplicas: 2", base().ownerUid("ReplicaSet", "rs", "uid-rs").build(),
+       true},
       {"minPodAge: too young", "minPodAge: 5m", base().startTime(100000 - 60).build(), false, "minPodAge"},
       {"minPodAge: old enough", "minPodAge: 5m", base().startTime(100000 - 600).build(), true},
       {"minPodAge: not started", "minPodAge: 5m", base().noStartTime().build(), false},
-      {"noEvictionPolicy Mandatory", "noEvictionPolicy: Mandatory", base().preferNoEviction().build(), false, "prefer-no-eviction"},
+      {"noEvictionPolicy Mandatory", "noEvictionPolicy: Mandatory", base().preferNoEviction().build(), false,
+       "prefer-no-eviction"},
       {"noEvictionPolicy Preferred", "noEvictionPolicy: Preferred", base().preferNoEviction().build(), true},
   };
 }
@@ -125,18 +138,26 @@ INSTANTIATE_TEST_SUITE_P(Table, FilterTest, ::testing::ValuesIn(filterCases()), 
 });
 
 TEST(DefaultEvictorArgs, ValidationMessagesAreUpstreams) {
-  EXPECT_NE(buildError("priorityThreshold: {value: 1, name: x}").find("only one of priorityThreshold fields can be set"), std::string::npos);
-  EXPECT_NE(buildError("priorityThreshold: {value: 2000000001}").find("can't be greater than 2000000000"), std::string::npos);
-  EXPECT_NE(buildError("noEvictionPolicy: Sometimes").find("noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values"), std::string::npos);
-  EXPECT_NE(buildError("podProtections: {extraEnabled: [Nope]}").find(
-                "invalid pod protection policy in ExtraEnabled: \"Nope\". Valid options are: [PodsWithPVC PodsWithoutPDB PodsWithResourceClaims]"),
+  EXPECT_NE(
+      buildError("priorityThreshold: {value: 1, name: x}").find("only one of priorityThreshold fields can be set"),
+      std::string::npos);
+  EXPECT_NE(buildError("priorityThreshold: {value: 2000000001}").find("can't be greater than 2000000000"),
             std::string::npos);
-  EXPECT_NE(buildError("podProtections: {defaultDisabled: [DaemonSetPods, DaemonSetPods]}").find("contains duplicate entries"),
+  EXPECT_NE(buildError("noEvictionPolicy: Sometimes")
+                .find("noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values"),
+            std::string::npos);
+  EXPECT_NE(buildError("podProtections: {extraEnabled: [Nope]}")
+                .find("invalid pod protection policy in ExtraEnabled: \"Nope\". Valid options are: [PodsWithPVC "
+                      "PodsWithoutPDB PodsWithResourceClaims]"),
+            std::string::npos);
+  EXPECT_NE(buildError("podProtections: {defaultDisabled: [DaemonSetPods, DaemonSetPods]}")
+                .find("contains duplicate entries"),
             std::string::npos);
   EXPECT_NE(buildError("evictDaemonSetPods: true\npodProtections: {extraEnabled: [PodsWithPVC]}")
                 .find("cannot use Deprecated fields alongside PodProtections"),
             std::string::npos);
-  EXPECT_NE(buildError("priorityThreshold: {name: missing}").find("PriorityClass \"missing\" not found"), std::string::npos);
+  EXPECT_NE(buildError("priorityThreshold: {name: missing}").find("PriorityClass \"missing\" not found"),
+            std::string::npos);
   EXPECT_NE(buildError("nodeFitt: true").find("did you mean \"nodeFit\""), std::string::npos);
   EXPECT_NE(buildError("minReplicas: -1").find("profiles[0].pluginConfig[0].args.minReplicas"), std::string::npos);
 }

@@ -55,9 +55,10 @@ std::vector<NodePtr> threeNodes() {
 // Pods DefaultEvictor never lets go: a DaemonSet pod, a mirror pod with local storage, a
 // system-critical pod.
 std::vector<PodPtr> protectedPods(const std::string& on, std::int64_t cpu, const std::string& prefix = "p") {
-  return {pod(prefix + "6", cpu, 0, on).owner("DaemonSet", "ds").build(),
-          pod(prefix + "7", cpu, 0, on).localStorage().mirror().build(),
-          PodBuilder(prefix + "8", "kube-system").node(on).requests(cpu, 0).priority(api::kSystemCriticalPriority).build()};
+  return {
+      pod(prefix + "6", cpu, 0, on).owner("DaemonSet", "ds").build(),
+      pod(prefix + "7", cpu, 0, on).localStorage().mirror().build(),
+      PodBuilder(prefix + "8", "kube-system").node(on).requests(cpu, 0).priority(api::kSystemCriticalPriority).build()};
 }
 
 // upstream "without priorities": n1 80% cpu / 8 of 9 pods, n2 10%/10%, n3 unschedulable.
@@ -93,18 +94,25 @@ std::vector<Case> cases() {
   std::vector<Case> cs;
 
   {
-    std::vector<PodPtr> pods = {pod("p1", 400, 0, "n1").owner("DaemonSet", "ds").build(),
-                                pod("p2", 400, 0, "n1").owner("DaemonSet", "ds").build(),
-                                pod("p3", 400, 0, "n1").owner("DaemonSet", "ds").build(),
-                                pod("p4", 400, 0, "n1").owner("DaemonSet", "ds").build(),
-                                pod("p5", 400, 0, "n1").localStorage().mirror().build(),
-                                PodBuilder("p6", "kube-system").node("n1").requests(400, 0).priority(api::kSystemCriticalPriority).build(),
-                                pod("p9", 400, 0, "n2").build()};
+    std::vector<PodPtr> pods = {
+        pod("p1", 400, 0, "n1").owner("DaemonSet", "ds").build(),
+        pod("p2", 400, 0, "n1").owner("DaemonSet", "ds").build(),
+        pod("p3", 400, 0, "n1").owner("DaemonSet", "ds").build(),
+        pod("p4", 400, 0, "n1").owner("DaemonSet", "ds").build(),
+        pod("p5", 400, 0, "n1").localStorage().mirror().build(),
+        PodBuilder("p6", "kube-system").node("n1").requests(400, 0).priority(api::kSystemCriticalPriority).build(),
+        pod("p9", 400, 0, "n2").build()};
     cs.push_back({"no evictable pods", threeNodes(), pods, kCpuPods3050});
   }
   // n2 takes cpu up to 50% (1600m free) and pods up to 5 (4 free): four 400m pods fill both.
-  cs.push_back({"without priorities: stops when the underutilized nodes are full", threeNodes(), basicPods(),
-                kCpuPods3050, kNodeFit, "", {}, evicted({"p1", "p2", "p3", "p4"})});
+  cs.push_back({"without priorities: stops when the underutilized nodes are full",
+                threeNodes(),
+                basicPods(),
+                kCpuPods3050,
+                kNodeFit,
+                "",
+                {},
+                evicted({"p1", "p2", "p3", "p4"})});
   {
     std::vector<PodPtr> pods;
     for (int i = 1; i <= 5; ++i)
@@ -120,7 +128,13 @@ std::vector<Case> cases() {
     pods.push_back(pod("p5", 400, 0, "n1").priority(10).build());
     for (auto& p : protectedPods("n1", 400)) pods.push_back(p);
     pods.push_back(pod("p9", 400, 0, "n2").build());
-    cs.push_back({"with priorities: lowest priority first", threeNodes(), pods, kCpuPods3050, kNodeFit, "", {},
+    cs.push_back({"with priorities: lowest priority first",
+                  threeNodes(),
+                  pods,
+                  kCpuPods3050,
+                  kNodeFit,
+                  "",
+                  {},
                   evicted({"p5", "p1", "p2", "p3"})});
   }
   {
@@ -132,7 +146,13 @@ std::vector<Case> cases() {
     }
     for (auto& p : protectedPods("n1", 400)) pods.push_back(p);
     pods.push_back(pod("p9", 400, 0, "n2").build());
-    cs.push_back({"without priorities: best-effort pods first", threeNodes(), pods, kCpuPods3050, kNodeFit, "", {},
+    cs.push_back({"without priorities: best-effort pods first",
+                  threeNodes(),
+                  pods,
+                  kCpuPods3050,
+                  kNodeFit,
+                  "",
+                  {},
                   evicted({"p1", "p2", "p4", "p5"})});
   }
   const std::string kExtended =
@@ -146,11 +166,21 @@ std::vector<Case> cases() {
     for (int i = 1; i <= 6; ++i)
       pods.push_back(pod("p" + std::to_string(i), 0, 0, "n1").request("example.com/foo", 1000).build());
     pods.push_back(pod("p7", 0, 0, "n1").request("example.com/foo", 1000).localStorage().mirror().build());
-    pods.push_back(PodBuilder("p8", "kube-system").node("n1").requests(0, 0).request("example.com/foo", 1000)
-                       .priority(api::kSystemCriticalPriority).build());
+    pods.push_back(PodBuilder("p8", "kube-system")
+                       .node("n1")
+                       .requests(0, 0)
+                       .request("example.com/foo", 1000)
+                       .priority(api::kSystemCriticalPriority)
+                       .build());
     pods.push_back(pod("p9", 0, 0, "n2").request("example.com/foo", 1000).build());
     // pods would allow 4 more on n2, example.com/foo only 3 (50% of 8 is 4, one in use).
-    cs.push_back({"extended resource: stops when its room is used up", nodes, pods, kExtended, kNodeFit, "", {},
+    cs.push_back({"extended resource: stops when its room is used up",
+                  nodes,
+                  pods,
+                  kExtended,
+                  kNodeFit,
+                  "",
+                  {},
                   evicted({"p1", "p2", "p3"})});
   }
   {
@@ -170,14 +200,20 @@ std::vector<Case> cases() {
                                   unschedulableNode("n3", 4000, 3000, 10)};
     std::vector<PodPtr> pods = {pod("p1", 0, 0, "n1").request("example.com/foo", 1000).build(),
                                 pod("p2", 0, 0, "n2").request("example.com/foo", 7000).build(),
-                                pod("p3", 0, 0, "n2").build(), pod("p8", 0, 0, "n3").build(), pod("p9", 0, 0, "n3").build()};
+                                pod("p3", 0, 0, "n2").build(), pod("p8", 0, 0, "n3").build(),
+                                pod("p9", 0, 0, "n3").build()};
     // Means over the nodes that have each resource: pods 16.7%, foo 50% (n3 has none) →
     // low pods 11.7 / foo 40, high pods 21.7 / foo 60: n1 under, n2 over; n1 takes 1 more pod.
-    cs.push_back({"extended resource with deviation thresholds", nodes, pods,
+    cs.push_back({"extended resource with deviation thresholds",
+                  nodes,
+                  pods,
                   "      useDeviationThresholds: true\n"
                   "      thresholds: {pods: 5, example.com/foo: 10}\n"
                   "      targetThresholds: {pods: 5, example.com/foo: 10}\n",
-                  kNodeFit, "", {}, evicted({"p2"})});
+                  kNodeFit,
+                  "",
+                  {},
+                  evicted({"p2"})});
   }
   {
     std::vector<NodePtr> nodes = {node("n1", 4000, 3000, 9), unschedulableNode("n2", 4000, 3000, 10)};
@@ -192,22 +228,40 @@ std::vector<Case> cases() {
     std::vector<PodPtr> pods;
     for (int i = 1; i <= 3; ++i) pods.push_back(pod("p" + std::to_string(i), 400, 0, "n1").build());
     pods.push_back(pod("p4", 400, 0, "n1").nodeSelector("datacenter", "west").build());
-    pods.push_back(pod("p5", 400, 0, "n1").requiredNodeAffinity("datacenter", api::NodeSelectorOp::In, {"west"}).build());
+    pods.push_back(
+        pod("p5", 400, 0, "n1").requiredNodeAffinity("datacenter", api::NodeSelectorOp::In, {"west"}).build());
     for (auto& p : protectedPods("n1", 400)) pods.push_back(p);
     pods.push_back(pod("p9", 0, 0, "n2").build());
-    cs.push_back({"nodeFit on: pods whose selector or affinity excludes n2 are refused", nodes, pods, kCpuPods3050,
-                  kNodeFit, "", {}, evicted({"p1", "p2", "p3"}),
+    cs.push_back({"nodeFit on: pods whose selector or affinity excludes n2 are refused",
+                  nodes,
+                  pods,
+                  kCpuPods3050,
+                  kNodeFit,
+                  "",
+                  {},
+                  evicted({"p1", "p2", "p3"}),
                   {"default/p4 by DefaultEvictor", "default/p5 by DefaultEvictor"}});
-    cs.push_back({"nodeFit off: the same pods are evicted", nodes, pods, kCpuPods3050, "", "", {},
+    cs.push_back({"nodeFit off: the same pods are evicted",
+                  nodes,
+                  pods,
+                  kCpuPods3050,
+                  "",
+                  "",
+                  {},
                   evicted({"p1", "p2", "p3", "p4"})});
   }
   {
     // cpu mean 30%, pods mean 33%: low 25/28, high 35/38 → n2 takes pods up to 3 (2 free).
-    cs.push_back({"deviation thresholds", threeNodes(), basicPods(),
+    cs.push_back({"deviation thresholds",
+                  threeNodes(),
+                  basicPods(),
                   "      useDeviationThresholds: true\n"
                   "      thresholds: {cpu: 5, pods: 5}\n"
                   "      targetThresholds: {cpu: 5, pods: 5}\n",
-                  kNodeFit, "", {}, evicted({"p1", "p2"})});
+                  kNodeFit,
+                  "",
+                  {},
+                  evicted({"p1", "p2"})});
   }
   {
     std::vector<NodePtr> nodes = {node("n1", 4000, 3000, 10), node("n2", 4000, 3000, 10),
@@ -216,7 +270,8 @@ std::vector<Case> cases() {
     for (int i = 1; i <= 5; ++i) pods.push_back(pod("p" + std::to_string(i), 400, 375, "n1").build());
     pods.push_back(pod("p6", 400, 375, "n1").owner("DaemonSet", "ds").build());
     pods.push_back(pod("p7", 400, 375, "n1").localStorage().mirror().build());
-    pods.push_back(PodBuilder("p8", "kube-system").node("n1").requests(400, 375).priority(api::kSystemCriticalPriority).build());
+    pods.push_back(
+        PodBuilder("p8", "kube-system").node("n1").requests(400, 375).priority(api::kSystemCriticalPriority).build());
     pods.push_back(pod("p9", 400, 3000, "n2").build());
     // memory is not a threshold resource but still tracked: n2's memory is full, so there is no
     // room anywhere and the run stops before the first eviction.
@@ -225,24 +280,69 @@ std::vector<Case> cases() {
                   "      thresholds: {cpu: 5, pods: 5}\n"
                   "      targetThresholds: {cpu: 5, pods: 5}\n"});
   }
-  cs.push_back({"evictionLimits.node caps evictions per source node", threeNodes(), basicPods(),
-                kCpuPods3050 + "      evictionLimits:\n        node: 2\n", kNodeFit, "", {}, evicted({"p1", "p2"})});
+  cs.push_back({"evictionLimits.node caps evictions per source node",
+                threeNodes(),
+                basicPods(),
+                kCpuPods3050 + "      evictionLimits:\n        node: 2\n",
+                kNodeFit,
+                "",
+                {},
+                evicted({"p1", "p2"})});
   cs.push_back({"numberOfNodes: one underutilized node is not more than 1", threeNodes(), basicPods(),
                 kCpuPods3050 + "      numberOfNodes: 1\n"});
-  cs.push_back({"numberOfNodes 0 acts on one underutilized node", threeNodes(), basicPods(),
-                kCpuPods3050 + "      numberOfNodes: 0\n", kNodeFit, "", {}, evicted({"p1", "p2", "p3", "p4"})});
-  cs.push_back({"policy per-node limit: refused pod ends the node", threeNodes(), basicPods(), kCpuPods3050, kNodeFit,
-                "maxNoOfPodsToEvictPerNode: 1\n", {}, evicted({"p1"}), {"default/p2 by maxNoOfPodsToEvictPerNode"}});
-  cs.push_back({"policy total limit stops the plugin", threeNodes(), basicPods(), kCpuPods3050, kNodeFit,
-                "maxNoOfPodsToEvictTotal: 2\n", {}, evicted({"p1", "p2"}), {"default/p3 by maxNoOfPodsToEvictTotal"}});
-  cs.push_back({"policy total limit 0 evicts nothing", threeNodes(), basicPods(), kCpuPods3050, kNodeFit,
-                "maxNoOfPodsToEvictTotal: 0\n", {}, {}, {"default/p1 by maxNoOfPodsToEvictTotal"}});
-  cs.push_back({"policy namespace limit refuses each further pod and goes on", threeNodes(), basicPods(), kCpuPods3050,
-                kNodeFit, "maxNoOfPodsToEvictPerNamespace: 1\n", {}, evicted({"p1"}),
+  cs.push_back({"numberOfNodes 0 acts on one underutilized node",
+                threeNodes(),
+                basicPods(),
+                kCpuPods3050 + "      numberOfNodes: 0\n",
+                kNodeFit,
+                "",
+                {},
+                evicted({"p1", "p2", "p3", "p4"})});
+  cs.push_back({"policy per-node limit: refused pod ends the node",
+                threeNodes(),
+                basicPods(),
+                kCpuPods3050,
+                kNodeFit,
+                "maxNoOfPodsToEvictPerNode: 1\n",
+                {},
+                evicted({"p1"}),
+                {"default/p2 by maxNoOfPodsToEvictPerNode"}});
+  cs.push_back({"policy total limit stops the plugin",
+                threeNodes(),
+                basicPods(),
+                kCpuPods3050,
+                kNodeFit,
+                "maxNoOfPodsToEvictTotal: 2\n",
+                {},
+                evicted({"p1", "p2"}),
+                {"default/p3 by maxNoOfPodsToEvictTotal"}});
+  cs.push_back({"policy total limit 0 evicts nothing",
+                threeNodes(),
+                basicPods(),
+                kCpuPods3050,
+                kNodeFit,
+                "maxNoOfPodsToEvictTotal: 0\n",
+                {},
+                {},
+                {"default/p1 by maxNoOfPodsToEvictTotal"}});
+  cs.push_back({"policy namespace limit refuses each further pod and goes on",
+                threeNodes(),
+                basicPods(),
+                kCpuPods3050,
+                kNodeFit,
+                "maxNoOfPodsToEvictPerNamespace: 1\n",
+                {},
+                evicted({"p1"}),
                 {"default/p2 by maxNoOfPodsToEvictPerNamespace", "default/p3 by maxNoOfPodsToEvictPerNamespace",
                  "default/p4 by maxNoOfPodsToEvictPerNamespace", "default/p5 by maxNoOfPodsToEvictPerNamespace"}});
-  cs.push_back({"PDB refusal moves on to the next pod", threeNodes(), basicPods(), kCpuPods3050, kNodeFit, "",
-                {pdb("p1", "default", selectorOf("app", "p1"), 0)}, evicted({"p2", "p3", "p4", "p5"}),
+  cs.push_back({"PDB refusal moves on to the next pod",
+                threeNodes(),
+                basicPods(),
+                kCpuPods3050,
+                kNodeFit,
+                "",
+                {pdb("p1", "default", selectorOf("app", "p1"), 0)},
+                evicted({"p2", "p3", "p4", "p5"}),
                 {"default/p1 by PodDisruptionBudget default/p1"}});
   {
     // Two overutilized nodes (70% and 80%), busiest first; a per-node limit of 1 takes one pod
@@ -251,8 +351,14 @@ std::vector<Case> cases() {
     std::vector<PodPtr> pods;
     for (int i = 1; i <= 7; ++i) pods.push_back(pod("a" + std::to_string(i), 400, 0, "a").build());
     for (int i = 1; i <= 8; ++i) pods.push_back(pod("b" + std::to_string(i), 400, 0, "b").build());
-    cs.push_back({"node limit moves on to the next source node, busiest first", nodes, pods, kCpuPods3050, kNodeFit,
-                  "maxNoOfPodsToEvictPerNode: 1\n", {}, evicted({"b1", "a1"}),
+    cs.push_back({"node limit moves on to the next source node, busiest first",
+                  nodes,
+                  pods,
+                  kCpuPods3050,
+                  kNodeFit,
+                  "maxNoOfPodsToEvictPerNode: 1\n",
+                  {},
+                  evicted({"b1", "a1"}),
                   {"default/b2 by maxNoOfPodsToEvictPerNode", "default/a2 by maxNoOfPodsToEvictPerNode"}});
   }
 
@@ -262,38 +368,68 @@ std::vector<Case> cases() {
     std::vector<PodPtr> pods;
     for (int i = 1; i <= 7; ++i) pods.push_back(pod("pod_" + std::to_string(i) + "_n1", 200, 0, "n1").build());
     if (tolerating)
-      pods.push_back(pod("tolerate_pod", 200, 0, "n1").toleration({"key", api::TolerationOp::Equal, "value", api::TaintEffect::None, {}}).build());
+      pods.push_back(pod("tolerate_pod", 200, 0, "n1")
+                         .toleration({"key", api::TolerationOp::Equal, "value", api::TaintEffect::None, {}})
+                         .build());
     else
       pods.push_back(pod("pod_8_n1", 200, 0, "n1").build());
     pods.push_back(pod("pod_9_" + dest, 200, 0, dest).build());
     return pods;
   };
   NodePtr n1 = node("n1", 2000, 3000, 10);
-  NodePtr n3Tainted = NodeBuilder("n3").allocatable(1000, 3000, 10).taint("key", "value", api::TaintEffect::NoSchedule).build();
-  cs.push_back({"taints: none, one pod brings n1 to 70%", {n1, node("n2", 1000, 3000, 10), node("n3", 1000, 3000, 10)},
-                taintPods("n2", false), kPods2070, kNodeFit, "", {}, evicted({"pod_1_n1"})});
-  cs.push_back({"taints: no pod tolerates the underutilized node's taint", {n1, n3Tainted}, taintPods("n3", false),
-                kPods2070});
-  cs.push_back({"taints: the tolerating pod is the one that moves", {n1, n3Tainted}, taintPods("n3", true), kPods2070,
-                kNodeFit, "", {}, evicted({"tolerate_pod"})});
-  cs.push_back({"taints: tolerating pod with total limit 0", {n1, n3Tainted}, taintPods("n3", true), kPods2070,
-                kNodeFit, "maxNoOfPodsToEvictPerNode: 1\nmaxNoOfPodsToEvictTotal: 0\n", {}, {},
+  NodePtr n3Tainted =
+      NodeBuilder("n3").allocatable(1000, 3000, 10).taint("key", "value", api::TaintEffect::NoSchedule).build();
+  cs.push_back({"taints: none, one pod brings n1 to 70%",
+                {n1, node("n2", 1000, 3000, 10), node("n3", 1000, 3000, 10)},
+                taintPods("n2", false),
+                kPods2070,
+                kNodeFit,
+                "",
+                {},
+                evicted({"pod_1_n1"})});
+  cs.push_back(
+      {"taints: no pod tolerates the underutilized node's taint", {n1, n3Tainted}, taintPods("n3", false), kPods2070});
+  cs.push_back({"taints: the tolerating pod is the one that moves",
+                {n1, n3Tainted},
+                taintPods("n3", true),
+                kPods2070,
+                kNodeFit,
+                "",
+                {},
+                evicted({"tolerate_pod"})});
+  cs.push_back({"taints: tolerating pod with total limit 0",
+                {n1, n3Tainted},
+                taintPods("n3", true),
+                kPods2070,
+                kNodeFit,
+                "maxNoOfPodsToEvictPerNode: 1\nmaxNoOfPodsToEvictTotal: 0\n",
+                {},
+                {},
                 {"default/tolerate_pod by maxNoOfPodsToEvictTotal"}});
   {
     // A PreferNoSchedule taint counts too (upstream checks taints of every effect).
-    NodePtr soft = NodeBuilder("n3").allocatable(1000, 3000, 10).taint("key", "value", api::TaintEffect::PreferNoSchedule).build();
+    NodePtr soft =
+        NodeBuilder("n3").allocatable(1000, 3000, 10).taint("key", "value", api::TaintEffect::PreferNoSchedule).build();
     cs.push_back({"taints: PreferNoSchedule also blocks", {n1, soft}, taintPods("n3", false), kPods2070, ""});
   }
   {
     // The count heuristic: one toleration cannot cover a node with two taints, even an Exists-all.
-    NodePtr twoTaints = NodeBuilder("n3").allocatable(1000, 3000, 10)
-                            .taint("a", "1", api::TaintEffect::NoSchedule).taint("b", "2", api::TaintEffect::NoSchedule).build();
+    NodePtr twoTaints = NodeBuilder("n3")
+                            .allocatable(1000, 3000, 10)
+                            .taint("a", "1", api::TaintEffect::NoSchedule)
+                            .taint("b", "2", api::TaintEffect::NoSchedule)
+                            .build();
     std::vector<PodPtr> pods;
     for (int i = 1; i <= 7; ++i) pods.push_back(pod("pod_" + std::to_string(i) + "_n1", 200, 0, "n1").build());
-    pods.push_back(pod("tolerate_all", 200, 0, "n1").toleration({"", api::TolerationOp::Exists, "", api::TaintEffect::None, {}}).build());
+    pods.push_back(pod("tolerate_all", 200, 0, "n1")
+                       .toleration({"", api::TolerationOp::Exists, "", api::TaintEffect::None, {}})
+                       .build());
     pods.push_back(pod("pod_9_n3", 200, 0, "n3").build());
-    cs.push_back({"taints: fewer tolerations than taints is not tried (upstream heuristic)", {n1, twoTaints}, pods,
-                  kPods2070, ""});
+    cs.push_back({"taints: fewer tolerations than taints is not tried (upstream heuristic)",
+                  {n1, twoTaints},
+                  pods,
+                  kPods2070,
+                  ""});
   }
   return cs;
 }
@@ -366,8 +502,9 @@ TEST(LowNodeUtilization, EarlierEvictionsInTheCycleReduceUsage) {
   EXPECT_EQ(out.evicted, std::vector<std::string>{"default/payment"});
 
   // Without the anti-affinity plugin, n1 (7 of 10 pods) is above 60% and gives one pod away.
-  auto alone = runPolicy(policyWith(kPlugin, "balance", "      thresholds: {pods: 20}\n      targetThresholds: {pods: 60}\n"),
-                         *b.snapshot());
+  auto alone =
+      runPolicy(policyWith(kPlugin, "balance", "      thresholds: {pods: 20}\n      targetThresholds: {pods: 60}\n"),
+                *b.snapshot());
   EXPECT_EQ(alone.evicted, std::vector<std::string>{"default/order"});
 }
 
@@ -407,22 +544,29 @@ INSTANTIATE_TEST_SUITE_P(
                 ".targetThresholds: targetThresholds config is not valid: no resource threshold is configured"},
         BadArgs{"threshold_above_100", "      thresholds: {cpu: 120}\n      targetThresholds: {cpu: 50}\n",
                 ".thresholds.cpu: thresholds config is not valid: cpu threshold not in [0, 100] range"},
-        BadArgs{"target_below_0", "      thresholds: {memory: 10}\n      targetThresholds: {memory: -1}\n",
-                ".targetThresholds.memory: targetThresholds config is not valid: memory threshold not in [0, 100] range"},
+        BadArgs{
+            "target_below_0", "      thresholds: {memory: 10}\n      targetThresholds: {memory: -1}\n",
+            ".targetThresholds.memory: targetThresholds config is not valid: memory threshold not in [0, 100] range"},
         BadArgs{"extended_out_of_range",
                 "      thresholds: {nvidia.com/gpu: 101}\n      targetThresholds: {nvidia.com/gpu: 50}\n",
-                ".thresholds[\"nvidia.com/gpu\"]: thresholds config is not valid: nvidia.com/gpu threshold not in [0, 100] range"},
+                ".thresholds[\"nvidia.com/gpu\"]: thresholds config is not valid: nvidia.com/gpu threshold not in [0, "
+                "100] range"},
         BadArgs{"different_resources", "      thresholds: {cpu: 20, memory: 20}\n      targetThresholds: {cpu: 50}\n",
-                ".targetThresholds: thresholds and targetThresholds configured different resources (memory is not in targetThresholds)"},
-        BadArgs{"different_resources_other_way", "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50, pods: 50}\n",
-                ".thresholds: thresholds and targetThresholds configured different resources (pods is not in thresholds)"},
-        BadArgs{"threshold_above_target", "      thresholds: {cpu: 60, pods: 20}\n      targetThresholds: {cpu: 50, pods: 50}\n",
+                ".targetThresholds: thresholds and targetThresholds configured different resources (memory is not in "
+                "targetThresholds)"},
+        BadArgs{
+            "different_resources_other_way",
+            "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50, pods: 50}\n",
+            ".thresholds: thresholds and targetThresholds configured different resources (pods is not in thresholds)"},
+        BadArgs{"threshold_above_target",
+                "      thresholds: {cpu: 60, pods: 20}\n      targetThresholds: {cpu: 50, pods: 50}\n",
                 ".thresholds.cpu: thresholds' cpu percentage is greater than targetThresholds'"},
         BadArgs{"include_namespaces",
                 "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
                 "      evictableNamespaces:\n        include: [default]\n",
                 ".evictableNamespaces.include: only Exclude namespaces can be set, inclusion is not supported"},
-        BadArgs{"include_checked_before_thresholds", "      evictableNamespaces:\n        include: [a]\n        exclude: [b]\n",
+        BadArgs{"include_checked_before_thresholds",
+                "      evictableNamespaces:\n        include: [a]\n        exclude: [b]\n",
                 ".evictableNamespaces.include: only Exclude namespaces can be set, inclusion is not supported"},
         BadArgs{"metrics_utilization",
                 "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
@@ -436,11 +580,13 @@ INSTANTIATE_TEST_SUITE_P(
                 ".targetThreshold: unknown field \"targetThreshold\" (did you mean \"targetThresholds\"?)"},
         BadArgs{"threshold_not_a_number", "      thresholds: {cpu: high}\n      targetThresholds: {cpu: 50}\n",
                 ".thresholds.cpu: must be a number, got \"high\""},
-        BadArgs{"negative_node_limit", "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
-                                       "      evictionLimits:\n        node: -1\n",
+        BadArgs{"negative_node_limit",
+                "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
+                "      evictionLimits:\n        node: -1\n",
                 ".evictionLimits.node: must be a non-negative integer, got -1"},
-        BadArgs{"eviction_limits_typo", "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
-                                        "      evictionLimits:\n        nodes: 1\n",
+        BadArgs{"eviction_limits_typo",
+                "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
+                "      evictionLimits:\n        nodes: 1\n",
                 ".evictionLimits.nodes: unknown field \"nodes\" (did you mean \"node\"?)"}),
     [](const auto& info) { return info.param.name; });
 

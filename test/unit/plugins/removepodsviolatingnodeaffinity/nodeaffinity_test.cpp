@@ -48,68 +48,182 @@ TEST_P(NodeAffinityTest, Evicts) {
 
 std::vector<Case> cases() {
   std::vector<Case> cs;
-  cs.push_back({"required: node no longer matches, another fits", {unlabelled(), labelled()}, {requiring("p").build()},
-                kRequiredArgs, "", "", {"default/p"}});
-  cs.push_back({"required: node still matches", {unlabelled(), labelled()}, {requiring("p", "node2").build()}, kRequiredArgs,
-                "", "", {}});
-  cs.push_back({"required: no other node fits", {unlabelled(), NodeBuilder("node2").build()}, {requiring("p").build()},
-                kRequiredArgs, "", "", {}});
+  cs.push_back({"required: node no longer matches, another fits",
+                {unlabelled(), labelled()},
+                {requiring("p").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {"default/p"}});
+  cs.push_back({"required: node still matches",
+                {unlabelled(), labelled()},
+                {requiring("p", "node2").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back({"required: no other node fits",
+                {unlabelled(), NodeBuilder("node2").build()},
+                {requiring("p").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
   cs.push_back({"required: the only matching node is unschedulable",
-                {unlabelled(), NodeBuilder("node2").label("disk", "ssd").unschedulable().build()}, {requiring("p").build()},
-                kRequiredArgs, "", "", {}});
-  cs.push_back({"required: the only matching node is tainted",
-                {unlabelled(), NodeBuilder("node2").label("disk", "ssd").taint("k", "", api::TaintEffect::NoSchedule).build()},
-                {requiring("p").build()}, kRequiredArgs, "", "", {}});
+                {unlabelled(), NodeBuilder("node2").label("disk", "ssd").unschedulable().build()},
+                {requiring("p").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back(
+      {"required: the only matching node is tainted",
+       {unlabelled(), NodeBuilder("node2").label("disk", "ssd").taint("k", "", api::TaintEffect::NoSchedule).build()},
+       {requiring("p").build()},
+       kRequiredArgs,
+       "",
+       "",
+       {}});
   cs.push_back({"required: the only matching node is full",
                 {unlabelled(), NodeBuilder("node2").label("disk", "ssd").allocatable(50, 8 * kGi).build()},
-                {requiring("p").build()}, kRequiredArgs, "", "", {}});
-  cs.push_back({"required: nodeSelector only is not node affinity (upstream)", {unlabelled(), labelled()},
-                {PodBuilder("p").node("node1").nodeSelector("disk", "ssd").build()}, kRequiredArgs, "", "", {}});
-  cs.push_back({"required: nodeSelector combined with affinity", {unlabelled(), labelled()},
-                {requiring("p", "node2").nodeSelector("zone", "x").build()}, kRequiredArgs, "", "", {}});
-  cs.push_back({"required: terminating pod not evicted", {unlabelled(), labelled()}, {requiring("p").terminating().build()},
-                kRequiredArgs, "", "", {}});
-  cs.push_back({"required: DaemonSet pod not evicted", {unlabelled(), labelled()},
-                {requiring("p").owner("DaemonSet", "ds").build()}, kRequiredArgs, "", "", {}});
-  cs.push_back({"required: per-node limit", {unlabelled(), labelled()},
-                {requiring("a").build(), requiring("b").build()}, kRequiredArgs, "", "maxNoOfPodsToEvictPerNode: 1\n",
+                {requiring("p").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back({"required: nodeSelector only is not node affinity (upstream)",
+                {unlabelled(), labelled()},
+                {PodBuilder("p").node("node1").nodeSelector("disk", "ssd").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back({"required: nodeSelector combined with affinity",
+                {unlabelled(), labelled()},
+                {requiring("p", "node2").nodeSelector("zone", "x").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back({"required: terminating pod not evicted",
+                {unlabelled(), labelled()},
+                {requiring("p").terminating().build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back({"required: DaemonSet pod not evicted",
+                {unlabelled(), labelled()},
+                {requiring("p").owner("DaemonSet", "ds").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back({"required: per-node limit",
+                {unlabelled(), labelled()},
+                {requiring("a").build(), requiring("b").build()},
+                kRequiredArgs,
+                "",
+                "maxNoOfPodsToEvictPerNode: 1\n",
                 {"default/a"}});
-  cs.push_back({"required: total limit", {unlabelled(), labelled(), NodeBuilder("node3").build()},
-                {requiring("a").build(), requiring("b", "node3").build()}, kRequiredArgs, "", "maxNoOfPodsToEvictTotal: 1\n",
+  cs.push_back({"required: total limit",
+                {unlabelled(), labelled(), NodeBuilder("node3").build()},
+                {requiring("a").build(), requiring("b", "node3").build()},
+                kRequiredArgs,
+                "",
+                "maxNoOfPodsToEvictTotal: 1\n",
                 {"default/a"}});
-  cs.push_back({"required: total limit 0", {unlabelled(), labelled()}, {requiring("a").build()}, kRequiredArgs, "",
-                "maxNoOfPodsToEvictTotal: 0\n", {}});
-  cs.push_back({"required: namespace limit", {unlabelled(), labelled()},
-                {requiring("a").build(), requiring("b").build()}, kRequiredArgs, "", "maxNoOfPodsToEvictPerNamespace: 1\n",
+  cs.push_back({"required: total limit 0",
+                {unlabelled(), labelled()},
+                {requiring("a").build()},
+                kRequiredArgs,
+                "",
+                "maxNoOfPodsToEvictTotal: 0\n",
+                {}});
+  cs.push_back({"required: namespace limit",
+                {unlabelled(), labelled()},
+                {requiring("a").build(), requiring("b").build()},
+                kRequiredArgs,
+                "",
+                "maxNoOfPodsToEvictPerNamespace: 1\n",
                 {"default/a"}});
-  cs.push_back({"required: PDB refuses", {unlabelled(), labelled()}, {requiring("a").app("web").build()}, kRequiredArgs, "",
-                "", {}, {pdb("web", "default", selectorOf("app", "web"), 0)}});
+  cs.push_back({"required: PDB refuses",
+                {unlabelled(), labelled()},
+                {requiring("a").app("web").build()},
+                kRequiredArgs,
+                "",
+                "",
+                {},
+                {pdb("web", "default", selectorOf("app", "web"), 0)}});
   cs.push_back({"required: nodeFit on, the other node lacks room for the pod",
                 {unlabelled(), NodeBuilder("node2").label("disk", "ssd").allocatable(50, 8 * kGi).build(),
                  NodeBuilder("node3").build()},
-                {requiring("a").build()}, kRequiredArgs, "      nodeFit: true\n", "", {}});
-  cs.push_back({"required: namespaces include filters", {unlabelled(), labelled()},
-                {requiring("a").build(), PodBuilder("b", "prod").node("node1").requiredNodeAffinity("disk", api::NodeSelectorOp::In, {"ssd"}).build()},
-                kRequiredArgs + "      namespaces:\n        include: [prod]\n", "", "", {"prod/b"}});
-  cs.push_back({"required: labelSelector filters", {unlabelled(), labelled()},
+                {requiring("a").build()},
+                kRequiredArgs,
+                "      nodeFit: true\n",
+                "",
+                {}});
+  cs.push_back(
+      {"required: namespaces include filters",
+       {unlabelled(), labelled()},
+       {requiring("a").build(),
+        PodBuilder("b", "prod").node("node1").requiredNodeAffinity("disk", api::NodeSelectorOp::In, {"ssd"}).build()},
+       kRequiredArgs + "      namespaces:\n        include: [prod]\n",
+       "",
+       "",
+       {"prod/b"}});
+  cs.push_back({"required: labelSelector filters",
+                {unlabelled(), labelled()},
                 {requiring("a").app("web").build(), requiring("b").app("db").build()},
-                kRequiredArgs + "      labelSelector:\n        matchLabels: {app: db}\n", "", "", {"default/b"}});
-  cs.push_back({"required type does not act on preferred-only pods", {unlabelled(), labelled()},
-                {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kRequiredArgs, "", "", {}});
-  cs.push_back({"preferred: another node scores higher", {unlabelled(), labelled()},
-                {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kPreferredArgs, "", "",
+                kRequiredArgs + "      labelSelector:\n        matchLabels: {app: db}\n",
+                "",
+                "",
+                {"default/b"}});
+  cs.push_back({"required type does not act on preferred-only pods",
+                {unlabelled(), labelled()},
+                {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()},
+                kRequiredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back({"preferred: another node scores higher",
+                {unlabelled(), labelled()},
+                {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()},
+                kPreferredArgs,
+                "",
+                "",
                 {"default/p"}});
-  cs.push_back({"preferred: current node already best", {unlabelled(), labelled()},
-                {PodBuilder("p").node("node2").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kPreferredArgs, "", "", {}});
-  cs.push_back({"preferred: equal score does not move", {NodeBuilder("node1").label("disk", "ssd").build(), labelled()},
-                {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kPreferredArgs, "", "", {}});
+  cs.push_back({"preferred: current node already best",
+                {unlabelled(), labelled()},
+                {PodBuilder("p").node("node2").preferredNodeAffinity(10, "disk", {"ssd"}).build()},
+                kPreferredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back({"preferred: equal score does not move",
+                {NodeBuilder("node1").label("disk", "ssd").build(), labelled()},
+                {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()},
+                kPreferredArgs,
+                "",
+                "",
+                {}});
   cs.push_back({"preferred: fits nowhere (every node unschedulable), not evicted",
-                {NodeBuilder("node1").unschedulable().build(), NodeBuilder("node2").label("disk", "ssd").unschedulable().build()},
-                {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()}, kPreferredArgs, "", "", {}});
-  cs.push_back({"both types in order", {unlabelled(), labelled()},
-                {requiring("a").build(), PodBuilder("b").node("node1").preferredNodeAffinity(5, "disk", {"ssd"}).build()},
-                "      nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecution, requiredDuringSchedulingIgnoredDuringExecution]\n",
-                "", "", {"default/b", "default/a"}});
+                {NodeBuilder("node1").unschedulable().build(),
+                 NodeBuilder("node2").label("disk", "ssd").unschedulable().build()},
+                {PodBuilder("p").node("node1").preferredNodeAffinity(10, "disk", {"ssd"}).build()},
+                kPreferredArgs,
+                "",
+                "",
+                {}});
+  cs.push_back(
+      {"both types in order",
+       {unlabelled(), labelled()},
+       {requiring("a").build(), PodBuilder("b").node("node1").preferredNodeAffinity(5, "disk", {"ssd"}).build()},
+       "      nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecution, "
+       "requiredDuringSchedulingIgnoredDuringExecution]\n",
+       "",
+       "",
+       {"default/b", "default/a"}});
   return cs;
 }
 

@@ -80,13 +80,34 @@ struct Case {
   std::vector<std::string> wantRefused;
   int wantCount = -1;  // >= 0: check only how many were evicted
 
-  Case& args(std::string a) { pluginArgs = std::move(a); return *this; }
-  Case& evictor(std::string a) { evictorArgs = std::move(a); return *this; }
-  Case& limits(std::string a) { topLevel = std::move(a); return *this; }
-  Case& pdb(PdbPtr p) { pdbs.push_back(std::move(p)); return *this; }
-  Case& evicts(std::vector<std::string> v) { wantEvicted = std::move(v); return *this; }
-  Case& refuses(std::vector<std::string> v) { wantRefused = std::move(v); return *this; }
-  Case& count(int n) { wantCount = n; return *this; }
+  Case& args(std::string a) {
+    pluginArgs = std::move(a);
+    return *this;
+  }
+  Case& evictor(std::string a) {
+    evictorArgs = std::move(a);
+    return *this;
+  }
+  Case& limits(std::string a) {
+    topLevel = std::move(a);
+    return *this;
+  }
+  Case& pdb(PdbPtr p) {
+    pdbs.push_back(std::move(p));
+    return *this;
+  }
+  Case& evicts(std::vector<std::string> v) {
+    wantEvicted = std::move(v);
+    return *this;
+  }
+  Case& refuses(std::vector<std::string> v) {
+    wantRefused = std::move(v);
+    return *this;
+  }
+  Case& count(int n) {
+    wantCount = n;
+    return *this;
+  }
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -110,7 +131,9 @@ std::vector<std::string> ns1(std::initializer_list<const char*> names) {
 }
 
 std::vector<NodePtr> twoZones() { return {zoneNode("n1", "zoneA"), zoneNode("n2", "zoneB")}; }
-std::vector<NodePtr> threeZones() { return {zoneNode("n1", "zoneA"), zoneNode("n2", "zoneB"), zoneNode("n3", "zoneC")}; }
+std::vector<NodePtr> threeZones() {
+  return {zoneNode("n1", "zoneA"), zoneNode("n2", "zoneB"), zoneNode("n3", "zoneC")};
+}
 
 // Nodes labelled node=<value> and os=<os>, as upstream's 6- and 7-domain cases.
 std::vector<NodePtr> osNodes(bool withWinNodeD) {
@@ -147,7 +170,9 @@ std::vector<Case> upstreamCases() {
   }
   {
     Pods p;
-    p.with(1, "n1", c1, [](PodBuilder& b) { b.bare(); }).add(2, "n1", [](PodBuilder& b) { b.bare(); }).add(1, "n2", [](PodBuilder& b) { b.bare(); });
+    p.with(1, "n1", c1, [](PodBuilder& b) { b.bare(); })
+        .add(2, "n1", [](PodBuilder& b) { b.bare(); })
+        .add(1, "n2", [](PodBuilder& b) { b.bare(); });
     cs.push_back(make("2 domains [3,1]: no pod is evictable, nothing is counted or moved", twoZones(), p));
   }
   {
@@ -166,7 +191,8 @@ std::vector<Case> upstreamCases() {
   {
     Pods p;
     p.with(1, "n1", c1).add(3, "n1");
-    cs.push_back(make("2 domains [4,0] maxSkew 1: move 2 to reach [2,2]", twoZones(), p).evicts(ns1({"pod-2", "pod-3"})));
+    cs.push_back(
+        make("2 domains [4,0] maxSkew 1: move 2 to reach [2,2]", twoZones(), p).evicts(ns1({"pod-2", "pod-3"})));
   }
   {
     Pods p;
@@ -209,7 +235,8 @@ std::vector<Case> upstreamCases() {
     auto boston = [](PodBuilder& b) { b.nodeSelector("region", "boston"); };
     Pods p;
     p.with(1, "n1", c1, boston).add(3, "n1", boston);
-    cs.push_back(make("2 domains [4,0]: nodeSelector matches both zones, move 2", nodes, p).evicts(ns1({"pod-2", "pod-3"})));
+    cs.push_back(
+        make("2 domains [4,0]: nodeSelector matches both zones, move 2", nodes, p).evicts(ns1({"pod-2", "pod-3"})));
   }
   {
     Pods p;
@@ -229,8 +256,9 @@ std::vector<Case> upstreamCases() {
     cs.push_back(make("2 domains [2,6] maxSkew 2: move 1 to reach [3,5]", twoZones(), p).evicts(ns1({"pod-7"})));
   }
   {
-    std::vector<NodePtr> nodes = {NodeBuilder("n1").zone("zoneA").taint("hardware", "gpu", api::TaintEffect::NoSchedule).build(),
-                                  zoneNode("n2", "zoneB")};
+    std::vector<NodePtr> nodes = {
+        NodeBuilder("n1").zone("zoneA").taint("hardware", "gpu", api::TaintEffect::NoSchedule).build(),
+        zoneNode("n2", "zoneB")};
     Pods p;
     p.with(1, "n1", spread(2)).add(1, "n1").add(6, "n2");
     cs.push_back(make("2 domains [2,6] maxSkew 2: the smaller zone's node is tainted, nothing moves", nodes, p)
@@ -241,8 +269,8 @@ std::vector<Case> upstreamCases() {
                                   zoneNode("n2", "zoneB")};
     Pods p;
     p.with(1, "n1", spread(2)).add(1, "n1").add(6, "n2");
-    cs.push_back(make("2 domains [2,6] maxSkew 2: the smaller zone has no CPU left, nothing moves", nodes, p)
-                     .evictor(kNodeFit));
+    cs.push_back(
+        make("2 domains [2,6] maxSkew 2: the smaller zone has no CPU left, nothing moves", nodes, p).evictor(kNodeFit));
   }
   {
     // upstream issue 564: zone spread is soft, hostname spread hard.
@@ -277,10 +305,11 @@ std::vector<Case> upstreamCases() {
     };
     api::Toleration tol{"taint-test", api::TolerationOp::Equal, "test", api::TaintEffect::NoSchedule, std::nullopt};
     Pods tolerating;
-    tolerating.with(1, "n1", c1, [&](PodBuilder& b) { b.toleration(tol); })
-        .add(1, "n1", [](PodBuilder& b) { b.nodeSelector(kZone, "zoneA"); });
-    cs.push_back(make("2 domains [2,0]: the pod tolerating the tainted node moves", tainted(api::TaintEffect::NoSchedule),
-                      tolerating)
+    tolerating.with(1, "n1", c1, [&](PodBuilder& b) { b.toleration(tol); }).add(1, "n1", [](PodBuilder& b) {
+      b.nodeSelector(kZone, "zoneA");
+    });
+    cs.push_back(make("2 domains [2,0]: the pod tolerating the tainted node moves",
+                      tainted(api::TaintEffect::NoSchedule), tolerating)
                      .evicts(ns1({"pod-0"})));
     Pods plain;
     plain.with(1, "n1", c1).add(1, "n1", [](PodBuilder& b) { b.nodeSelector(kZone, "zoneA"); });
@@ -289,8 +318,8 @@ std::vector<Case> upstreamCases() {
     cs.push_back(make("2 domains [2,0]: no pod tolerates the tainted node, DefaultEvictor nodeFit on",
                       tainted(api::TaintEffect::NoSchedule), plain)
                      .evictor(kNodeFit));
-    cs.push_back(make("2 domains [2,0]: PreferNoSchedule does not keep pods out", tainted(api::TaintEffect::PreferNoSchedule),
-                      plain)
+    cs.push_back(make("2 domains [2,0]: PreferNoSchedule does not keep pods out",
+                      tainted(api::TaintEffect::PreferNoSchedule), plain)
                      .evicts(ns1({"pod-0"})));
   }
   {
@@ -301,7 +330,8 @@ std::vector<Case> upstreamCases() {
              ", values: [" + value + "]}\n";
     };
     cs.push_back(make("plugin labelSelector matches no pod: nothing moves", twoZones(), p).args(expr("In", "baz")));
-    cs.push_back(make("plugin labelSelector In matches: move 1", twoZones(), p).args(expr("In", "bar")).evicts(ns1({"pod-1"})));
+    cs.push_back(
+        make("plugin labelSelector In matches: move 1", twoZones(), p).args(expr("In", "bar")).evicts(ns1({"pod-1"})));
     cs.push_back(make("plugin labelSelector NotIn matches: move 1", twoZones(), p)
                      .args(expr("NotIn", "baz"))
                      .evicts(ns1({"pod-1"})));
@@ -343,7 +373,8 @@ std::vector<Case> upstreamCases() {
                                   NodeBuilder("C2").zone("zoneC").allocatable(1000, 8 * kGi, 9).build()};
     Pods p;
     p.with(1, "A1", c1).with(1, "B1", c1).with(1, "B2", c1).with(2, "C1", c1).with(1, "C2", c1);
-    cs.push_back(make("3 domains [[1,0],[1,1],[2,1]]: no CPU left in zoneA, nothing moves", nodes, p).evictor(kNodeFit));
+    cs.push_back(
+        make("3 domains [[1,0],[1,1],[2,1]]: no CPU left in zoneA, nothing moves", nodes, p).evictor(kNodeFit));
   }
   {
     std::vector<NodePtr> nodes;
@@ -358,11 +389,18 @@ std::vector<Case> upstreamCases() {
   {
     // upstream issue 839: control-plane and infra nodes are tainted and out of the pods' affinity.
     std::vector<NodePtr> nodes = {
-        NodeBuilder("controlplane1").zone("zoneA").label(api::kLabelHostname, "cp-1")
+        NodeBuilder("controlplane1")
+            .zone("zoneA")
+            .label(api::kLabelHostname, "cp-1")
             .taint("node-role.kubernetes.io/controlplane", "true", api::TaintEffect::NoSchedule)
-            .taint("node-role.kubernetes.io/etcd", "true", api::TaintEffect::NoSchedule).build(),
-        NodeBuilder("infraservices1").zone("zoneA").label("infra_service", "true").label(api::kLabelHostname, "infra-1")
-            .taint("infra_service", "", api::TaintEffect::NoSchedule).build(),
+            .taint("node-role.kubernetes.io/etcd", "true", api::TaintEffect::NoSchedule)
+            .build(),
+        NodeBuilder("infraservices1")
+            .zone("zoneA")
+            .label("infra_service", "true")
+            .label(api::kLabelHostname, "infra-1")
+            .taint("infra_service", "", api::TaintEffect::NoSchedule)
+            .build(),
         NodeBuilder("app1").zone("zoneA").label("app_service", "true").label(api::kLabelHostname, "app-1").build(),
         NodeBuilder("app2").zone("zoneB").label("app_service", "true").label(api::kLabelHostname, "app-2").build()};
     auto hc = spread(1, api::kLabelHostname.data(), UnsatisfiableAction::DoNotSchedule,
@@ -372,20 +410,24 @@ std::vector<Case> upstreamCases() {
       b.requiredNodeAffinity("app_service", api::NodeSelectorOp::Exists, {});
     };
     Pods p;
-    p.add(2, "app1", pin, {{"app.kubernetes.io/name", "service"}}).add(2, "app2", pin, {{"app.kubernetes.io/name", "service"}});
+    p.add(2, "app1", pin, {{"app.kubernetes.io/name", "service"}})
+        .add(2, "app2", pin, {{"app.kubernetes.io/name", "service"}});
     cs.push_back(make("2 domains [3,1] on tainted nodes (issue 839): nothing moves", nodes, p).evictor(kNodeFit));
   }
   {
     std::vector<NodePtr> nodes;
     for (const char* z : {"A", "B", "C"})
-      nodes.push_back(NodeBuilder(std::string(z) + "1").zone(std::string("zone") + z).label("kubernetes.io/arch", "arm64").build());
+      nodes.push_back(
+          NodeBuilder(std::string(z) + "1").zone(std::string("zone") + z).label("kubernetes.io/arch", "arm64").build());
     auto ignore = spread(1);
     ignore.nodeAffinityPolicy = api::InclusionPolicy::Ignore;
     Pods p;
     p.with(1, "A1", ignore, [](PodBuilder& b) { b.nodeSelector("kubernetes.io/arch", "arm64"); })
-        .with(1, "A1", ignore, [](PodBuilder& b) { b.nodeSelector(kZone, "zoneA").nodeSelector("kubernetes.io/arch", "arm64"); })
+        .with(1, "A1", ignore,
+              [](PodBuilder& b) { b.nodeSelector(kZone, "zoneA").nodeSelector("kubernetes.io/arch", "arm64"); })
         .with(1, "B1", ignore, [](PodBuilder& b) { b.nodeSelector("kubernetes.io/arch", "arm64"); });
-    cs.push_back(make("3 domains [2,1,0] nodeAffinityPolicy Ignore: the unpinned pod moves", nodes, p).evicts(ns1({"pod-0"})));
+    cs.push_back(
+        make("3 domains [2,1,0] nodeAffinityPolicy Ignore: the unpinned pod moves", nodes, p).evicts(ns1({"pod-0"})));
   }
   return cs;
 }
@@ -395,19 +437,22 @@ std::vector<Case> kdeschedCases() {
   auto c1 = spread(1);
   {
     // Ignore counts the tainted zone as an empty domain; Honor leaves it out, and [3,2] is balanced.
-    std::vector<NodePtr> nodes = {zoneNode("n1", "zoneA"), zoneNode("n2", "zoneB"),
-                                  NodeBuilder("n3").zone("zoneC").taint("dedicated", "db", api::TaintEffect::NoSchedule).build()};
+    std::vector<NodePtr> nodes = {
+        zoneNode("n1", "zoneA"), zoneNode("n2", "zoneB"),
+        NodeBuilder("n3").zone("zoneC").taint("dedicated", "db", api::TaintEffect::NoSchedule).build()};
     Pods ignore;
     ignore.with(3, "n1", c1).with(2, "n2", c1);
-    cs.push_back(make("nodeTaintsPolicy Ignore: the tainted zone is an empty domain, 1 moves (fit check off)", nodes, ignore)
-                     .args(kNoBalanceFit)
-                     .evicts(ns1({"pod-2"})));
+    cs.push_back(
+        make("nodeTaintsPolicy Ignore: the tainted zone is an empty domain, 1 moves (fit check off)", nodes, ignore)
+            .args(kNoBalanceFit)
+            .evicts(ns1({"pod-2"})));
     cs.push_back(make("nodeTaintsPolicy Ignore: the tainted zone cannot take the pod (fit check on)", nodes, ignore));
     auto honor = spread(1);
     honor.nodeTaintsPolicy = api::InclusionPolicy::Honor;
     Pods honoring;
     honoring.with(3, "n1", honor).with(2, "n2", honor);
-    cs.push_back(make("nodeTaintsPolicy Honor: the tainted zone is not a domain, balanced", nodes, honoring).args(kNoBalanceFit));
+    cs.push_back(make("nodeTaintsPolicy Honor: the tainted zone is not a domain, balanced", nodes, honoring)
+                     .args(kNoBalanceFit));
   }
   {
     auto nc = spread(1, "node");
@@ -415,16 +460,15 @@ std::vector<Case> kdeschedCases() {
     auto windows = [](PodBuilder& b) { b.nodeSelector("os", "windows"); };
     Pods p;
     p.with(3, "n4", nc, windows).with(3, "n5", nc, windows).with(2, "n6", nc, windows);
-    cs.push_back(make("nodeAffinityPolicy Ignore: linux domains count as empty, 4 move (fit check off)", osNodes(false), p)
-                     .args(kNoBalanceFit)
-                     .evicts(ns1({"pod-5", "pod-4", "pod-2", "pod-1"})));
+    cs.push_back(
+        make("nodeAffinityPolicy Ignore: linux domains count as empty, 4 move (fit check off)", osNodes(false), p)
+            .args(kNoBalanceFit)
+            .evicts(ns1({"pod-5", "pod-4", "pod-2", "pod-1"})));
     cs.push_back(make("nodeAffinityPolicy Ignore: windows pods fit no linux node (fit check on)", osNodes(false), p));
   }
   {
     Pods p;
-    p.with(1, "n1", c1)
-        .add(3, "n1", {}, {{"app", "other"}})
-        .add(1, "n2");
+    p.with(1, "n1", c1).add(3, "n1", {}, {{"app", "other"}}).add(1, "n2");
     cs.push_back(make("pods the constraint's selector does not match are not counted", twoZones(), p));
   }
   {
@@ -466,8 +510,9 @@ std::vector<Case> kdeschedCases() {
                       twoZones(), a));
     Pods b;
     b.with(4, "n1", md);
-    cs.push_back(make("minDomains 3 with 2 zones [4,0]: only 1 of upstream's 2 moves (global minimum is 0)", twoZones(), b)
-                     .evicts(ns1({"pod-3"})));
+    cs.push_back(
+        make("minDomains 3 with 2 zones [4,0]: only 1 of upstream's 2 moves (global minimum is 0)", twoZones(), b)
+            .evicts(ns1({"pod-3"})));
     auto met = spread(1);
     met.minDomains = 2;
     Pods c;
@@ -477,7 +522,8 @@ std::vector<Case> kdeschedCases() {
     soft.minDomains = 3;
     Pods d;
     d.with(3, "n1", soft).with(1, "n2", soft);
-    cs.push_back(make("minDomains has no effect on ScheduleAnyway", twoZones(), d).args(kBothKinds).evicts(ns1({"pod-2"})));
+    cs.push_back(
+        make("minDomains has no effect on ScheduleAnyway", twoZones(), d).args(kBothKinds).evicts(ns1({"pod-2"})));
   }
   {
     // zone-a: a1,a2 with 2 pods each; zone-b: six nodes with 1 each. Zone skew 2 wants 1 pod out of
@@ -510,8 +556,10 @@ std::vector<Case> kdeschedCases() {
     // Upstream sends all 66 toward nodes with 10 pod slots; kdesched stops when the slots are planned.
     std::vector<NodePtr> nodes;
     for (const char* z : {"A", "B", "C"})
-      nodes.push_back(NodeBuilder(std::string("n") + char('1' + (z[0] - 'A'))).zone(std::string("zone") + z)
-                          .allocatable(64000, 64 * kGi, 10).build());
+      nodes.push_back(NodeBuilder(std::string("n") + char('1' + (z[0] - 'A')))
+                          .zone(std::string("zone") + z)
+                          .allocatable(64000, 64 * kGi, 10)
+                          .build());
     Pods p;
     p.with(1, "n2", c1).add(100, "n3");
     cs.push_back(make("cumulative fit: only as many pods move as the small domains have room for", nodes, p).count(19));
@@ -554,9 +602,10 @@ TEST(TopologySpread, ReasonNamesConstraintDomainsAndSkew) {
   for (auto& pod : p.out) b.add(pod);
   auto out = runPolicy(policyWith(kPlugin, "balance"), *b.snapshot());
   ASSERT_EQ(out.reasons.size(), 1u);
-  EXPECT_EQ(out.reasons[0],
-            "topologySpreadConstraint {topologyKey: topology.kubernetes.io/zone, maxSkew: 1, whenUnsatisfiable: "
-            "DoNotSchedule, labelSelector: foo=bar} skew 3 (zoneA: 4, zoneB: 1) > maxSkew 1; moving this pod leaves skew 1");
+  EXPECT_EQ(
+      out.reasons[0],
+      "topologySpreadConstraint {topologyKey: topology.kubernetes.io/zone, maxSkew: 1, whenUnsatisfiable: "
+      "DoNotSchedule, labelSelector: foo=bar} skew 3 (zoneA: 4, zoneB: 1) > maxSkew 1; moving this pod leaves skew 1");
 }
 
 TEST(TopologySpread, ReasonShowsThePodsDomainAndMinDomains) {
@@ -570,10 +619,11 @@ TEST(TopologySpread, ReasonShowsThePodsDomainAndMinDomains) {
   for (auto& pod : p.out) b.add(pod);
   auto out = runPolicy(policyWith(kPlugin, "balance"), *b.snapshot());
   ASSERT_EQ(out.reasons.size(), 1u);
-  EXPECT_EQ(out.reasons[0],
-            "topologySpreadConstraint {topologyKey: topology.kubernetes.io/zone, maxSkew: 1, whenUnsatisfiable: "
-            "DoNotSchedule, labelSelector: foo=bar, minDomains: 4, nodeTaintsPolicy: Honor} skew 2 (zoneA: 2, zoneC: 0; "
-            "3 eligible domains < minDomains 4, global minimum 0) > maxSkew 1; moving this pod leaves skew 1");
+  EXPECT_EQ(
+      out.reasons[0],
+      "topologySpreadConstraint {topologyKey: topology.kubernetes.io/zone, maxSkew: 1, whenUnsatisfiable: "
+      "DoNotSchedule, labelSelector: foo=bar, minDomains: 4, nodeTaintsPolicy: Honor} skew 2 (zoneA: 2, zoneC: 0; "
+      "3 eligible domains < minDomains 4, global minimum 0) > maxSkew 1; moving this pod leaves skew 1");
 }
 
 TEST(TopologySpread, EqualDomainsAreOrderedByValue) {
