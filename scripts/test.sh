@@ -9,6 +9,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 JOBS="${JOBS:-2}"
+# ccache (when installed) shares compiled objects between build trees and checkouts: paths are
+# hashed relative to the checkout, so a fresh clone reuses what another one compiled.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="${ROOT}" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 passed=0
 failed=0
 phase() { printf '\n== %s ==\n' "$*"; }
@@ -39,14 +46,14 @@ phase "format (clang-format, .clang-format)"
 bash scripts/format.sh --check || rc=1
 
 phase "build (RelWithDebInfo, -Werror)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKDESCHED_WERROR=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKDESCHED_WERROR=ON "${launcher[@]}" >/dev/null
 cmake --build build -j "${JOBS}"
 phase "unit tests"
 run_ctest build || rc=1
 
 if [ "${KDESCHED_SKIP_ASAN:-0}" != 1 ]; then
   phase "unit tests under -fsanitize=address,undefined"
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKDESCHED_WERROR=ON -DKDESCHED_SANITIZE=ON >/dev/null
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKDESCHED_WERROR=ON -DKDESCHED_SANITIZE=ON "${launcher[@]}" >/dev/null
   cmake --build build-asan -j "${JOBS}"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build-asan || rc=1
 fi
