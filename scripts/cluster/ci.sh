@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# CI entry point for the real-cluster tests (called by .ci/run):
+# CI entry point for the real-cluster tests (called by scripts/test.sh, which .ci/run runs), in this
+# order (test/e2e/README.md says what each proves and how to run one alone):
 #   tools (openssl, jq, curl) -> build.sh (cached) -> test/e2e/smoke.sh
-#   [-> test/e2e/faults.sh when KDESCHED_CI_FAULTS=1]
-#   -> test/e2e/daemon.sh, test/e2e/leader.sh (the kdesched daemon; KDESCHED_CI_DAEMON=0 skips them)
+#   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
+#   -> test/e2e/daemon.sh, leader.sh, triggers.sh          (the kdesched daemon; KDESCHED_CI_DAEMON=0
+#                                                           skips them)
+#   -> test/helm/run.sh, test/e2e/dockerfile.sh, helm.sh   (the chart; KDESCHED_CI_HELM=0 skips them)
+# A failure skips the later groups (a failing smoke or fault test means the cluster itself is
+# broken); inside a group every test runs. The last lines list each test's result and wall time.
 #
-# The binaries are cached in ${KDESCHED_CACHE:-$HOME/.cache/kdesched}/<hash>/bin
-# (CI runs as root on the developers' machine, so /root/.cache/kdesched is
-# shared with them): a warm build step is a no-op. A cold one takes tens of
-# minutes on 2 cores, see README. KDESCHED_CI_BINARIES overrides which binaries
-# are built (default: what the tests use, helm included for the chart tests; "all"
-# builds every binary).
+# kdesched is ${KDESCHED_BIN:-build/kdesched}. The binaries are cached in
+# ${KDESCHED_CACHE:-$HOME/.cache/kdesched}/<hash>/bin (CI runs as root on the developers' machine,
+# so /root/.cache/kdesched is shared with them): a warm build step is a no-op. A cold one takes tens
+# of minutes on 2 cores, see README. KDESCHED_CI_BINARIES overrides which binaries are built
+# (default: what the tests use, helm included for the chart tests; "all" builds every binary).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -36,23 +40,38 @@ tb="$(kd_now_ms)"
 kd_log "build step: $(kd_elapsed "${tb}")"
 
 rc=0
-"${ROOT}/test/e2e/smoke.sh" || rc=$?
+results=()
+# run_test PATH [ARGS...]: runs one test, records its summary line and wall time; rc=1 if it failed.
+run_test() {
+  local t rc_test=0 log
+  t="$(kd_now_ms)"
+  log="$(mktemp)"
+  "${ROOT}/$1" "${@:2}" | tee "${log}" || rc_test=$?
+  results+=("$(printf '%-26s %-8s %-44s %s' "$1" "$([ "${rc_test}" -eq 0 ] && echo ok || echo FAILED)" \
+    "$(tail -n 1 "${log}" | grep -E ': [0-9]+ passed, [0-9]+ failed$' || echo "exit ${rc_test}")" "$(kd_elapsed "${t}")")")
+  rm -f "${log}"
+  [ "${rc_test}" -eq 0 ] || rc=1
+}
+
+run_test test/e2e/smoke.sh
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_FAULTS:-1}" = 1 ]; then
-  "${ROOT}/test/e2e/faults.sh" || rc=$?
+  run_test test/e2e/faults.sh
 fi
-# The live daemon (kdesched at ${KDESCHED_BIN:-build/kdesched}) against the control plane: both run
-# even if the other failed, after a passing smoke test (a failing one means the cluster is broken).
+# The live daemon (kdesched at ${KDESCHED_BIN:-build/kdesched}) against the control plane: all run
+# even if another failed, after a passing smoke test (a failing one means the cluster is broken).
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
-  "${ROOT}/test/e2e/daemon.sh" || rc=$?
-  "${ROOT}/test/e2e/leader.sh" || rc=$?
-  "${ROOT}/test/e2e/triggers.sh" || rc=$?
+  run_test test/e2e/daemon.sh
+  run_test test/e2e/leader.sh
+  run_test test/e2e/triggers.sh
 fi
 # The Helm chart: offline lint/golden/drift checks, the Dockerfile's runtime libraries, then
 # install into a real control plane with the RBAC proof.
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
-  "${ROOT}/test/helm/run.sh" || rc=$?
-  "${ROOT}/test/e2e/dockerfile.sh" "${KDESCHED_BIN:-${ROOT}/build/kdesched}" || rc=$?
-  "${ROOT}/test/e2e/helm.sh" || rc=$?
+  run_test test/helm/run.sh
+  run_test test/e2e/dockerfile.sh "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
+  run_test test/e2e/helm.sh
 fi
+echo "== cluster CI results"
+printf '   %s\n' "${results[@]}"
 kd_log "cluster CI: $(kd_elapsed "${t0}") (exit ${rc})"
 exit "${rc}"

@@ -97,8 +97,24 @@ pid_is_ours() {
   tr '\0' '\n' <"/proc/${pid}/cmdline" 2>/dev/null | grep -qF -- "${DIR}/"
 }
 
+# pid_exiting PID: on its way out but not done: its command line is gone (the memory goes early in
+# the exit, so pid_is_ours says no) while a thread of it is not a zombie yet and may still hold its
+# listening sockets and its files. Binding its port or removing DIR then races with it.
+pid_exiting() {
+  local f s state flags
+  [ -r "/proc/$1/cmdline" ] && [ -z "$(tr -d '\0' <"/proc/$1/cmdline" 2>/dev/null)" ] || return 1
+  for f in /proc/"$1"/task/*/stat; do
+    { read -r s <"${f}"; } 2>/dev/null || continue
+    read -r state _ _ _ _ _ flags _ <<<"${s##*) }"
+    (( (flags & 0x200000) == 0 )) || return 1  # PF_KTHREAD: a kernel thread took the PID over
+    case "${state}" in Z | X) ;; *) return 0 ;; esac
+  done
+  return 1
+}
+
 # stop_pids PID...: SIGTERM (and SIGCONT, in case one is paused), wait up to
-# STOP_TIMEOUT seconds, then SIGKILL whatever is left and wait for it.
+# STOP_TIMEOUT seconds, then SIGKILL whatever is left and wait until each is a zombie or gone
+# (an exiting process counts as running: see pid_exiting).
 stop_pids() {
   local pid left deadline
   [ $# -gt 0 ] || return 0
@@ -106,7 +122,7 @@ stop_pids() {
   deadline=$(( $(date +%s) + STOP_TIMEOUT ))
   while true; do
     left=()
-    for pid in "$@"; do pid_is_ours "${pid}" && left+=("${pid}"); done
+    for pid in "$@"; do pid_is_ours "${pid}" || pid_exiting "${pid}" && left+=("${pid}"); done
     [ "${#left[@]}" -gt 0 ] || return 0
     if [ "$(date +%s)" -ge "${deadline}" ]; then
       kd_log "SIGKILL ${left[*]} (still running after ${STOP_TIMEOUT}s)"
@@ -114,7 +130,7 @@ stop_pids() {
       deadline=$(( $(date +%s) + 10 ))
       while true; do
         left=()
-        for pid in "$@"; do pid_is_ours "${pid}" && left+=("${pid}"); done
+        for pid in "$@"; do pid_is_ours "${pid}" || pid_exiting "${pid}" && left+=("${pid}"); done
         [ "${#left[@]}" -gt 0 ] || return 0
         [ "$(date +%s)" -lt "${deadline}" ] || { kd_log "could not stop ${left[*]}"; return 1; }
         sleep 0.2
@@ -189,17 +205,18 @@ port_listening() {
 }
 port_released() { ! port_listening "$1"; }
 
-# Picks a free port below the ephemeral range (so outgoing connections do not
-# take it between now and the bind), not yet handed out by this run.
+# pick_port VAR: sets VAR to a free port below the ephemeral range (so outgoing
+# connections do not take it between now and the bind), not yet handed out by this
+# run (a VAR, not $(pick_port): PICKED must grow in this shell, not in a subshell).
 PICKED=" "
 pick_port() {
-  local p i
-  for i in $(seq 1 200); do
-    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 12000 ))
-    case "${PICKED}" in *" ${p} "*) continue ;; esac
-    port_in_use "${p}" && continue
-    PICKED+="${p} "
-    echo "${p}"
+  local pp_port
+  for _ in $(seq 1 200); do
+    pp_port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 12000 ))
+    case "${PICKED}" in *" ${pp_port} "*) continue ;; esac
+    port_in_use "${pp_port}" && continue
+    PICKED+="${pp_port} "
+    printf -v "$1" '%s' "${pp_port}"
     return 0
   done
   kd_die "no free port found"
@@ -448,8 +465,8 @@ cmd_up() {
 
   parse_node_arg "${node_arg[@]}"
 
-  ETCD_PORT="$(pick_port)"; ETCD_PEER_PORT="$(pick_port)"; APISERVER_PORT="$(pick_port)"
-  KCM_PORT="$(pick_port)"; SCHEDULER_PORT="$(pick_port)"
+  pick_port ETCD_PORT; pick_port ETCD_PEER_PORT; pick_port APISERVER_PORT
+  pick_port KCM_PORT; pick_port SCHEDULER_PORT
   printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPISERVER_PORT=%s\nKCM_PORT=%s\nSCHEDULER_PORT=%s\n' \
     "${ETCD_PORT}" "${ETCD_PEER_PORT}" "${APISERVER_PORT}" "${KCM_PORT}" "${SCHEDULER_PORT}" >"${DIR}/state"
 
@@ -598,8 +615,8 @@ cmd_restart_apiserver() {
   else
     stop_pids "${pid}"
   fi
-  # An exiting process loses its cmdline (so stop_pids sees it gone) before the kernel closes its
-  # sockets: binding the same port at once failed now and then with "address already in use".
+  # stop_pids waits for an exiting process too (pid_exiting); the listener is checked as well, as
+  # binding the same port at once once failed with "address already in use".
   kd_wait_for "port ${APISERVER_PORT} released" 15 port_released "${APISERVER_PORT}" ||
     kd_die "kube-apiserver's port ${APISERVER_PORT} is still bound after it stopped"
   launch kube-apiserver

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the Dockerfile without a container engine (about 2 s):
+# Checks the Dockerfile without a container engine (20-50 s: dpkg -S and apt-cache per library):
 #   - a build stage on debian:bookworm that runs scripts/install-deps.sh and builds the kdesched
 #     target; a runtime stage on debian:bookworm-slim (this machine must be Debian 12 too, so its
 #     packages are the ones the image gets);
@@ -12,20 +12,16 @@
 #
 #   test/e2e/dockerfile.sh [KDESCHED_BINARY]   (default: $KDESCHED_BIN, else build-helm/kdesched)
 #
-# Last line: "dockerfile: N passed, N failed".
-set -uo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# A failed check is reported and the test goes on; the last line is "dockerfile: N passed, N failed"
+# (test/e2e/lib.sh).
+set -euo pipefail
+# shellcheck source=test/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_begin dockerfile
 DOCKERFILE="${ROOT}/Dockerfile"
 BIN="${1:-${KDESCHED_BIN:-${ROOT}/build-helm/kdesched}}"
-PASSED=0
-FAILED=0
-pass() { PASSED=$((PASSED + 1)); echo "  ok    $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "  FAIL  $*" >&2; }
-check() { local d="$1"; shift; if "$@"; then pass "${d}"; else fail "${d}"; fi; }
-finish() { echo "dockerfile: ${PASSED} passed, ${FAILED} failed"; [ "${FAILED}" -eq 0 ]; }
 
-[ -x "${BIN}" ] || { fail "no kdesched binary at ${BIN} (build it, or pass its path)"; finish; exit 1; }
+[ -x "${BIN}" ] || die "no kdesched binary at ${BIN} (build it, or pass its path)"
 
 # The stages: "FROM image AS name" lines split the file.
 stage_of() {  # stage_of N: the text of stage N (1-based)
@@ -35,7 +31,7 @@ nstages="$(grep -c '^FROM[[:space:]]' "${DOCKERFILE}")"
 build_stage="$(stage_of 1)"
 runtime_stage="$(stage_of "${nstages}")"
 
-echo "== stages"
+phase "stages"
 check "two stages" test "${nstages}" -eq 2
 check "build stage: FROM debian:bookworm" grep -Eq '^FROM debian:bookworm AS build$' <<<"${build_stage}"
 check "build stage: scripts/install-deps.sh" grep -q 'scripts/install-deps.sh' <<<"${build_stage}"
@@ -52,11 +48,11 @@ for p in .git build 'build-*'; do
   check ".dockerignore excludes ${p}" grep -qxF "${p}" "${ROOT}/.dockerignore"
 done
 
-echo "== runtime packages vs. the binary's shared libraries"
+phase "runtime packages vs. the binary's shared libraries"
 # The words after "apt-get install" up to "&&", minus options, in the runtime stage.
 mapfile -t LISTED < <(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' <<<"${runtime_stage}" |
   grep -o 'apt-get install[^&]*' | tr -s ' \t' '\n' | grep -v -e '^apt-get$' -e '^install$' -e '^-' -e '^$' | sort -u)
-echo "     runtime stage installs: ${LISTED[*]}"
+note "runtime stage installs: ${LISTED[*]}"
 check "the runtime stage lists packages" test "${#LISTED[@]}" -gt 0
 
 # owner FILE: the Debian package that ships FILE (tries the path as given, its target and the
@@ -98,4 +94,4 @@ for pkg in "${LISTED[@]}"; do
     test -n "${cand}" -a "${cand}" != "(none)"
 done
 
-finish
+end_phase

@@ -35,114 +35,27 @@
 #   KDESCHED_HELM_DIR      the cluster directory (default /tmp/kdesched-helm.PID)
 #   KDESCHED_HELM_KEEP_LOGS=DIR  copy every kdesched run's log there
 #
-# Prints each phase's duration and a final "helm: N passed, N failed" line; exits non-zero if
-# any check failed. The cluster is torn down in every case.
+# A failed check is reported and the test goes on (a failed setup step stops it); prints each
+# phase's duration and a final "helm: N passed, N failed" line (test/e2e/lib.sh). The cluster is
+# torn down in every case.
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-# shellcheck source=scripts/cluster/lib.sh
-source "${ROOT}/scripts/cluster/lib.sh"
-CLUSTER="${ROOT}/scripts/cluster/cluster.sh"
+# shellcheck source=test/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_begin helm --cluster
+KDS_STATE_ON_FAILURE=(-A "nodes,pods,jobs,cronjobs,deployments,leases" -o wide)
 CHART="${ROOT}/helm/kdesched"
-export KDESCHED_CLUSTER_DIR="${KDESCHED_HELM_DIR:-/tmp/kdesched-helm.$$}"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/kdesched-helm-work.XXXXXX")"
 BUILD_DIR="${KDESCHED_HELM_BUILD_DIR:-${ROOT}/build-helm}"
-NS=default
 SYS=kube-system
-PASSED=0
-FAILED=0
-PHASES=()
-PHASE_NAME=""
-PHASE_T0=0
-T0="$(kd_now_ms)"
-RUN_PIDS=()
 
-# quietly COMMAND...: runs COMMAND, shows its output only when it fails.
-quietly() { "$@" >"${WORK}/quietly.out" 2>&1 || { local rc=$?; sed 's/^/        | /' "${WORK}/quietly.out" >&2; return "${rc}"; }; }
-pass() { PASSED=$((PASSED + 1)); echo "  ok    $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "  FAIL  $*" >&2; }
-die() { fail "$*"; exit 1; }
-# check DESCRIPTION COMMAND...: one counted check (a failure is counted, the test goes on).
-check() { local d="$1"; shift; if "$@"; then pass "${d}"; else fail "${d}"; fi; }
-# must DESCRIPTION COMMAND...: a check the rest of the test depends on.
-must() { local d="$1"; shift; if "$@"; then pass "${d}"; else die "${d}"; fi; }
-
-phase() {
-  end_phase
-  PHASE_NAME="$1"; PHASE_T0="$(kd_now_ms)"
-  echo "== ${PHASE_NAME}"
+# KDESCHED_HELM_KEEP_LOGS=DIR: every kdesched run's log and the sub-tests' output, kept.
+keep_logs() {
+  [ -n "${KDESCHED_HELM_KEEP_LOGS:-}" ] || return 0
+  mkdir -p "${KDESCHED_HELM_KEEP_LOGS}" && cp -r "${WORK}"/runs "${WORK}"/*.txt "${KDESCHED_HELM_KEEP_LOGS}/" 2>/dev/null
 }
-end_phase() {
-  [ -n "${PHASE_NAME}" ] || return 0
-  local took; took="$(kd_elapsed "${PHASE_T0}")"
-  PHASES+=("$(printf '%-58s %s' "${PHASE_NAME}" "${took}")")
-  echo "   (${PHASE_NAME}: ${took})"
-  PHASE_NAME=""
-}
-
-finish() {
-  local rc=$?
-  trap - EXIT INT TERM
-  set +eu
-  exec 1>&7 2>&8
-  local p
-  for p in "${RUN_PIDS[@]+"${RUN_PIDS[@]}"}"; do kill "${p}" 2>/dev/null; done
-  [ "${rc}" -eq 0 ] || [ "${FAILED}" -gt 0 ] || { FAILED=$((FAILED + 1)); echo "  FAIL  aborted (exit ${rc})" >&2; }
-  if [ -n "${PHASE_NAME}" ]; then
-    PHASES+=("$(printf '%-58s %s (unfinished)' "${PHASE_NAME}" "$(kd_elapsed "${PHASE_T0}")")")
-  fi
-  if [ -d "${KDESCHED_CLUSTER_DIR}" ]; then
-    if [ "${FAILED}" -gt 0 ] && [ -d "${KDESCHED_CLUSTER_DIR}/logs" ] && [ -n "${KUBECONFIG:-}" ]; then
-      echo "--- state at failure" >&2
-      kd_kubectl --request-timeout=5s get nodes,pods,jobs,cronjobs,deployments,leases -A -o wide >&2 2>/dev/null
-    fi
-    "${CLUSTER}" down >&2 || echo "WARNING: cluster.sh down failed" >&2
-  fi
-  if [ -n "${KDESCHED_HELM_KEEP_LOGS:-}" ]; then
-    mkdir -p "${KDESCHED_HELM_KEEP_LOGS}" && cp -r "${WORK}"/runs "${WORK}"/*.txt "${KDESCHED_HELM_KEEP_LOGS}/" 2>/dev/null
-  fi
-  rm -rf "${WORK}"
-  echo "== phase durations"
-  printf '   %s\n' "${PHASES[@]+"${PHASES[@]}"}"
-  echo "   total: $(kd_elapsed "${T0}")"
-  echo "helm: ${PASSED} passed, ${FAILED} failed"
-  [ "${rc}" -eq 0 ] && [ "${FAILED}" -eq 0 ] || exit 1
-}
-exec 7>&1 8>&2
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# add_counts "name: N passed, M failed" line from a sub-test into ours.
-add_counts() {
-  local line="$1" p f
-  p="$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' <<<"${line}")"
-  f="$(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' <<<"${line}")"
-  if [ -z "${p}" ]; then fail "no summary line from a sub-test"; return; fi
-  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
-}
-# sub_test NAME COMMAND...: runs a sub-test, indents its output, adds its counts.
-sub_test() {
-  local name="$1"; shift
-  local out="${WORK}/${name}.txt" rc=0
-  "$@" >"${out}" 2>&1 || rc=$?
-  sed 's/^/  /' "${out}" | grep -v -E '^  [a-z-]+: [0-9]+ passed, [0-9]+ failed$' || true
-  add_counts "$(tail -n 1 "${out}")"
-  [ "${rc}" -eq 0 ] || echo "   (${name} exited ${rc})"
-}
+KDS_AT_EXIT+=(keep_logs)
 
 # ---------------------------------------------------------------------------
 # helpers
-
-pod_of() {
-  kd_kubectl -n "${NS}" get pods -l "app=$1" -o json |
-    jq -r '[.items[] | select(.metadata.deletionTimestamp == null)] | if length == 1 then .[0].metadata.name else empty end'
-}
-node_of() { kd_kubectl -n "${NS}" get pod "$1" -o 'jsonpath={.spec.nodeName}'; }
-pod_gone() { ! kd_kubectl -n "${NS}" get pod "$1" -o name >/dev/null 2>&1 || [ -n "$(kd_kubectl -n "${NS}" get pod "$1" -o 'jsonpath={.metadata.deletionTimestamp}')" ]; }
-pod_present() { kd_kubectl -n "${NS}" get pod "$1" -o json 2>/dev/null | jq -e '.metadata.deletionTimestamp == null' >/dev/null; }
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # sa_kubeconfig SA NAMESPACE FILE: a kubeconfig holding a TokenRequest token of the ServiceAccount,
 # the cluster CA and the server URL: what in-cluster config gives a pod of that ServiceAccount.
@@ -190,25 +103,26 @@ workload() {
       | ($s.volumes[] | select(.name == $m.name) | .configMap.name // empty) as $cm | "\($m.mountPath) \($cm)"' <<<"${spec}")
 }
 
-# run_kdesched NAME SECONDS KUBECONFIG ARGS...: runs the binary with a metrics port of its own,
-# stops it with SIGTERM after SECONDS; sets RUN_RC (124: still running when stopped) and RUN_LOG.
+# run_kdesched NAME SECONDS KUBECONFIG ARGS...: runs the binary as the identity in KUBECONFIG with a
+# metrics port of its own, stops it with SIGTERM after SECONDS (RUN_PROBE, if set, runs meanwhile);
+# sets RUN_RC (124: still running when stopped), RUN_LOG and RUN_PORT.
 RUN_N=0
 run_kdesched() {
-  local name="$1" secs="$2" kc="$3"; shift 3
+  local name="$1" secs="$2" kc="$3" id t0; shift 3
   RUN_N=$((RUN_N + 1))
-  mkdir -p "${WORK}/runs"
-  RUN_LOG="${WORK}/runs/$(printf '%02d' "${RUN_N}")-${name}.log"
-  RUN_PORT="$(free_port)"
+  id="runs/$(printf '%02d' "${RUN_N}")-${name}"
+  kds_free_port RUN_PORT
+  t0="$(kd_now_ms)"
+  kds_start "${id}" --kubeconfig "${kc}" "$@" "--secure-port=${RUN_PORT}"
+  RUN_LOG="$(kds_log "${id}")"
   echo "     \$ KUBECONFIG=<${name} identity> kdesched $* --secure-port=${RUN_PORT}" >"${RUN_LOG}.cmd"
-  set +e
-  KUBECONFIG="${kc}" timeout --signal=TERM --kill-after=15 "${secs}" "${KDESCHED}" "$@" "--secure-port=${RUN_PORT}" >"${RUN_LOG}" 2>&1 &
-  local pid=$!
-  RUN_PIDS+=("${pid}")
   if [ -n "${RUN_PROBE:-}" ]; then "${RUN_PROBE}"; fi
-  wait "${pid}"
-  RUN_RC=$?
-  set -e
-  RUN_PIDS=()
+  if kds_wait_until "${KDS_PID}" $((t0 + secs * 1000)); then
+    RUN_RC="${KDS_RC}"
+  else
+    kds_stop "${KDS_PID}" TERM 15 || true
+    RUN_RC=124
+  fi
 }
 # logged REGEX: the last run's log matches (extended regex).
 logged() { grep -Eq -- "$1" "${RUN_LOG}"; }
@@ -220,7 +134,7 @@ phase "chart offline tests (test/helm/run.sh)"
 "${ROOT}/scripts/cluster/build.sh" kubectl helm kwok etcd kube-apiserver kube-controller-manager kube-scheduler >/dev/null
 HELM="$(kd_bin_dir)/helm"
 export HELM
-sub_test helm-chart "${ROOT}/test/helm/run.sh"
+e2e_sub_test helm-chart "${ROOT}/test/helm/run.sh"
 
 phase "build kdesched"
 if [ -n "${KDESCHED_BIN:-}" ]; then
@@ -236,55 +150,21 @@ fi
 must "kdesched binary ${KDESCHED} ($("${KDESCHED}" version 2>/dev/null))" "${KDESCHED}" version
 
 phase "Dockerfile runtime packages (test/e2e/dockerfile.sh)"
-sub_test dockerfile "${ROOT}/test/e2e/dockerfile.sh" "${KDESCHED}"
+e2e_sub_test dockerfile "${ROOT}/test/e2e/dockerfile.sh" "${KDESCHED}"
 
 # ---------------------------------------------------------------------------
 phase "cluster up (3 kwok nodes)"
-must "cluster.sh up --nodes 3" "${CLUSTER}" up --nodes 3
-kd_env_load
-must "3 nodes Ready" "${CLUSTER}" wait-ready 30
+kds_cluster_up 3
+must "3 nodes Ready" quietly "${KDS_CLUSTER}" wait-ready 30
 
 phase "order and payment, anti-affinity violated"
-kd_kubectl -n "${NS}" apply -f - >/dev/null <<'EOF'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: order, labels: {app: order}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: order}}
-  template:
-    metadata: {labels: {app: order}}
-    spec:
-      containers:
-      - {name: order, image: nginx:1.24, resources: {requests: {cpu: 100m, memory: 256Mi}}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: payment, labels: {app: payment}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: payment}}
-  template:
-    metadata: {labels: {app: payment}}
-    spec:
-      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - labelSelector: {matchLabels: {app: order}}
-            topologyKey: kubernetes.io/hostname
-      containers:
-      - {name: payment, image: nginx:1.24, resources: {requests: {cpu: 100m, memory: 256Mi}}}
-EOF
-must "payment Running" kd_wait_pods_ready "${NS}" app=payment 1 90
-must "order Running" kd_wait_pods_ready "${NS}" app=order 1 90
+kds_apply_workload
+must "payment Running" kd_wait_pods_ready "${KDS_NS}" app=payment 1 90
+must "order Running" kd_wait_pods_ready "${KDS_NS}" app=order 1 90
 PAYMENT_POD="$(pod_of payment)"; PAYMENT_NODE="$(node_of "${PAYMENT_POD}")"
-# As in smoke.sh: nodeName (with the story's nodeSelector) binds order beside payment despite
-# payment's symmetric anti-affinity.
-kd_kubectl -n "${NS}" patch deployment order --type=strategic -p "$(jq -cn --arg n "${PAYMENT_NODE}" '
-  {spec: {template: {spec: {nodeSelector: {"kubernetes.io/hostname": $n}, nodeName: $n,
-    containers: [{name: "order", image: "nginx:1.25", resources: {requests: {cpu: "200m", memory: "512Mi"}}}]}}}}')" >/dev/null
-kd_kubectl -n "${NS}" rollout status deployment/order --timeout=90s >/dev/null || die "order rollout"
-must "order rolled out" kd_wait_pods_ready "${NS}" app=order 1 60
+kds_patch_order "${PAYMENT_NODE}" nginx:1.25
+kd_kubectl -n "${KDS_NS}" rollout status deployment/order --timeout=90s >/dev/null || die "order rollout"
+must "order rolled out" kd_wait_pods_ready "${KDS_NS}" app=order 1 60
 ORDER_NODE="$(node_of "$(pod_of order)")"
 must "order on payment's node ${PAYMENT_NODE} (payment ${PAYMENT_POD})" test "${ORDER_NODE}" = "${PAYMENT_NODE}"
 
@@ -375,24 +255,24 @@ echo "     exit ${RUN_RC}; $(grep -c . "${RUN_LOG}") log lines"
 show_lines 'evicted pod|cycle finished'
 check "one cycle, exit 0" test "${RUN_RC}" -eq 0
 check "log: evicted payment ${PAYMENT_POD} (RemovePodsViolatingInterPodAntiAffinity)" \
-  logged "msg=\"evicted pod\" pod=${NS}/${PAYMENT_POD} .*plugin=RemovePodsViolatingInterPodAntiAffinity.*result=success"
-check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 pod_gone "${PAYMENT_POD}"
-check "replacement payment Running" kd_wait_pods_ready "${NS}" app=payment 1 90
+  logged "msg=\"evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} .*plugin=RemovePodsViolatingInterPodAntiAffinity.*result=success"
+check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}"
+check "replacement payment Running" kd_wait_pods_ready "${KDS_NS}" app=payment 1 90
 NEW_PAYMENT="$(pod_of payment)"
 check "replacement ${NEW_PAYMENT} on $(node_of "${NEW_PAYMENT}"), not beside order on ${ORDER_NODE}" \
   test -n "${NEW_PAYMENT}" -a "$(node_of "${NEW_PAYMENT}")" != "${ORDER_NODE}"
 event_for() {  # event_for POD: a kdesched Event about POD exists
-  kd_kubectl -n "${NS}" get events -o json | jq -e --arg p "$1" \
+  kd_kubectl -n "${KDS_NS}" get events -o json | jq -e --arg p "$1" \
     '[.items[] | select(.involvedObject.name == $p and .source.component == "kdesched")] | length > 0' >/dev/null
 }
-check "Event recorded on ${PAYMENT_POD} by kdesched (reason $(kd_kubectl -n "${NS}" get events -o json | jq -r --arg p "${PAYMENT_POD}" \
+check "Event recorded on ${PAYMENT_POD} by kdesched (reason $(kd_kubectl -n "${KDS_NS}" get events -o json | jq -r --arg p "${PAYMENT_POD}" \
   '[.items[] | select(.involvedObject.name == $p and .source.component == "kdesched") | .reason] | first // "none"'))" event_for "${PAYMENT_POD}"
 check "order untouched" test "$(node_of "$(pod_of order)")" = "${ORDER_NODE}"
 
 # ---------------------------------------------------------------------------
 phase "RBAC: what the ServiceAccounts may do (kubectl auth can-i --list)"
 for sa in kdesched kdesched-ha; do
-  for ns in "${NS}" "${SYS}"; do
+  for ns in "${KDS_NS}" "${SYS}"; do
     echo "     --- kubectl auth can-i --list --as=system:serviceaccount:${SYS}:${sa} -n ${ns}"
     kd_kubectl auth can-i --list --as="system:serviceaccount:${SYS}:${sa}" -n "${ns}" | tee "${WORK}/can-i-${sa}-${ns}.txt" | sed 's/^/       /'
   done
@@ -409,15 +289,15 @@ check "kdesched may not get single pods (informers list + watch only)" no kdesch
 check "kdesched may not patch/update pods" no kdesched patch pods -A
 check "kdesched may not touch leases (no leader election in this release)" no kdesched get leases -n "${SYS}"
 check "kdesched-ha may not update another Lease than its own" no kdesched-ha update leases.coordination.k8s.io/other -n "${SYS}"
-check "kdesched-ha may not create leases outside ${SYS}" no kdesched-ha create leases.coordination.k8s.io -n "${NS}"
+check "kdesched-ha may not create leases outside ${SYS}" no kdesched-ha create leases.coordination.k8s.io -n "${KDS_NS}"
 check "kdesched may create pods/eviction" cani kdesched create pods --subresource=eviction -A
-check "kdesched may create events" cani kdesched create events -n "${NS}"
+check "kdesched may create events" cani kdesched create events -n "${KDS_NS}"
 
 # The remaining runs need a violation every time: payment is pinned (nodeName) beside order, so
 # each eviction's replacement violates the anti-affinity again.
-kd_kubectl -n "${NS}" patch deployment payment --type=strategic -p "$(jq -cn --arg n "${ORDER_NODE}" '{spec: {template: {spec: {nodeName: $n}}}}')" >/dev/null
-kd_kubectl -n "${NS}" rollout status deployment/payment --timeout=90s >/dev/null || die "payment rollout"
-must "payment pinned beside order on ${ORDER_NODE}" kd_wait_pods_ready "${NS}" app=payment 1 60
+kd_kubectl -n "${KDS_NS}" patch deployment payment --type=strategic -p "$(jq -cn --arg n "${ORDER_NODE}" '{spec: {template: {spec: {nodeName: $n}}}}')" >/dev/null
+kd_kubectl -n "${KDS_NS}" rollout status deployment/payment --timeout=90s >/dev/null || die "payment rollout"
+must "payment pinned beside order on ${ORDER_NODE}" kd_wait_pods_ready "${KDS_NS}" app=payment 1 60
 pinned() { [ "$(node_of "$(pod_of payment)")" = "${ORDER_NODE}" ]; }
 must "payment now on ${ORDER_NODE}" pinned
 
@@ -464,21 +344,21 @@ rbac_case() {
   RBAC_TABLE+=("$(printf '%-12s %-40s exit %-3s %s' "${kind}" "${res}${named:+ (named)}: -${verb}" "${RUN_RC}${RUN_READY:+ readyz ${RUN_READY}}" "${line}")")
   if [ -n "${line}" ]; then
     pass "${label}: exit ${RUN_RC}, logged:"
-    echo "${line}" | sed 's/^/        | /'
+    echo "        | ${line}"
   else
     fail "${label}: exit ${RUN_RC}, no line matching /${expect}/; log tail:"
     tail -n 8 "${RUN_LOG}" | cut -c1-300 | sed 's/^/        | /' >&2
   fi
   if [ "${evicts}" = no ]; then
-    if [ -n "${before}" ] && pod_present "${before}"; then
+    if [ -n "${before}" ] && kds_pod_intact "${before}"; then
       pass "${label}: payment ${before} not evicted"
     else
       fail "${label}: payment ${before} was evicted anyway"
-      kd_wait_pods_ready "${NS}" app=payment 1 60 || true
+      kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 || true
     fi
   fi
   # Back to one Running payment beside order for the next case.
-  kd_wait_pods_ready "${NS}" app=payment 1 60 >/dev/null || true
+  kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 }
 # The Deployment-mode runs start from a known Lease state: absent (kdesched creates it), or
 # present and free (kdesched must update it to acquire it).
@@ -505,19 +385,19 @@ for spec in ":pods" ":nodes" ":namespaces" ":persistentvolumeclaims" "policy:pod
   rbac_case kdesched clusterrole kdesched "" "${r}" list "" "list ${r}${g:+.${g}} -A" oneshot \
     "reflector list failed resource=${r} .*403 Forbidden: ${r}(\.${g})? is forbidden: ${SA_USER_KD} cannot list resource \"${r}\" in API group \"${g}\" at the cluster scope"
 done
-rbac_case kdesched clusterrole kdesched "" pods/eviction create "" "create pods --subresource=eviction -n ${NS}" oneshot \
-  "eviction failed\" pod=${NS}/payment-.* status=403 .*is forbidden: ${SA_USER_KD} cannot create resource \"pods/eviction\" in API group \"\" in the namespace \"${NS}\""
+rbac_case kdesched clusterrole kdesched "" pods/eviction create "" "create pods --subresource=eviction -n ${KDS_NS}" oneshot \
+  "eviction failed\" pod=${KDS_NS}/payment-.* status=403 .*is forbidden: ${SA_USER_KD} cannot create resource \"pods/eviction\" in API group \"\" in the namespace \"${KDS_NS}\""
 before_events="$(pod_of payment)"
-rbac_case kdesched clusterrole kdesched "" events create "" "create events -n ${NS}" oneshot \
-  "cannot record event.*403 Forbidden: events is forbidden: ${SA_USER_KD} cannot create resource \"events\" in API group \"\" in the namespace \"${NS}\"" may
+rbac_case kdesched clusterrole kdesched "" events create "" "create events -n ${KDS_NS}" oneshot \
+  "cannot record event.*403 Forbidden: events is forbidden: ${SA_USER_KD} cannot create resource \"events\" in API group \"\" in the namespace \"${KDS_NS}\"" may
 no_event_for() { ! event_for "$1"; }
 check "without create on events: payment ${before_events} evicted all the same, but no Event recorded" no_event_for "${before_events}"
 # The verbs that were never granted: a one-shot run as the unchanged identity succeeds.
 before="$(pod_of payment)"
 run_kdesched baseline 60 "${WORK}/kdesched.kubeconfig" "${CRON_ARGS[@]}"
 check "baseline after the cuts: exit ${RUN_RC}, payment ${before} evicted, Event recorded (no get/delete/patch on pods needed)" \
-  bash -c "[ ${RUN_RC} -eq 0 ] && grep -q 'msg=\"evicted pod\" pod=${NS}/${before}' '${RUN_LOG}'"
-kd_wait_pods_ready "${NS}" app=payment 1 60 >/dev/null || true
+  bash -c "[ ${RUN_RC} -eq 0 ] && grep -q 'msg=\"evicted pod\" pod=${KDS_NS}/${before}' '${RUN_LOG}'"
+kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 
 phase "RBAC: watch is needed (Deployment args, 8 s)"
 workload deployment kdesched-ha "${SYS}" "${WORK}/ha" || die "reading the live Deployment"
@@ -537,7 +417,7 @@ before="$(pod_of payment)"
 RUN_PROBE=probe_ha run_kdesched ha-baseline 8 "${WORK}/ha.kubeconfig" "${HA_ARGS[@]}"
 show_lines 'became leader|evicted pod|released leadership'
 check "Deployment mode with every rule: became leader of ${SYS}/descheduler" logged "became leader\" lease=${SYS}/descheduler"
-check "Deployment mode: evicted payment ${before}" logged "msg=\"evicted pod\" pod=${NS}/${before}"
+check "Deployment mode: evicted payment ${before}" logged "msg=\"evicted pod\" pod=${KDS_NS}/${before}"
 check "Deployment mode: SIGTERM -> stopped, exit 0 from kdesched" logged 'msg="stopped" exit=0'
 if logged "released leadership"; then
   pass "Deployment mode: SIGTERM -> released the Lease (update)"
@@ -551,7 +431,7 @@ else
 fi
 check "the chart's probe paths answer 200 on the run's port: $(tr '\n' ' ' <"${WORK}/probes.txt")" \
   test "$(grep -c ' 200$' "${WORK}/probes.txt")" -eq 2
-kd_wait_pods_ready "${NS}" app=payment 1 60 >/dev/null || true
+kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 for spec in ":pods" ":nodes" ":namespaces" ":persistentvolumeclaims" "policy:poddisruptionbudgets"; do
   g="${spec%%:*}"; r="${spec#*:}"
   rbac_case kdesched-ha clusterrole kdesched-ha "" "${r}" watch "" "watch ${r}${g:+.${g}} -A" daemon \
@@ -587,8 +467,8 @@ check "the upgraded policy names the PriorityClass" grep -q 'name: system-cluste
 before="$(pod_of payment)"
 run_kdesched prio-baseline 60 "${WORK}/kdesched.kubeconfig" "${CRON_ARGS[@]}"
 check "with the rule: exit ${RUN_RC}, payment ${before} (priority 0 < system-cluster-critical) evicted" \
-  bash -c "[ ${RUN_RC} -eq 0 ] && grep -q 'msg=\"evicted pod\" pod=${NS}/${before}' '${RUN_LOG}'"
-kd_wait_pods_ready "${NS}" app=payment 1 60 >/dev/null || true
+  bash -c "[ ${RUN_RC} -eq 0 ] && grep -q 'msg=\"evicted pod\" pod=${KDS_NS}/${before}' '${RUN_LOG}'"
+kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 rbac_case kdesched clusterrole kdesched "" priorityclasses get named "get priorityclasses.scheduling.k8s.io/system-cluster-critical" oneshot \
   "bad policy.*cannot read PriorityClass \\\\?\"system-cluster-critical\\\\?\": 403 Forbidden: priorityclasses.scheduling.k8s.io \\\\?\"system-cluster-critical\\\\?\" is forbidden: ${SA_USER_KD} cannot get resource \"priorityclasses\" in API group \"scheduling.k8s.io\" at the cluster scope"
 
@@ -613,6 +493,6 @@ all_gone() {
 check "every object of both releases is gone" kd_wait_for "uninstall" 60 all_gone
 
 phase "cluster down"
-"${CLUSTER}" down >/dev/null || fail "cluster.sh down"
+check "cluster.sh down" quietly "${KDS_CLUSTER}" down
 check "cluster directory removed" test ! -e "${KDESCHED_CLUSTER_DIR}"
 end_phase

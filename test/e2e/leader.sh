@@ -20,18 +20,12 @@
 #     HTTP client's request timeout.
 #
 # Own cluster directory (${KDESCHED_LEADER_DIR:-/tmp/kdesched-leader.PID}); kdesched is
-# ${KDESCHED_BIN:-build/kdesched}. Prints timings and "leader: N passed, N failed".
+# ${KDESCHED_BIN:-build/kdesched}. A failed check is reported and the test goes on (a failed setup
+# step stops it); prints timings and "leader: N passed, N failed" (test/e2e/lib.sh).
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-# shellcheck source=scripts/cluster/lib.sh
-source "${ROOT}/scripts/cluster/lib.sh"
-export KDESCHED_CLUSTER_DIR="${KDESCHED_LEADER_DIR:-/tmp/kdesched-leader.$$}"
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/kdesched-leader-work.XXXXXX")"
-KDS_NAME=leader
-# shellcheck source=test/e2e/lib_kdesched.sh
-source "${ROOT}/test/e2e/lib_kdesched.sh"
-kds_install_traps
+# shellcheck source=test/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_begin leader --cluster
 
 STRATEGY=RemovePodsViolatingInterPodAntiAffinity
 LEASE_MS=4000
@@ -42,7 +36,7 @@ kds_require_tools
 declare -A PORT_OF=() PID_OF=()
 # replica NAME: starts a leader-electing daemon.
 replica() {
-  local port; port="$(kds_free_port)"
+  local port; kds_free_port port
   kds_start "$1" --descheduling-interval 2s --leader-elect \
     --leader-elect-lease-duration 4s --leader-elect-renew-deadline 3s --leader-elect-retry-period 1s \
     --leader-elect-resource-namespace "${KDS_NS}" \
@@ -56,7 +50,6 @@ became_ts() { jlog "$1" 'select(.msg == "became leader") | .ts' | head -n 1; }
 identity_of() { jlog "$1" 'select(.msg == "became leader" or .msg == "waiting for leadership") | .identity' | head -n 1; }
 # Periodic cycles and event-triggered runs alike.
 cycles_of() { jlog "$1" 'select(.msg == "cycle finished" or .msg == "triggered run finished") | .ts'; }
-ts_ms() { date -d "$1" +%s%3N; }
 lease_json() { kd_kubectl -n "${KDS_NS}" get lease descheduler -o json; }
 lease_holder() { lease_json | jq -r '.spec.holderIdentity // ""'; }
 lease_holder_is() { [ "$(lease_holder)" = "$1" ]; }
@@ -82,9 +75,8 @@ evictions_of_pod() { grep -h '"msg":"evicted pod"' "$@" | grep -c "\"pod\":\"${K
 
 # ---------------------------------------------------------------------------
 phase "cluster up (3 kwok nodes), order and payment"
-check "cluster.sh up --nodes 3" "${KDS_CLUSTER}" up --nodes 3 >/dev/null
-kd_env_load
-check "Deployments order and payment Running on different nodes" kds_create_workload
+kds_cluster_up 3
+must "Deployments order and payment Running on different nodes" kds_create_workload
 
 # ---------------------------------------------------------------------------
 phase "1. two replicas: exactly one leader"
@@ -134,7 +126,7 @@ names_dead() { [ "$(jq -r .spec.holderIdentity "${WORK}/lease-dead.json")" = "${
 check "the Lease still names the dead leader" names_dead
 check "the standby ${STANDBY} takes over" kds_wait_log "${STANDBY}" '"msg":"became leader"' 20
 b="$(became_ts "${STANDBY}")"
-takeover=$(( $(ts_ms "${b}") - t_kill ))
+takeover=$(( $(kds_ts_ms "${b}") - t_kill ))
 timing "takeover after SIGKILL (leaseDuration 4s, retry 1s)" "$(ms_str "${takeover}")"
 check "within leaseDuration + retryPeriod + 2s slack ($(ms_str "${takeover}") <= 7s)" \
   [ "${takeover}" -le $((LEASE_MS + RETRY_MS + SLACK_MS)) ]
@@ -142,7 +134,7 @@ check "Lease held by ${STANDBY_ID}" lease_holder_is "${STANDBY_ID}"
 lease_json >"${WORK}/lease2.json"
 # client-go's rule: take over only after leaseDuration without a change (times from one clock here;
 # 250 ms for the standby's read that saw the last renewal, which its takeover clock starts before).
-gap=$(( $(ts_ms "$(jq -r .spec.acquireTime "${WORK}/lease2.json")") - $(ts_ms "$(jq -r .spec.renewTime "${WORK}/lease-dead.json")") ))
+gap=$(( $(kds_ts_ms "$(jq -r .spec.acquireTime "${WORK}/lease2.json")") - $(kds_ts_ms "$(jq -r .spec.renewTime "${WORK}/lease-dead.json")") ))
 timing "dead leader's last renewTime to the new acquireTime" "$(ms_str "${gap}")"
 check "not before leaseDuration after the dead leader's last renewal ($(ms_str "${gap}") >= 3.75s)" \
   [ "${gap}" -ge $((LEASE_MS - 250)) ]
@@ -153,12 +145,12 @@ check "${STANDBY} runs cycles" wait_cycles "${STANDBY}" 2
 check "no interleaving: ${LEADER}'s cycles all before ${STANDBY} became leader, ${STANDBY}'s all after" \
   handover_clean "${LEADER}" "${STANDBY}"
 last_line_ts="$(jlog "${LEADER}" '.ts' | tail -n 1)"
-check "the killed leader logged nothing after the kill" [ "$(ts_ms "${last_line_ts}")" -le "${t_kill}" ]
+check "the killed leader logged nothing after the kill" [ "$(kds_ts_ms "${last_line_ts}")" -le "${t_kill}" ]
 NEW="${STANDBY}"
 
 # ---------------------------------------------------------------------------
 phase "3. a violation made after the takeover is evicted once"
-check "order patched onto payment's node" kds_violate
+must "order patched onto payment's node" kds_violate
 t_ready="$(kd_now_ms)"
 check "${NEW} evicts payment ${PAYMENT_POD}" kd_wait_for "eviction" 30 bash -c \
   "grep '\"msg\":\"evicted pod\"' '$(kds_log "${NEW}")' | grep -q '\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"'"
@@ -183,7 +175,7 @@ timing "SIGTERM to exit (leader)" "$(ms_str "${KDS_STOP_MS}")"
 check "${NEW} exits 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "${NEW} logged the release" kds_log_has "${NEW}" '"msg":"released leadership"'
 check "C takes over" kds_wait_log C '"msg":"became leader"' 10
-fast=$(( $(ts_ms "$(became_ts C)") - t_term ))
+fast=$(( $(kds_ts_ms "$(became_ts C)") - t_term ))
 timing "takeover after SIGTERM (released Lease)" "$(ms_str "${fast}")"
 check "faster than leaseDuration ($(ms_str "${fast}") < 4s)" [ "${fast}" -lt "${LEASE_MS}" ]
 check "Lease held by C (${C_ID})" lease_holder_is "${C_ID}"
@@ -199,9 +191,9 @@ wait_cycles C "$(( $(cycles_of C | wc -l) + 1 ))" >/dev/null
 c_cycles_before="$(cycles_of C | wc -l)"
 t_stop="$(kd_now_ms)"
 kill -STOP "${PID_OF[C]}"
-check "order patched onto payment's node while C is stalled" kds_violate
+must "order patched onto payment's node while C is stalled" kds_violate
 check "D takes over" kds_wait_log D '"msg":"became leader"' 20
-timing "takeover from a stalled leader" "$(ms_str $(( $(ts_ms "$(became_ts D)") - t_stop )))"
+timing "takeover from a stalled leader" "$(ms_str $(( $(kds_ts_ms "$(became_ts D)") - t_stop )))"
 check "Lease held by D (${D_ID})" lease_holder_is "${D_ID}"
 check "D evicts payment ${PAYMENT_POD}" kd_wait_for "eviction" 30 bash -c \
   "grep '\"msg\":\"evicted pod\"' '$(kds_log D)' | grep -q '\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"'"
@@ -251,6 +243,5 @@ check "resume-apiserver" "${KDS_CLUSTER}" resume-apiserver >/dev/null
 check "apiserver answers again" "${KDS_CLUSTER}" wait-ready 30
 
 phase "no kdesched left"
-all_gone() { local p; for p in "${KDS_PIDS[@]}"; do ! kds_alive "${p}" || return 1; done; }
-check "every kdesched started (${#KDS_PIDS[@]}) has exited" all_gone
+check "every kdesched started (${#KDS_PIDS[@]}) has exited" kds_all_stopped
 end_phase

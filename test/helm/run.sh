@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Offline tests of the Helm chart helm/kdesched (no cluster needed, about 15 s):
+# Offline tests of the Helm chart helm/kdesched (no cluster needed, about 25 s):
 #   - helm lint, with the default values and with every test/helm/values-*.yaml;
 #   - helm template for each kind (CronJob, Deployment, Job) and for every values file,
 #     compared with test/helm/golden/*.yaml;
@@ -14,10 +14,12 @@
 #   test/helm/run.sh --update   rewrite test/helm/golden/*.yaml from the chart, then run the tests
 #
 # Helm: $HELM, else scripts/cluster/build.sh's cached helm, else helm on PATH. Needs python3
-# with PyYAML (Debian: python3-yaml). Last line: "helm-chart: N passed, N failed".
-set -uo pipefail
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# with PyYAML (Debian: python3-yaml). A failed check is reported and the test goes on; the last
+# line is "helm-chart: N passed, N failed" (test/e2e/lib.sh).
+set -euo pipefail
+# shellcheck source=test/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../e2e/lib.sh"
+e2e_begin helm-chart
 CHART="${ROOT}/helm/kdesched"
 HERE="${ROOT}/test/helm"
 GOLDEN="${HERE}/golden"
@@ -28,17 +30,9 @@ if [ -z "${HELM:-}" ]; then
   cached="$("${ROOT}/scripts/cluster/build.sh" --print-bin-dir 2>/dev/null || true)/helm"
   if [ -x "${cached}" ]; then HELM="${cached}"; else HELM="$(command -v helm || true)"; fi
 fi
-[ -n "${HELM}" ] && [ -x "${HELM}" ] || { echo "helm-chart: no helm (set HELM or run scripts/cluster/build.sh helm)" >&2; exit 2; }
-python3 -c 'import yaml' 2>/dev/null || { echo "helm-chart: python3 with PyYAML is needed (apt-get install python3-yaml)" >&2; exit 2; }
+if [ -z "${HELM}" ] || [ ! -x "${HELM}" ]; then die "no helm (set HELM or run scripts/cluster/build.sh helm)"; fi
+python3 -c 'import yaml' 2>/dev/null || die "python3 with PyYAML is needed (apt-get install python3-yaml)"
 export HELM
-
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/kdesched-helm-chart.XXXXXX")"
-trap 'rm -rf "${WORK}"' EXIT
-PASSED=0
-FAILED=0
-pass() { PASSED=$((PASSED + 1)); echo "  ok    $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "  FAIL  $*" >&2; }
-check() { local d="$1"; shift; if "$@"; then pass "${d}"; else fail "${d}"; fi; }
 
 # tmpl [HELM ARGS]: helm template with the golden files' fixed release and namespace.
 tmpl() { "${HELM}" template kdesched "${CHART}" --namespace kube-system "$@"; }
@@ -71,7 +65,7 @@ PY
 }
 
 # ---------------------------------------------------------------------------
-echo "== helm lint"
+phase "helm lint"
 check "helm lint (defaults)" "${HELM}" lint --quiet "${CHART}"
 for kind in Deployment Job; do
   check "helm lint --set kind=${kind}" "${HELM}" lint --quiet "${CHART}" --set "kind=${kind}"
@@ -81,7 +75,7 @@ for f in "${HERE}"/values-*.yaml; do
 done
 
 # ---------------------------------------------------------------------------
-echo "== helm template against golden files"
+phase "helm template against golden files"
 mkdir -p "${GOLDEN}"
 declare -A CASES=()
 for kind in CronJob Deployment Job; do CASES["kind-${kind}"]="--set kind=${kind}"; done
@@ -109,7 +103,7 @@ for g in "${GOLDEN}"/*.yaml; do
 done
 
 # ---------------------------------------------------------------------------
-echo "== values that must be refused, with a message"
+phase "values that must be refused, with a message"
 # must_fail DESCRIPTION EXPECTED-MESSAGE-REGEX HELM-ARGS...
 must_fail() {
   local d="$1" re="$2"; shift 2
@@ -145,7 +139,7 @@ must_fail "serviceMonitor without service" "serviceMonitor.enabled needs service
 must_fail "wrong type (replicas: two)" "/replicas'.*(integer|number)" --set kind=Deployment --set-string replicas=two
 
 # ---------------------------------------------------------------------------
-echo "== rendered objects"
+phase "rendered objects"
 tmpl >"${WORK}/cron.yaml"
 tmpl --set kind=Deployment >"${WORK}/deploy.yaml"
 tmpl --set kind=Job >"${WORK}/job.yaml"
@@ -204,11 +198,9 @@ check "deschedulerPolicy through tpl: {{ .Release.Namespace }} expands" q \
   '"- name: p-kube-system" in one("ConfigMap")["data"]["policy.yaml"]'
 
 # ---------------------------------------------------------------------------
-echo "== plain manifests"
+phase "plain manifests"
 check "deploy/*.yaml == scripts/render-manifests.sh output" env HELM="${HELM}" "${ROOT}/scripts/render-manifests.sh" --check
 for f in rbac configmap cronjob deployment job; do
   check "deploy/${f}.yaml carries no Helm-only label" bash -c "! grep -Eq 'helm.sh/chart|managed-by: Helm' '${ROOT}/deploy/${f}.yaml'"
 done
-
-echo "helm-chart: ${PASSED} passed, ${FAILED} failed"
-[ "${FAILED}" -eq 0 ]
+end_phase
