@@ -3,11 +3,14 @@
 #   - helm lint, with the default values and with every test/helm/values-*.yaml;
 #   - helm template for each kind (CronJob, Deployment, Job), for every values file, for
 #     upstream descheduler 0.36's values.yaml (as shipped, with every commented option switched
-#     on: upstream-all-options.yaml, and with nameOverride: descheduler), compared with
-#     test/helm/golden/*.yaml;
+#     on: upstream-all-options.yaml, and with nameOverride: descheduler) and with the dashboard
+#     and alerts on, compared with test/helm/golden/*.yaml;
 #   - upstream parity: upstream's own chart (test/helm/upstream-chart.sh, read-only) rendered with
 #     the same values and release, compared by compare-upstream.py: object names (nameOverride:
 #     descheduler), args, CronJob/Deployment/Service/ServiceMonitor fields, the policy;
+#   - monitoring: promtool check rules on the PrometheusRule and on every dashboard query, promtool
+#     test rules (monitoring/alerts-test.yaml: each alert firing and not firing), and every metric
+#     they read registered by kdesched (monitoring/extract.py);
 #   - values that must fail, with the message they must fail with (schema, replicas > 1
 #     without leader election, ...);
 #   - properties of the rendered objects: minimal RBAC (no delete on pods, no secrets,
@@ -19,8 +22,8 @@
 #   test/helm/run.sh --update   rewrite test/helm/golden/*.yaml from the chart, then run the tests
 #
 # Helm: $HELM, else scripts/cluster/build.sh's cached helm, else helm on PATH. Needs python3
-# with PyYAML (Debian: python3-yaml) and upstream's chart (Go module cache, fetched by
-# upstream-chart.sh when missing). A failed check is reported and the test goes on; the last
+# with PyYAML (Debian: python3-yaml), promtool (Debian: prometheus; scripts/install-deps.sh) and
+# upstream's chart (Go module cache, fetched by upstream-chart.sh when missing). A failed check is reported and the test goes on; the last
 # line is "helm-chart: N passed, N failed" (test/e2e/lib.sh).
 set -euo pipefail
 # shellcheck source=test/e2e/lib.sh
@@ -38,6 +41,7 @@ if [ -z "${HELM:-}" ]; then
 fi
 if [ -z "${HELM}" ] || [ ! -x "${HELM}" ]; then die "no helm (set HELM or run scripts/cluster/build.sh helm)"; fi
 python3 -c 'import yaml' 2>/dev/null || die "python3 with PyYAML is needed (apt-get install python3-yaml)"
+command -v promtool >/dev/null || die "promtool is needed (apt-get install prometheus; scripts/install-deps.sh)"
 UPSTREAM="$("${HERE}/upstream-chart.sh")" || die "upstream descheduler's chart (test/helm/upstream-chart.sh)"
 UPSTREAM_VALUES="${UPSTREAM}/values.yaml"
 ALL_OPTIONS="${HERE}/upstream-all-options.yaml"
@@ -93,6 +97,7 @@ CASES[upstream-values]="-f ${UPSTREAM_VALUES}"
 CASES[upstream-all-options]="-f ${UPSTREAM_VALUES} -f ${ALL_OPTIONS}"
 CASES[upstream-all-options-deployment]="-f ${UPSTREAM_VALUES} -f ${ALL_OPTIONS} --set kind=Deployment --set serviceMonitor.enabled=true"
 CASES[upstream-nameoverride]="-f ${UPSTREAM_VALUES} --set nameOverride=descheduler --set kind=Deployment --set leaderElection.enabled=true --set service.enabled=true --set serviceMonitor.enabled=true"
+CASES[monitoring]="--set kind=Deployment --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true"
 for name in $(printf '%s\n' "${!CASES[@]}" | sort); do
   # shellcheck disable=SC2086  # the case's arguments are word-split on purpose
   if ! tmpl ${CASES[${name}]} >"${WORK}/${name}.yaml" 2>"${WORK}/${name}.err"; then
@@ -131,6 +136,8 @@ must_fail() {
 must_fail "unknown kind" "/kind': value must be one of 'CronJob', 'Deployment', 'Job'" --set kind=DaemonSet
 must_fail "upstream's image with a pinned tag" "image: registry.k8s.io/descheduler/descheduler:v0.36.0 is upstream's descheduler image, and this chart runs kdesched. Remove image.repository and image.tag" \
   --set image.repository=registry.k8s.io/descheduler/descheduler --set image.tag=v0.36.0
+must_fail "typo inside a kdesched-only object (prometheusRule.enable)" "additional properties 'enable' not allowed" --set prometheusRule.enable=true
+must_fail "typo inside a kdesched-only object (grafanaDashboard.enabeld)" "additional properties 'enabeld' not allowed" --set grafanaDashboard.enabeld=true
 must_fail "typo inside podDisruptionBudget (upstream HEAD's keys)" "additional properties 'minAvailible' not allowed" --set podDisruptionBudget.minAvailible=1
 must_fail "replicas 2 without leaderElection" "replicas is 2, but more than one replica needs leaderElection.enabled=true" \
   --set kind=Deployment --set replicas=2
@@ -145,6 +152,10 @@ must_fail "Deployment with deschedulingInterval: null" "kind: Deployment needs d
 must_fail "unsupported policy apiVersion" "/deschedulerPolicyAPIVersion': value must be 'descheduler/v1alpha2'" \
   --set deschedulerPolicyAPIVersion=descheduler/v1alpha1
 must_fail "wrong type (replicas: two)" "/replicas'" --set kind=Deployment --set-string replicas=two
+must_fail "prometheusRule on a CronJob without an interval" "prometheusRule: KdeschedNoSuccessfulCycle needs an interval" \
+  --set prometheusRule.enabled=true --set deschedulingInterval=null
+must_fail "prometheusRule with a memory limit that is not a quantity" "resources.limits.memory: \"lots\" is not a Kubernetes quantity" \
+  --set prometheusRule.enabled=true --set kind=Deployment --set resources.limits.memory=lots
 
 # ---------------------------------------------------------------------------
 phase "what upstream's chart renders, kdesched's renders too"
@@ -276,6 +287,32 @@ check "deschedulerPolicy through tpl: {{ .Release.Namespace }} expands" q \
 
 check "upstream's values.yaml as shipped: kdesched's image, HTTPS liveness probe, upstream's 8-plugin policy as given" q <(tmpl -f "${UPSTREAM_VALUES}") \
   'container("CronJob")["image"].startswith("ghcr.io/kdesched/kdesched:v") and container("CronJob")["livenessProbe"]["httpGet"]["scheme"] == "HTTPS" and len(__import__("yaml").safe_load(one("ConfigMap")["data"]["policy.yaml"])["profiles"][0]["pluginConfig"]) == 8'
+
+# ---------------------------------------------------------------------------
+phase "monitoring: dashboard and alerts (promtool)"
+tmpl --set kind=Deployment --set prometheusRule.enabled=true --set grafanaDashboard.enabled=true >"${WORK}/monitoring.yaml"
+MON="${WORK}/monitoring"
+if queries="$(python3 "${HERE}/monitoring/extract.py" "${WORK}/monitoring.yaml" "${MON}")"; then
+  cp "${HERE}/monitoring/alerts-test.yaml" "${MON}/"
+  check "dashboard ConfigMap: sidecar label grafana_dashboard=1, valid JSON with ${queries} queries" q "${WORK}/monitoring.yaml" \
+    'any(d["kind"] == "ConfigMap" and d["metadata"]["labels"].get("grafana_dashboard") == "1" and __import__("json").loads(d["data"]["kdesched.json"])["uid"] == "kdesched" for d in docs)'
+  check "promtool check rules: the PrometheusRule's alerts" quietly promtool check rules "${MON}/alerts.rules.yaml"
+  check "promtool check rules: every dashboard query (${queries}), as recording rules" quietly promtool check rules "${MON}/dashboard.rules.yaml"
+  check "promtool test rules monitoring/alerts-test.yaml: each alert firing and not firing" quietly promtool test rules "${MON}/alerts-test.yaml"
+  check "every metric the alerts and the dashboard read is registered by kdesched (pkg/, cmd/)" \
+    python3 "${HERE}/monitoring/extract.py" --names "${MON}" "${ROOT}"
+else
+  fail "monitoring objects not found in helm template output"
+fi
+check "the dashboard and the PrometheusRule are off by default" q "${WORK}/deploy.yaml" \
+  'not by("PrometheusRule") and not any(d["metadata"]["name"].endswith("-dashboard") for d in by("ConfigMap"))'
+check "prometheusRule: the memory limit from resources.limits.memory (1.5Gi), alertLabels, disabled, the interval from cycleInterval" q \
+  <(tmpl --set prometheusRule.enabled=true --set resources.limits.memory=1.5Gi --set prometheusRule.cycleInterval=1h30m \
+     --set prometheusRule.alertLabels.severity=critical --set 'prometheusRule.disabled={KdeschedCacheStale}') \
+  '(lambda rs: [r["alert"] for r in rs] == ["KdeschedNoSuccessfulCycle", "KdeschedEvictionErrors", "KdeschedRepeatedGiveUp", "KdeschedMemoryNearLimit"] and "/ 1610612736 >" in rs[3]["expr"] and "> 16200)" in rs[0]["expr"] and all(r["labels"]["severity"] == "critical" for r in rs))(one("PrometheusRule")["spec"]["groups"][0]["rules"])'
+check "prometheusRule: memoryLimitBytes wins; without any limit 512 MiB" q \
+  <(tmpl --set prometheusRule.enabled=true --set prometheusRule.memoryLimitBytes=1000 --set kind=Deployment; tmpl --set prometheusRule.enabled=true --set resources=null --set kind=Deployment) \
+  '[r["expr"].split("/ ")[1].split(" ")[0] for p in by("PrometheusRule") for r in p["spec"]["groups"][0]["rules"] if r["alert"] == "KdeschedMemoryNearLimit"] == ["1000", "536870912"]'
 
 # ---------------------------------------------------------------------------
 phase "plain manifests"

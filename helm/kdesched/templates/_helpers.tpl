@@ -109,6 +109,29 @@ Output: YAML {enabled, name, namespace}.
 {{- toYaml (dict "enabled" (or $fromValues $cmd) "name" (toString $name) "namespace" (toString $ns)) -}}
 {{- end -}}
 
+{{/* A Go duration ("1h30m", "5m", "90s") in seconds, for PromQL. */}}
+{{- define "kdesched.durationSeconds" -}}
+{{- $units := dict "ns" 0.000000001 "us" 0.000001 "µs" 0.000001 "μs" 0.000001 "ms" 0.001 "s" 1.0 "m" 60.0 "h" 3600.0 -}}
+{{- $total := 0.0 -}}
+{{- range regexFindAll "([0-9]*[.])?[0-9]+(ns|us|µs|μs|ms|s|m|h)" (toString .) -1 -}}
+{{- $num := regexFind "^([0-9]*[.])?[0-9]+" . -}}
+{{- $total = addf $total (mulf (float64 $num) (get $units (trimPrefix $num .))) -}}
+{{- end -}}
+{{- $total -}}
+{{- end -}}
+
+{{/* A Kubernetes quantity ("256Mi", "1G", "1.5Gi", "268435456") in bytes; 0 when unset. */}}
+{{- define "kdesched.quantityBytes" -}}
+{{- $q := toString (. | default "0") -}}
+{{- $units := dict "" 1.0 "k" 1e3 "M" 1e6 "G" 1e9 "T" 1e12 "P" 1e15 "E" 1e18 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "Pi" 1125899906842624.0 "Ei" 1152921504606846976.0 "m" 0.001 -}}
+{{- $num := regexFind "^([0-9]*[.])?[0-9]+([eE][0-9]+)?" $q -}}
+{{- $unit := trimPrefix $num $q -}}
+{{- if not (hasKey $units $unit) -}}
+{{- fail (printf "resources.limits.memory: %q is not a Kubernetes quantity (like 256Mi); set prometheusRule.memoryLimitBytes" $q) -}}
+{{- end -}}
+{{- mulf (float64 $num) (get $units $unit) | ceil | int64 -}}
+{{- end -}}
+
 {{/* PriorityClass names the policy's DefaultEvictor args refer to (priorityThreshold.name), one per line. */}}
 {{- define "kdesched.priorityClassNames" -}}
 {{- $names := list -}}
