@@ -202,6 +202,8 @@ for rel in descheduler my-release; do
   parity "nameOverride: descheduler, release ${rel}, Deployment + Service + ServiceMonitor + leader election: upstream's names" "${rel}" --names -- \
     -f "${UPSTREAM_VALUES}" -f "${ALL_OPTIONS}" --set nameOverride=descheduler --set kind=Deployment --set service.enabled=true --set serviceMonitor.enabled=true
 done
+parity "zero deadlines and TTL left out, zero history limits kept, as upstream" descheduler -- -f "${UPSTREAM_VALUES}" \
+  --set startingDeadlineSeconds=0 --set activeDeadlineSeconds=0 --set ttlSecondsAfterFinished=0 --set successfulJobsHistoryLimit=0
 parity "fullnameOverride and namespaceOverride as upstream" descheduler --names -- \
   -f "${UPSTREAM_VALUES}" --set nameOverride=descheduler --set fullnameOverride=desched --set namespaceOverride=ops --set kind=Deployment --set service.enabled=true
 
