@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything kdesched needs to build and test on a fresh Debian 12 machine.
 # Idempotent: packages already present are left alone.
+# prometheus: its promtool checks and unit-tests the chart's alert rules and dashboard queries
+# (test/helm/run.sh); the server itself is not started.
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-yaml curl jq procps time
   clang-format ccache
+  prometheus
 )
 
 missing=()

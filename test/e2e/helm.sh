@@ -10,6 +10,9 @@
 #  2. helm install into the cluster: CronJob (release kdesched, kube-system), Deployment with
 #     2 replicas + leader election (release kdesched-ha, kube-system) and Job (release
 #     kdesched-once, namespace ops); the objects are checked, kwok runs their pods.
+#     Upstream descheduler 0.36's values.yaml (from the Go module cache) installs as shipped with
+#     nameOverride: descheduler (upstream's object names, kdesched's image), and with every
+#     commented option on as a Deployment (upstream's args; the Lease's Role in kube-system).
 #  3. The CronJob path: order/payment (payment's required anti-affinity against order violated,
 #     as in smoke.sh). kdesched runs once exactly as the CronJob would: the live CronJob's
 #     container args, the live ConfigMap's policy.yaml at the mount path, and the chart
@@ -23,6 +26,17 @@
 #     one-shot run does not need a watch). A policy with priorityThreshold.name (helm upgrade
 #     -f test/helm/values-priority.yaml) proves the PriorityClass get rule.
 #  5. helm uninstall removes everything; cluster down.
+#
+# Two facts of the binary under test are read from it, so the test runs against the binary of
+# today and of issue 14 alike, and says which checks wait for the latter (PENDING lines, not
+# counted):
+#   - HTTPS serving: a binary without --plain-http serves plain HTTP only. The HA release is then
+#     installed with plainHttp=true (probes and ServiceMonitor use http) and --plain-http is
+#     left out of its runs; with --plain-http known, the chart's default (HTTPS) is installed and
+#     the probes are answered over HTTPS (curl -k, the certificate is self-signed).
+#   - events.k8s.io Events: the chart grants Events in events.k8s.io only (upstream's rule). A
+#     binary that still writes core/v1 Events is refused (logged by the first run); the Event
+#     checks and the proof of the events rule are then PENDING.
 #
 # Two additions to the rendered args, both only because of where the binary runs:
 # --secure-port=<free port> (the host may have 10258 in use), and --cache-sync-timeout=8 on the
@@ -126,6 +140,8 @@ run_kdesched() {
 }
 # logged REGEX: the last run's log matches (extended regex).
 logged() { grep -Eq -- "$1" "${RUN_LOG}"; }
+# The eviction log line: kdesched's msg="evicted pod" or upstream's msg="Evicted pod" (issue 14).
+EVICTED='msg="[Ee]victed pod"'
 # show_lines REGEX: prints the last run's matching lines (first 2), indented.
 show_lines() { grep -E -m 2 -- "$1" "${RUN_LOG}" | cut -c1-400 | sed 's/^/        | /' || true; }
 
@@ -148,6 +164,15 @@ else
   KDESCHED="${BUILD_DIR}/kdesched"
 fi
 must "kdesched binary ${KDESCHED} ($("${KDESCHED}" version 2>/dev/null))" "${KDESCHED}" version
+# pending WHAT: a check that needs the binary of issue 14; reported, not counted.
+pending() { echo "  PENDING (not counted) $*"; }
+if "${KDESCHED}" --help 2>&1 | grep -q -- '--plain-http'; then
+  SCHEME=https
+  note "the binary serves HTTPS (it knows --plain-http): the chart's default HTTPS probes are tested"
+else
+  SCHEME=http
+  note "the binary serves plain HTTP only (no --plain-http yet, issue 14): the HA release gets plainHttp=true"
+fi
 
 phase "Dockerfile runtime packages (test/e2e/dockerfile.sh)"
 e2e_sub_test dockerfile "${ROOT}/test/e2e/dockerfile.sh" "${KDESCHED}"
@@ -209,13 +234,18 @@ check "a Job created from the CronJob's template is admitted: its pod has SA kde
 phase "helm install: Deployment, 2 replicas + leader election (release kdesched-ha)"
 HA_SET=(--set kind=Deployment --set replicas=2 --set leaderElection.enabled=true
         --set podDisruptionBudget.enabled=true --set service.enabled=true)
+PLAIN_ARG=""
+if [ "${SCHEME}" = http ]; then HA_SET+=(--set plainHttp=true); PLAIN_ARG='"--plain-http",'; fi
 must "helm install kdesched-ha ./helm/kdesched -n kube-system ${HA_SET[*]}" \
   quietly "${HELM}" install kdesched-ha "${CHART}" -n "${SYS}" "${HA_SET[@]}" --wait --timeout 2m
 "${HELM}" template kdesched-ha "${CHART}" -n "${SYS}" "${HA_SET[@]}" >"${WORK}/ha.rendered.yaml"
 check "2 kdesched-ha pods Running and Ready (kwok)" kd_wait_pods_ready "${SYS}" app.kubernetes.io/instance=kdesched-ha 2 60
-check "Deployment args: interval 5m, --leader-elect, Lease kube-system/descheduler" test \
+check "Deployment args: interval 5m, cmdOptions, --leader-elect=true (Lease: the flags' default, kube-system/descheduler)" test \
   "$(kd_kubectl -n "${SYS}" get deployment kdesched-ha -o jsonpath='{.spec.template.spec.containers[0].args}')" \
-  = '["--policy-config-file=/policy-dir/policy.yaml","--descheduling-interval=5m","--leader-elect","--leader-elect-resource-name=descheduler","--leader-elect-resource-namespace=kube-system","--v=3"]'
+  = '["--policy-config-file=/policy-dir/policy.yaml","--descheduling-interval=5m",'"${PLAIN_ARG}"'"--v=3","--leader-elect=true"]'
+check "Deployment probes: scheme ${SCHEME^^} (/healthz, /readyz)" test \
+  "$(kd_kubectl -n "${SYS}" get deployment kdesched-ha -o jsonpath='{.spec.template.spec.containers[0].livenessProbe.httpGet.scheme} {.spec.template.spec.containers[0].readinessProbe.httpGet.scheme}')" \
+  = "${SCHEME^^} ${SCHEME^^}"
 check "live Role kdesched-ha-leader-election == rendered rules" \
   same_rules role kdesched-ha-leader-election "${SYS}" "${WORK}/ha.rendered.yaml" Role
 check "RoleBinding -> ServiceAccount kube-system/kdesched-ha" test \
@@ -242,6 +272,31 @@ once_gone() {
 check "uninstall removed the Job, ConfigMap, ClusterRole and ClusterRoleBinding" kd_wait_for "uninstall" 30 once_gone
 
 # ---------------------------------------------------------------------------
+phase "helm install with upstream descheduler 0.36's values files"
+UPSTREAM_CHART="$("${ROOT}/test/helm/upstream-chart.sh")" || die "upstream's chart (test/helm/upstream-chart.sh)"
+must "helm install descheduler -f <upstream>/values.yaml --set nameOverride=descheduler (as shipped: CronJob)" \
+  quietly "${HELM}" install descheduler "${CHART}" -n "${SYS}" -f "${UPSTREAM_CHART}/values.yaml" --set nameOverride=descheduler --wait --timeout 2m
+up_objects() {
+  local k
+  for k in cronjob/descheduler configmap/descheduler serviceaccount/descheduler; do kd_kubectl -n "${SYS}" get "${k}" >/dev/null || return 1; done
+  kd_kubectl get clusterrole descheduler >/dev/null && kd_kubectl get clusterrolebinding descheduler >/dev/null
+}
+check "upstream's object names: CronJob, ConfigMap, ServiceAccount, ClusterRole(Binding) descheduler" up_objects
+check "upstream's repository falls back to kdesched's image, HTTPS liveness probe" test \
+  "$(kd_kubectl -n "${SYS}" get cronjob descheduler -o jsonpath='{.spec.jobTemplate.spec.template.spec.containers[0].image} {.spec.jobTemplate.spec.template.spec.containers[0].livenessProbe.httpGet.scheme}')" \
+  = "ghcr.io/kdesched/kdesched:v$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "${CHART}/Chart.yaml") HTTPS"
+must "helm uninstall descheduler" quietly "${HELM}" uninstall descheduler -n "${SYS}" --wait --timeout 60s
+must "helm install descheduler-all -n ops -f <upstream>/values.yaml -f test/helm/upstream-all-options.yaml --set kind=Deployment" \
+  quietly "${HELM}" install descheduler-all "${CHART}" -n ops --create-namespace -f "${UPSTREAM_CHART}/values.yaml" \
+  -f "${ROOT}/test/helm/upstream-all-options.yaml" --set kind=Deployment --set nameOverride=descheduler --timeout 2m
+check "every option on: Deployment ops/descheduler-all with upstream's leader-election args" test \
+  "$(kd_kubectl -n ops get deployment descheduler-all -o jsonpath='{.spec.template.spec.containers[0].args}')" \
+  = '["--policy-config-file=/policy-dir/policy.yaml","--descheduling-interval=5m","--v=3","--leader-elect=true","--leader-elect-lease-duration=15s","--leader-elect-renew-deadline=10s","--leader-elect-retry-period=2s","--leader-elect-resource-lock=leases","--leader-elect-resource-name=descheduler","--leader-elect-resource-namespace=kube-system"]'
+check "every option on: the Lease's Role is in kube-system, bound to ops/descheduler-all" test \
+  "$(kd_kubectl -n "${SYS}" get rolebinding descheduler-all-leader-election -o jsonpath='{.subjects[0].namespace}/{.subjects[0].name}')" = "ops/descheduler-all"
+must "helm uninstall descheduler-all" quietly "${HELM}" uninstall descheduler-all -n ops --wait --timeout 60s
+
+# ---------------------------------------------------------------------------
 phase "CronJob path: rendered args + ServiceAccount identity, one cycle"
 must "TokenRequest for kube-system/kdesched -> kubeconfig" sa_kubeconfig kdesched "${SYS}" "${WORK}/kdesched.kubeconfig"
 must "TokenRequest for kube-system/kdesched-ha -> kubeconfig" sa_kubeconfig kdesched-ha "${SYS}" "${WORK}/ha.kubeconfig"
@@ -252,21 +307,26 @@ check "the CronJob's command is the image's /bin/descheduler" test "${CMD[*]}" =
 check "policy.yaml copied from the live ConfigMap" test -s "${WORK}/cron/policy-dir/policy.yaml"
 run_kdesched cronjob 120 "${WORK}/kdesched.kubeconfig" "${CRON_ARGS[@]}"
 echo "     exit ${RUN_RC}; $(grep -c . "${RUN_LOG}") log lines"
-show_lines 'evicted pod|cycle finished'
+show_lines '[Ee]victed pod|cycle finished|cannot record event'
+# A binary that writes core/v1 Events is refused by the chart's events.k8s.io-only rule.
+OLD_EVENTS=0
+if logged 'cannot record event.*cannot create resource "events" in API group "" '; then
+  OLD_EVENTS=1
+  note "this binary writes core/v1 Events (refused: the chart grants events.k8s.io only, as upstream); Event checks are PENDING (issue 14 item 4)"
+fi
 check "one cycle, exit 0" test "${RUN_RC}" -eq 0
 check "log: evicted payment ${PAYMENT_POD} (RemovePodsViolatingInterPodAntiAffinity)" \
-  logged "msg=\"evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} .*plugin=RemovePodsViolatingInterPodAntiAffinity.*result=success"
+  logged "${EVICTED} pod=${KDS_NS}/${PAYMENT_POD} .*(plugin|strategy)=RemovePodsViolatingInterPodAntiAffinity.*result=success"
 check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}"
 check "replacement payment Running" kd_wait_pods_ready "${KDS_NS}" app=payment 1 90
 NEW_PAYMENT="$(pod_of payment)"
 check "replacement ${NEW_PAYMENT} on $(node_of "${NEW_PAYMENT}"), not beside order on ${ORDER_NODE}" \
   test -n "${NEW_PAYMENT}" -a "$(node_of "${NEW_PAYMENT}")" != "${ORDER_NODE}"
-event_for() {  # event_for POD: a kdesched Event about POD exists
-  kd_kubectl -n "${KDS_NS}" get events -o json | jq -e --arg p "$1" \
-    '[.items[] | select(.involvedObject.name == $p and .source.component == "kdesched")] | length > 0' >/dev/null
-}
-check "Event recorded on ${PAYMENT_POD} by kdesched (reason $(kd_kubectl -n "${KDS_NS}" get events -o json | jq -r --arg p "${PAYMENT_POD}" \
-  '[.items[] | select(.involvedObject.name == $p and .source.component == "kdesched") | .reason] | first // "none"'))" event_for "${PAYMENT_POD}"
+# kdesched's Events about POD (core/v1 view: source.component, or reportingComponent for events.k8s.io ones).
+EVENTS_OF='[.items[] | select(.involvedObject.name == $p and (((.source.component // "") + " " + (.reportingComponent // "")) | test("kdesched|descheduler")))]'
+event_for() { kd_kubectl -n "${KDS_NS}" get events -o json | jq -e --arg p "$1" "${EVENTS_OF} | length > 0" >/dev/null; }
+EVENT_DESC="Event recorded on ${PAYMENT_POD} by kdesched (reason $(kd_kubectl -n "${KDS_NS}" get events -o json | jq -r --arg p "${PAYMENT_POD}" "${EVENTS_OF} | map(.reason) | first // \"none\""))"
+if [ "${OLD_EVENTS}" -eq 1 ]; then pending "${EVENT_DESC}"; else check "${EVENT_DESC}" event_for "${PAYMENT_POD}"; fi
 check "order untouched" test "$(node_of "$(pod_of order)")" = "${ORDER_NODE}"
 
 # ---------------------------------------------------------------------------
@@ -291,7 +351,9 @@ check "kdesched may not touch leases (no leader election in this release)" no kd
 check "kdesched-ha may not update another Lease than its own" no kdesched-ha update leases.coordination.k8s.io/other -n "${SYS}"
 check "kdesched-ha may not create leases outside ${SYS}" no kdesched-ha create leases.coordination.k8s.io -n "${KDS_NS}"
 check "kdesched may create pods/eviction" cani kdesched create pods --subresource=eviction -A
-check "kdesched may create events" cani kdesched create events -n "${KDS_NS}"
+events_k8s_io() { cani kdesched create events.events.k8s.io -n "${KDS_NS}" && cani kdesched update events.events.k8s.io -n "${KDS_NS}"; }
+check "kdesched may create and update events.k8s.io Events (upstream's rule)" events_k8s_io
+check "kdesched may not create core/v1 events" no kdesched create events -n "${KDS_NS}"
 
 # The remaining runs need a violation every time: payment is pinned (nodeName) beside order, so
 # each eviction's replacement violates the anti-affinity again.
@@ -373,7 +435,7 @@ spec: {holderIdentity: "", leaseDurationSeconds: 1}
 EOF
 }
 # probe_ready: /readyz of the running Deployment-mode process, 6 s in (reported, not judged).
-probe_ready() { sleep 6; RUN_READY="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${RUN_PORT}/readyz" || true)"; }
+probe_ready() { sleep 6; RUN_READY="$(curl -ks -o /dev/null -w '%{http_code}' "${SCHEME}://127.0.0.1:${RUN_PORT}/readyz" || true)"; }
 RBAC_TABLE=()
 SA_USER_KD="User \"system:serviceaccount:${SYS}:kdesched\""
 SA_USER_HA="User \"system:serviceaccount:${SYS}:kdesched-ha\""
@@ -387,37 +449,48 @@ for spec in ":pods" ":nodes" ":namespaces" ":persistentvolumeclaims" "policy:pod
 done
 rbac_case kdesched clusterrole kdesched "" pods/eviction create "" "create pods --subresource=eviction -n ${KDS_NS}" oneshot \
   "eviction failed\" pod=${KDS_NS}/payment-.* status=403 .*is forbidden: ${SA_USER_KD} cannot create resource \"pods/eviction\" in API group \"\" in the namespace \"${KDS_NS}\""
-before_events="$(pod_of payment)"
-rbac_case kdesched clusterrole kdesched "" events create "" "create events -n ${KDS_NS}" oneshot \
-  "cannot record event.*403 Forbidden: events is forbidden: ${SA_USER_KD} cannot create resource \"events\" in API group \"\" in the namespace \"${KDS_NS}\"" may
-no_event_for() { ! event_for "$1"; }
-check "without create on events: payment ${before_events} evicted all the same, but no Event recorded" no_event_for "${before_events}"
+# events.k8s.io create; update is upstream's rule for Event series, not cut here (a single
+# eviction's Event is never updated).
+if [ "${OLD_EVENTS}" -eq 1 ]; then
+  pending "ClusterRole kdesched: without create on events.k8s.io events: the run logs the 403 and evicts all the same"
+else
+  before_events="$(pod_of payment)"
+  rbac_case kdesched clusterrole kdesched "" events create "" "create events.events.k8s.io -n ${KDS_NS}" oneshot \
+    "cannot record event.*403 Forbidden: events.events.k8s.io is forbidden: ${SA_USER_KD} cannot create resource \"events\" in API group \"events.k8s.io\" in the namespace \"${KDS_NS}\"" may
+  no_event_for() { ! event_for "$1"; }
+  check "without create on events: payment ${before_events} evicted all the same, but no Event recorded" no_event_for "${before_events}"
+fi
 # The verbs that were never granted: a one-shot run as the unchanged identity succeeds.
 before="$(pod_of payment)"
 run_kdesched baseline 60 "${WORK}/kdesched.kubeconfig" "${CRON_ARGS[@]}"
 check "baseline after the cuts: exit ${RUN_RC}, payment ${before} evicted, Event recorded (no get/delete/patch on pods needed)" \
-  bash -c "[ ${RUN_RC} -eq 0 ] && grep -q 'msg=\"evicted pod\" pod=${KDS_NS}/${before}' '${RUN_LOG}'"
+  bash -c "[ ${RUN_RC} -eq 0 ] && grep -Eq '${EVICTED} pod=${KDS_NS}/${before}' '${RUN_LOG}'"
 kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 
 phase "RBAC: watch is needed (Deployment args, 8 s)"
 workload deployment kdesched-ha "${SYS}" "${WORK}/ha" || die "reading the live Deployment"
-HA_ARGS=("${ARGS[@]}")
+HA_ARGS=()
+for a in "${ARGS[@]}"; do
+  # A binary without --plain-http serves plain HTTP anyway (see the top of this file).
+  if [ "${SCHEME}" = http ] && [ "${a}" = --plain-http ]; then note "left out of the runs: --plain-http (this binary predates it)"; continue; fi
+  HA_ARGS+=("${a}")
+done
 echo "     Deployment args: ${HA_ARGS[*]}"
 kd_kubectl -n "${SYS}" delete lease descheduler --ignore-not-found >/dev/null
 probe_ha() {  # while the Deployment-mode run is up: the chart's probe paths answer on its port
   local path code; sleep 4
   for path in $(kd_kubectl -n "${SYS}" get deployment kdesched-ha -o json |
       jq -r '.spec.template.spec.containers[0] | .livenessProbe.httpGet.path, .readinessProbe.httpGet.path'); do
-    code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${RUN_PORT}${path}" || true)"
+    code="$(curl -ks -o /dev/null -w '%{http_code}' "${SCHEME}://127.0.0.1:${RUN_PORT}${path}" || true)"
     echo "${path} ${code}" >>"${WORK}/probes.txt"
   done
 }
 before="$(pod_of payment)"
 : >"${WORK}/probes.txt"
 RUN_PROBE=probe_ha run_kdesched ha-baseline 8 "${WORK}/ha.kubeconfig" "${HA_ARGS[@]}"
-show_lines 'became leader|evicted pod|released leadership'
+show_lines 'became leader|[Ee]victed pod|released leadership'
 check "Deployment mode with every rule: became leader of ${SYS}/descheduler" logged "became leader\" lease=${SYS}/descheduler"
-check "Deployment mode: evicted payment ${before}" logged "msg=\"evicted pod\" pod=${KDS_NS}/${before}"
+check "Deployment mode: evicted payment ${before}" logged "${EVICTED} pod=${KDS_NS}/${before}"
 check "Deployment mode: SIGTERM -> stopped, exit 0 from kdesched" logged 'msg="stopped" exit=0'
 if logged "released leadership"; then
   pass "Deployment mode: SIGTERM -> released the Lease (update)"
@@ -429,7 +502,7 @@ elif logged 'cannot release the lease.*422 Invalid.*metadata.resourceVersion'; t
 else
   fail "Deployment mode: SIGTERM -> released the Lease (update)"
 fi
-check "the chart's probe paths answer 200 on the run's port: $(tr '\n' ' ' <"${WORK}/probes.txt")" \
+check "the chart's probe paths answer 200 over ${SCHEME^^} on the run's port: $(tr '\n' ' ' <"${WORK}/probes.txt")" \
   test "$(grep -c ' 200$' "${WORK}/probes.txt")" -eq 2
 kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 for spec in ":pods" ":nodes" ":namespaces" ":persistentvolumeclaims" "policy:poddisruptionbudgets"; do
@@ -467,7 +540,7 @@ check "the upgraded policy names the PriorityClass" grep -q 'name: system-cluste
 before="$(pod_of payment)"
 run_kdesched prio-baseline 60 "${WORK}/kdesched.kubeconfig" "${CRON_ARGS[@]}"
 check "with the rule: exit ${RUN_RC}, payment ${before} (priority 0 < system-cluster-critical) evicted" \
-  bash -c "[ ${RUN_RC} -eq 0 ] && grep -q 'msg=\"evicted pod\" pod=${KDS_NS}/${before}' '${RUN_LOG}'"
+  bash -c "[ ${RUN_RC} -eq 0 ] && grep -Eq '${EVICTED} pod=${KDS_NS}/${before}' '${RUN_LOG}'"
 kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 rbac_case kdesched clusterrole kdesched "" priorityclasses get named "get priorityclasses.scheduling.k8s.io/system-cluster-critical" oneshot \
   "bad policy.*cannot read PriorityClass \\\\?\"system-cluster-critical\\\\?\": 403 Forbidden: priorityclasses.scheduling.k8s.io \\\\?\"system-cluster-critical\\\\?\" is forbidden: ${SA_USER_KD} cannot get resource \"priorityclasses\" in API group \"scheduling.k8s.io\" at the cluster scope"
