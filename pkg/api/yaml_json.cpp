@@ -2,20 +2,17 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <exception>
-#include <limits>
 #include <optional>
 #include <unordered_set>
 
+#include "pkg/api/yaml_scalar.h"
 #include "pkg/api/yaml_scan.h"
 
 namespace kdesched::api {
-// Plain scalars are typed the way sigs.k8s.io/yaml (go-yaml v2, YAML 1.1) does.
-
 namespace {
 
 constexpr int kMaxYamlDepth = 512;
@@ -46,106 +43,26 @@ void appendJsonString(std::string& out, std::string_view s) {
   out += '"';
 }
 
-bool isOneOf(std::string_view s, std::initializer_list<std::string_view> options) {
-  return std::find(options.begin(), options.end(), s) != options.end();
-}
-
-// strconv.ParseInt/ParseUint with base 0: optional sign (signed only), then 0x/0o/0b prefixes or a
-// leading 0 for octal, else decimal. Returns the value as JSON integer text.
-std::optional<std::string> goBaseZeroInt(std::string_view s) {
-  bool negative = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  int base = 10;
-  if (s.size() >= 2 && s[0] == '0') {
-    const char p = static_cast<char>(s[1] | 0x20);
-    if (p == 'x') base = 16;
-    if (p == 'o') base = 8;
-    if (p == 'b') base = 2;
-    if (base != 10) {
-      s.remove_prefix(2);
-    } else {
-      base = 8;  // "0755"
-      s.remove_prefix(1);
+// The JSON for a plain scalar as sigs.k8s.io/yaml writes it; nullopt means "a string". Errors for
+// values YAML can type but JSON cannot hold.
+Result<std::optional<std::string>> plainJson(std::string_view s) {
+  using Json = std::optional<std::string>;
+  const PlainScalar v = resolvePlainScalar(s);
+  switch (v.type) {
+    case ScalarType::Null: return Json("null");
+    case ScalarType::Bool: return Json(v.boolean ? "true" : "false");
+    case ScalarType::Int: return Json(v.aboveInt64 ? std::to_string(v.uint64) : std::to_string(v.int64));
+    case ScalarType::Float: {
+      if (v.outOfRange) return Json();  // strconv.ParseFloat fails, so upstream keeps the text
+      if (!std::isfinite(v.real)) return Status::error("\"" + std::string(s) + "\" is not representable in JSON");
+      // The shortest text that reads back as the same double, as Go's encoder writes floats.
+      std::array<char, 64> buf{};
+      const auto res = std::to_chars(buf.data(), buf.data() + buf.size(), v.real);
+      return Json(std::string(buf.data(), res.ptr));
     }
+    case ScalarType::String: return Json();
   }
-  if (s.empty()) return std::nullopt;
-  std::uint64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  // Signed range for negatives (ParseInt); up to uint64 for non-negatives (ParseUint fallback).
-  if (negative) {
-    if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1) return std::nullopt;
-    return v == 0 ? std::string("0") : "-" + std::to_string(v);
-  }
-  return std::to_string(v);
-}
-
-// ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ (go-yaml's yamlStyleFloat).
-bool isYamlStyleFloat(std::string_view s) {
-  std::size_t i = 0;
-  auto digits = [&] {
-    const std::size_t start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i - start;
-  };
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    if (digits() == 0) return false;
-  } else {
-    if (digits() == 0) return false;
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      digits();
-    }
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == s.size();
-}
-
-// The shortest text that reads back as the same double, as Go's encoder writes floats.
-std::optional<std::string> floatJson(std::string_view s) {
-  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
-  double d = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(d)) return std::nullopt;
-  std::array<char, 64> buf{};
-  const auto res = std::to_chars(buf.data(), buf.data() + buf.size(), d);
-  return std::string(buf.data(), res.ptr);
-}
-
-// The JSON for a plain (unquoted, untagged) scalar; nullopt means "a string". Errors for values
-// YAML can type but JSON cannot hold.
-Result<std::optional<std::string>> resolvePlain(std::string_view s) {
-  using Resolved = std::optional<std::string>;
-  if (isOneOf(s, {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})) return Resolved("true");
-  if (isOneOf(s, {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})) {
-    return Resolved("false");
-  }
-  if (isOneOf(s, {"", "~", "null", "Null", "NULL"})) return Resolved("null");
-  if (isOneOf(s,
-              {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"})) {
-    return Status::error("\"" + std::string(s) + "\" is not representable in JSON");
-  }
-  if (s == "<<") return Status::error("YAML merge keys (<<) are not supported");
-  const char first = s.front();
-  if (first == '.') {
-    if (isYamlStyleFloat(s)) return Resolved(floatJson(s));
-    return Resolved();
-  }
-  if (!((first >= '0' && first <= '9') || first == '+' || first == '-')) return Resolved();
-  std::string plain(s);
-  std::erase(plain, '_');
-  if (auto i = goBaseZeroInt(plain)) return Resolved(std::move(i));
-  if (isYamlStyleFloat(plain)) return Resolved(floatJson(plain));
-  return Resolved();
+  return Json();
 }
 
 class YamlToJson {
@@ -197,16 +114,10 @@ class YamlToJson {
                          what);
   }
 
-  // "?" marks a plain scalar (typed by resolution), "!" a quoted or block scalar (a string).
-  static bool resolvable(const std::string& tag) {
-    return tag == "?" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
-           tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null";
-  }
-
   Status emitScalar(const YAML::Node& node, std::string& out) {
     const std::string& text = node.Scalar();
-    if (resolvable(node.Tag())) {
-      auto r = resolvePlain(text);
+    if (isResolvedTag(node.Tag())) {
+      auto r = plainJson(text);
       if (!r.isOk()) return failAt(node, r.error());
       if (*r) {
         out += **r;
@@ -225,8 +136,10 @@ class YamlToJson {
     }
     if (!key.IsScalar()) return failAt(key, "mapping keys must be scalars");
     out = key.Scalar();
-    if (resolvable(key.Tag())) {
-      auto r = resolvePlain(out);
+    if (isResolvedTag(key.Tag())) {
+      // A plain "<<" key merges a mapping into this one in YAML 1.1 (a quoted one is a key).
+      if (out == "<<") return failAt(key, "YAML merge keys (<<) are not supported");
+      auto r = plainJson(out);
       if (!r.isOk()) return failAt(key, r.error());
       if (*r) out = **r;
     }

@@ -12,8 +12,8 @@
 namespace kdesched::api {
 
 // Converts YAML text (one document) to JSON text, typing plain scalars as the API server would
-// read them (quoted strings stay strings; unquoted true/false/null/numbers become JSON scalars).
-// Duplicate mapping keys are an error naming the key and line.
+// read them (yaml_scalar.h: quoted strings stay strings; unquoted true/false/null/numbers become
+// JSON scalars). Duplicate mapping keys are an error naming the key and line.
 Result<std::string> yamlDocumentToJson(std::string_view yaml);
 
 // Splits a YAML stream ("---"-separated documents) and converts each non-empty document to JSON.

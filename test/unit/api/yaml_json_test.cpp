@@ -53,6 +53,27 @@ INSTANTIATE_TEST_SUITE_P(
         // YAML 1.1 types a plain "y" as true even as a key, as go-yaml v2 (and so kubectl) does.
         YamlCase{"y: 1", R"({"true":1})"}, YamlCase{"", "null"}, YamlCase{"a: \"\\u00e9\"", "{\"a\":\"\xc3\xa9\"}"}));
 
+// More of sigs.k8s.io/yaml v1.4.0's answers (yaml_scalar.h has the whole table): the same values,
+// though a float's text is std::to_chars's (18446744073709551616 where Go writes 18446744073709552000).
+INSTANTIATE_TEST_SUITE_P(Upstream, YamlScalarTest,
+                         ::testing::Values(YamlCase{"a: -017", R"({"a":-15})"}, YamlCase{"a: +0b101", R"({"a":5})"},
+                                           YamlCase{"a: 0x_1F", R"({"a":31})"}, YamlCase{"a: 1__0", R"({"a":10})"},
+                                           YamlCase{"a: _1", R"({"a":"_1"})"}, YamlCase{"a: ._5", R"({"a":"._5"})"},
+                                           YamlCase{"a: 1_0.5", R"({"a":10.5})"}, YamlCase{"a: 09.5", R"({"a":9.5})"},
+                                           YamlCase{"a: -0.0", R"({"a":-0})"}, YamlCase{"a: 1e-400", R"({"a":0})"},
+                                           YamlCase{"a: 1e400", R"({"a":"1e400"})"},
+                                           YamlCase{"a: -.5e999", R"({"a":"-.5e999"})"},
+                                           YamlCase{"a: 9223372036854775808", R"({"a":9223372036854775808})"},
+                                           YamlCase{"a: -9223372036854775808", R"({"a":-9223372036854775808})"},
+                                           YamlCase{"a: -9223372036854775809", R"({"a":-9223372036854775808})"},
+                                           YamlCase{"a: +18446744073709551615", R"({"a":18446744073709551616})"},
+                                           YamlCase{"a: 18446744073709551616", R"({"a":18446744073709551616})"},
+                                           YamlCase{"a: 0o-1", R"({"a":"0o-1"})"},
+                                           YamlCase{"a: 1:20", R"({"a":"1:20"})"},
+                                           YamlCase{"a: 0x1p3", R"({"a":"0x1p3"})"},
+                                           YamlCase{"a: nULL", R"({"a":"nULL"})"}, YamlCase{"a: <<", R"({"a":"<<"})"},
+                                           YamlCase{"\"<<\": 1", R"({"<<":1})"}, YamlCase{"0x1F: a", R"({"31":"a"})"}));
+
 TEST(YamlTest, DuplicateKeysNameTheKeyAndLine) {
   auto r = yamlDocumentToJson("metadata:\n  name: a\n  labels:\n    x: \"1\"\n  name: b\n");
   ASSERT_FALSE(r.isOk());
