@@ -11,6 +11,7 @@
 
 #include "pkg/api/yaml_scalar.h"
 #include "pkg/api/yaml_scan.h"
+#include "pkg/base/utf8.h"
 
 namespace kdesched::api {
 namespace {
@@ -114,8 +115,16 @@ class YamlToJson {
                          what);
   }
 
+  // yaml-cpp passes bytes that are not UTF-8 through into scalars, and JSON cannot carry them
+  // (go-yaml refuses such text too).
+  static Status checkUtf8(const YAML::Node& node, std::string_view text) {
+    if (utf8::valid(text)) return Status::ok();
+    return failAt(node, "text that is not UTF-8");
+  }
+
   Status emitScalar(const YAML::Node& node, std::string& out) {
     const std::string& text = node.Scalar();
+    KD_TRY(checkUtf8(node, text));
     if (isResolvedTag(node.Tag())) {
       auto r = plainJson(text);
       if (!r.isOk()) return failAt(node, r.error());
@@ -136,6 +145,7 @@ class YamlToJson {
     }
     if (!key.IsScalar()) return failAt(key, "mapping keys must be scalars");
     out = key.Scalar();
+    KD_TRY(checkUtf8(key, out));
     if (isResolvedTag(key.Tag())) {
       // A plain "<<" key merges a mapping into this one in YAML 1.1 (a quoted one is a key).
       if (out == "<<") return failAt(key, "YAML merge keys (<<) are not supported");
