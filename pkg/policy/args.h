@@ -14,6 +14,7 @@
 
 #include "pkg/api/labels.h"
 #include "pkg/base/status.h"
+#include "pkg/policy/did_you_mean.h"
 #include "pkg/policy/policy.h"
 
 namespace kdesched::policy {
@@ -91,14 +92,6 @@ class ArgsReader {
 // A Go duration ("5m", "1h30m", "2s", "300ms", "0") in seconds; nullopt when malformed. Used for
 // duration flags too, so upstream's flag values keep working.
 std::optional<double> parseDuration(std::string_view text);
-
-// Edit distance (insertions, deletions, substitutions and adjacent transpositions all cost 1),
-// for did-you-mean suggestions.
-std::size_t editDistance(std::string_view a, std::string_view b);
-// The closest candidate within maxDistance, or "" when none. A candidate that would need half of
-// the longer word rewritten is not suggested either ("ab" is not a typo of "cd").
-std::string closestMatch(std::string_view word, const std::vector<std::string>& candidates,
-                         std::size_t maxDistance = 3);
 
 // How a YAML value reads after "got" in error messages: strings quoted and escaped (`"abc"`),
 // numbers, booleans and null as written (`-1`, `true`, `null`), `a list` / `a mapping` otherwise.
