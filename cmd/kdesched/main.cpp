@@ -9,7 +9,7 @@
 #include <malloc.h>
 #include <iostream>
 
-#include "pkg/api/decode.h"
+#include "pkg/api/timestamp.h"
 #include "pkg/daemon/daemon.h"
 #include "pkg/daemon/logging.h"
 #include "pkg/plan/plan.h"

@@ -6,6 +6,9 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "pkg/api/detail/ondemand.h"
+#include "pkg/api/yaml_json.h"
+
 namespace kdesched::cluster {
 namespace {
 

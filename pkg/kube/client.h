@@ -7,8 +7,6 @@
 #include <memory>
 #include <string>
 
-#include <simdjson.h>
-
 #include "pkg/base/clock.h"
 #include "pkg/kube/api_error.h"
 #include "pkg/kube/config.h"
@@ -72,7 +70,7 @@ class WatchStream {
  private:
   api::Kind kind_;
   std::unique_ptr<LineStream> lines_;
-  simdjson::ondemand::parser parser_;
+  api::JsonParser parser_;
   std::string line_;
   std::string problem_;
 };

@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "pkg/api/detail/ondemand.h"
+
 namespace kdesched::kube {
 namespace {
 
@@ -167,11 +169,11 @@ Status decodeListPage(api::Kind kind, std::string& body, ListPage& out) {
   }
 }
 
-Status decodeWatchEvent(api::Kind kind, std::string& line, od::parser& parser, WatchEvent& out) {
+Status decodeWatchEvent(api::Kind kind, std::string& line, api::JsonParser& parser, WatchEvent& out) {
   try {
     out = WatchEvent{};
     od::document doc;
-    if (auto e = parser.iterate(padded(line)).get(doc)) return jsonError("", e);
+    if (auto e = parser.impl().parser.iterate(padded(line)).get(doc)) return jsonError("", e);
     od::object root;
     if (auto e = doc.get_object().get(root)) return jsonError("", e);
     bool haveType = false;

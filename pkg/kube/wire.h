@@ -2,8 +2,6 @@
 // JSON DOM of a page is ever built). An object is only handed out once it decoded completely.
 #pragma once
 
-#include <simdjson.h>
-
 #include <string>
 #include <vector>
 
@@ -34,6 +32,6 @@ struct WatchEvent {
 
 // Decodes one line of a JSON watch stream: {"type":"ADDED","object":{...}}. `line` may be
 // reallocated for padding; `parser` is reused across lines (it keeps its buffers).
-Status decodeWatchEvent(api::Kind kind, std::string& line, simdjson::ondemand::parser& parser, WatchEvent& out);
+Status decodeWatchEvent(api::Kind kind, std::string& line, api::JsonParser& parser, WatchEvent& out);
 
 }  // namespace kdesched::kube

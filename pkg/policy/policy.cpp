@@ -17,9 +17,12 @@
 #include <yaml-cpp/parser.h>
 
 #include "pkg/policy/args.h"
+#include "pkg/policy/detail/yaml_value.h"
 
 namespace kdesched::policy {
 namespace {
+
+using detail::describeValue;
 
 constexpr std::string_view kApiVersion = "descheduler/v1alpha2";
 constexpr std::string_view kKind = "DeschedulerPolicy";
@@ -128,8 +131,7 @@ Status readProfile(ArgsReader& r, std::vector<Profile>& profiles) {
       }
     }
     cfg.name = *pluginName;
-    if (Status s = c.readRaw("args", cfg.args.node); !s) return s;
-    cfg.args.path = c.pathOf("args");
+    if (Status s = c.readRaw("args", cfg.args); !s) return s;
     p.pluginConfig.push_back(std::move(cfg));
     configPaths.push_back(c.path());
     return Status::ok();
@@ -143,8 +145,9 @@ Status readProfile(ArgsReader& r, std::vector<Profile>& profiles) {
 
 Status readUnsupported(ArgsReader& top) {
   for (const Unsupported& u : kUnsupported) {
-    YAML::Node value;
-    if (Status s = top.readRaw(u.field, value); !s) return s;
+    RawArgs raw;
+    if (Status s = top.readRaw(u.field, raw); !s) return s;
+    const YAML::Node& value = detail::yamlOf(raw);
     if (!value.IsDefined() || value.IsNull()) continue;
     bool harmless = false;
     if (u.field == "metricsProviders") {
@@ -167,11 +170,11 @@ Status readUnsupported(ArgsReader& top) {
 }
 
 Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
-  ArgsReader top(root, "");
+  ArgsReader top(detail::rawArgs(root, ""));
   if (!top.structural().isOk()) return top.structural();
 
   std::optional<std::string> apiVersion, kind;
-  YAML::Node apiVersionNode, kindNode;
+  RawArgs apiVersionNode, kindNode;
   if (Status s = top.readString("apiVersion", apiVersion); !s) return s;
   if (Status s = top.readRaw("apiVersion", apiVersionNode); !s) return s;
   if (!apiVersion) return top.error("apiVersion", "missing; set apiVersion: descheduler/v1alpha2");
@@ -181,12 +184,14 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
                      "(strategies become profiles[].plugins and pluginConfig)");
   }
   if (*apiVersion != kApiVersion) {
-    return top.error("apiVersion", "must be descheduler/v1alpha2, got " + describeValue(apiVersionNode));
+    return top.error("apiVersion",
+                     "must be descheduler/v1alpha2, got " + describeValue(detail::yamlOf(apiVersionNode)));
   }
   if (Status s = top.readString("kind", kind); !s) return s;
   if (Status s = top.readRaw("kind", kindNode); !s) return s;
   if (!kind) return top.error("kind", "missing; set kind: DeschedulerPolicy");
-  if (*kind != kKind) return top.error("kind", "must be DeschedulerPolicy, got " + describeValue(kindNode));
+  if (*kind != kKind)
+    return top.error("kind", "must be DeschedulerPolicy, got " + describeValue(detail::yamlOf(kindNode)));
 
   if (Status s = top.readString("nodeSelector", policy.nodeSelector); !s) return s;
   if (policy.nodeSelector) {
@@ -209,8 +214,7 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   if (Status s = readUnsupported(top); !s) return s;
   // kdesched's own settings live under one top-level key that no upstream field uses; upstream
   // ignores unknown top-level keys, so a policy with this block still works there unchanged.
-  if (Status s = top.readRaw("kdesched", policy.extension.node); !s) return s;
-  policy.extension.path = "kdesched";
+  if (Status s = top.readRaw("kdesched", policy.extension); !s) return s;  // at path "kdesched"
 
   Status st =
       top.readObjectList("profiles", [&](ArgsReader& r, std::size_t) { return readProfile(r, policy.profiles); });

@@ -1,7 +1,5 @@
 #include "pkg/plugins/lownodeutilization/args.h"
 
-#include <yaml-cpp/yaml.h>
-
 namespace kdesched::plugins::lownodeutilization {
 namespace {
 
@@ -11,7 +9,7 @@ Status validateThresholds(const policy::ArgsReader& r, const std::string& field,
   const std::string prefix = field + " config is not valid: ";
   if (t.empty()) return r.error(field, prefix + "no resource threshold is configured");
   // A reader over no node, only to build `<field>.<resource>` paths with the usual quoting.
-  policy::ArgsReader at(YAML::Node(), r.pathOf(field));
+  policy::ArgsReader at(policy::RawArgs{.path = r.pathOf(field)});
   for (const auto& [resource, percent] : t) {
     if (percent < 0 || percent > 100) return at.error(resource, prefix + resource + " threshold not in [0, 100] range");
   }
@@ -59,18 +57,18 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   KD_TRY(r.readObject("evictionLimits",
                       [&](policy::ArgsReader& lr) -> Status { return lr.readUint32("node", a.evictionLimitNode); }));
 
-  YAML::Node metrics;
+  policy::RawArgs metrics;
   KD_TRY(r.readRaw("metricsUtilization", metrics));
   KD_TRY(r.finish());
   // Silently falling back to requests would balance on numbers the operator did not ask for.
-  if (metrics.IsDefined() && !metrics.IsNull())
+  if (metrics.isSet())
     return r.error("metricsUtilization",
                    "metricsUtilization is not supported yet by kdesched (usage is computed from pod requests); "
                    "remove it to balance on requests");
 
   // Upstream's validation order: namespaces, thresholds, targetThresholds, then the pair.
   if (!include.empty())
-    return policy::ArgsReader(YAML::Node(), r.pathOf("evictableNamespaces"))
+    return policy::ArgsReader(policy::RawArgs{.path = r.pathOf("evictableNamespaces")})
         .error("include", "only Exclude namespaces can be set, inclusion is not supported");
   KD_TRY(validateThresholds(r, "thresholds", a.thresholds));
   KD_TRY(validateThresholds(r, "targetThresholds", a.targetThresholds));
@@ -81,7 +79,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     return r.error("thresholds",
                    "thresholds and targetThresholds configured different resources (" + m + " is not in thresholds)");
   if (!a.useDeviationThresholds) {
-    policy::ArgsReader at(YAML::Node(), r.pathOf("thresholds"));
+    policy::ArgsReader at(policy::RawArgs{.path = r.pathOf("thresholds")});
     for (const auto& [resource, percent] : a.thresholds)
       if (percent > a.targetThresholds.at(resource))
         return at.error(resource, "thresholds' " + resource + " percentage is greater than targetThresholds'");

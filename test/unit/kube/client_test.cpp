@@ -328,7 +328,7 @@ TEST_F(ClientTest, WatchRefusedWithGone) {
 }
 
 TEST(DecodeWatchEvent, TypesAndFieldOrder) {
-  simdjson::ondemand::parser parser;
+  api::JsonParser parser;
   WatchEvent ev;
   std::string line = event("DELETED", podJson("gone", "42", "n2", "kube-system"));
   ASSERT_TRUE(decodeWatchEvent(api::Kind::Pod, line, parser, ev).isOk());
@@ -354,7 +354,7 @@ TEST(DecodeWatchEvent, TypesAndFieldOrder) {
 }
 
 TEST(DecodeWatchEvent, MalformedLinesAreErrorsNotCrashes) {
-  simdjson::ondemand::parser parser;
+  api::JsonParser parser;
   const std::string good = event("ADDED", podJson("a", "5"));
   std::string badQuantity = good;
   badQuantity.replace(badQuantity.find("100m"), 4, "lots");

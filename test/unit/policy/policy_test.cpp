@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pkg/policy/args.h"
+#include "pkg/policy/detail/yaml_value.h"
 
 namespace kdesched::policy {
 namespace {
@@ -55,7 +56,7 @@ profiles:
          EXPECT_EQ(prof.path, "profiles[0]");
          ASSERT_EQ(prof.pluginConfig.size(), 1u);
          EXPECT_EQ(prof.pluginConfig[0].name, "RemovePodsViolatingInterPodAntiAffinity");
-         EXPECT_TRUE(prof.pluginConfig[0].args.node.IsNull());
+         EXPECT_TRUE(detail::yamlOf(prof.pluginConfig[0].args).IsNull());
          EXPECT_EQ(prof.pluginConfig[0].args.path, "profiles[0].pluginConfig[0].args");
          EXPECT_THAT(prof.plugins.deschedule.enabled, ElementsAre("RemovePodsViolatingInterPodAntiAffinity"));
          EXPECT_THAT(prof.plugins.balance.enabled, IsEmpty());
@@ -201,8 +202,8 @@ profiles:
          EXPECT_THAT(prof.plugins.deschedule.enabled,
                      ElementsAre("RemovePodsHavingTooManyRestarts", "RemovePodsViolatingNodeTaints",
                                  "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingInterPodAntiAffinity"));
-         EXPECT_TRUE(prof.findConfig("RemoveDuplicates")->args.node.IsNull());
-         EXPECT_TRUE(prof.findConfig("DefaultEvictor")->args.node.IsMap());
+         EXPECT_TRUE(detail::yamlOf(prof.findConfig("RemoveDuplicates")->args).IsNull());
+         EXPECT_TRUE(detail::yamlOf(prof.findConfig("DefaultEvictor")->args).IsMap());
        }},
       {"ReadmeTopLevelFields", header() + R"(nodeSelector: "node=node1"
 maxNoOfPodsToEvictPerNode: 5000

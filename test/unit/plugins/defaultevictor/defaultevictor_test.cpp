@@ -12,9 +12,7 @@ using plugins::defaultevictor::DefaultEvictor;
 
 // Builds the DefaultEvictor from YAML args (indented 6) through the real registry path.
 std::unique_ptr<framework::Plugin> build(const std::string& args, api::Timestamp now = 100000) {
-  policy::RawArgs raw;
-  raw.path = "profiles[0].pluginConfig[0].args";
-  if (!args.empty()) raw.node = YAML::Load(args);
+  policy::RawArgs raw = policy::RawArgs::fromYaml(args, "profiles[0].pluginConfig[0].args").value();
   framework::BuildContext ctx;
   ctx.now = [now] { return now; };
   ctx.priorityClassValue = [](const std::string& n) -> Result<std::int32_t> {
@@ -27,9 +25,7 @@ std::unique_ptr<framework::Plugin> build(const std::string& args, api::Timestamp
 }
 
 std::string buildError(const std::string& args) {
-  policy::RawArgs raw;
-  raw.path = "profiles[0].pluginConfig[0].args";
-  raw.node = YAML::Load(args);
+  policy::RawArgs raw = policy::RawArgs::fromYaml(args, "profiles[0].pluginConfig[0].args").value();
   framework::BuildContext ctx;
   ctx.priorityClassValue = [](const std::string& n) -> Result<std::int32_t> {
     return Status::error("PriorityClass \"" + n + "\" not found");

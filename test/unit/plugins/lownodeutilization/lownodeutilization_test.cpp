@@ -601,12 +601,11 @@ TEST(LowNodeUtilizationArgs, DecodesEveryField) {
                                 "      metricsUtilization: null\n"));
   ASSERT_TRUE(e.isOk()) << e.error();
 
-  policy::RawArgs raw;
-  raw.node = YAML::Load(
+  const char* args =
       "{thresholds: {cpu: 20, example.com/foo: 10}, targetThresholds: {cpu: 50, example.com/foo: 40}, "
       "useDeviationThresholds: true, numberOfNodes: -1, evictableNamespaces: {exclude: [a, b]}, "
-      "evictionLimits: {node: 3}}");
-  raw.path = "args";
+      "evictionLimits: {node: 3}}";
+  policy::RawArgs raw = policy::RawArgs::fromYaml(args, "args").value();
   auto a = plugins::lownodeutilization::decodeArgs(raw);
   ASSERT_TRUE(a.isOk()) << a.error();
   EXPECT_EQ(a->thresholds.at("example.com/foo"), 10);

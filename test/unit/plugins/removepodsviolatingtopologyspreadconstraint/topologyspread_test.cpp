@@ -674,17 +674,13 @@ TEST(TopologySpread, NamespacesAreIndependent) {
 // --- args ---------------------------------------------------------------------------------------
 
 std::string buildError(const std::string& args) {
-  policy::RawArgs raw;
-  raw.path = "profiles[0].pluginConfig[1].args";
-  raw.node = YAML::Load(args);
+  policy::RawArgs raw = policy::RawArgs::fromYaml(args, "profiles[0].pluginConfig[1].args").value();
   auto p = plugins::topologyspread::registration().factory(raw, framework::BuildContext{});
   return p.isOk() ? "" : p.error();
 }
 
 Result<plugins::topologyspread::Args> decode(const std::string& args) {
-  policy::RawArgs raw;
-  raw.path = "args";
-  if (!args.empty()) raw.node = YAML::Load(args);
+  policy::RawArgs raw = policy::RawArgs::fromYaml(args, "args").value();
   return plugins::topologyspread::decodeArgs(raw);
 }
 
