@@ -1,10 +1,10 @@
 #include "pkg/plugins/registry.h"
 
+#include "pkg/plugins/antiaffinity/antiaffinity.h"
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
-#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
-#include "pkg/plugins/removepodsviolatingnodeaffinity/nodeaffinity.h"
-#include "pkg/plugins/removepodsviolatingtopologyspreadconstraint/topologyspread.h"
+#include "pkg/plugins/nodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/topologyspread/topologyspread.h"
 
 namespace kdesched::plugins {
 

@@ -33,7 +33,7 @@ Status checkList(policy::ArgsReader& r, const std::string& field, const std::vec
 
 Result<Args> decodeArgs(const policy::RawArgs& raw) {
   policy::ArgsReader r(raw);
-  if (!r.structural().isOk()) return r.structural();
+  KD_TRY(r.structural());
   Args a;
   std::optional<std::string> s;
   std::optional<bool> b;
@@ -118,7 +118,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     return r.error(
         "podProtections",
         "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled");
-  if (Status f = r.finish(); !f.isOk()) return f;
+  KD_TRY(r.finish());
   return a;
 }
 

@@ -2,7 +2,7 @@
 // ports the scenarios of upstream's TestTopologySpreadConstraint (same domain sizes and expected
 // eviction counts; pod names pod-<n> in creation order as there), then adds kdesched's own cases
 // for its deliberate differences (minDomains, cumulative fit, multi-constraint protection).
-#include "pkg/plugins/removepodsviolatingtopologyspreadconstraint/topologyspread.h"
+#include "pkg/plugins/topologyspread/topologyspread.h"
 
 #include <gtest/gtest.h>
 

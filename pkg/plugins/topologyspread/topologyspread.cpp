@@ -1,4 +1,4 @@
-#include "pkg/plugins/removepodsviolatingtopologyspreadconstraint/topologyspread.h"
+#include "pkg/plugins/topologyspread/topologyspread.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
+#include "pkg/plugins/antiaffinity/antiaffinity.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "pkg/plugins/removepodsviolatingnodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/nodeaffinity/nodeaffinity.h"
 
 #include <gtest/gtest.h>
 
