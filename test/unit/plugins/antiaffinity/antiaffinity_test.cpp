@@ -270,22 +270,5 @@ TEST(AntiAffinity, ReasonNamesTermAndConflictingPod) {
             "violated by pod default/order on node node2");
 }
 
-TEST(AntiAffinity, UnknownArgIsAnError) {
-  auto e = engineFor(policyWith(kPlugin, "deschedule", "      namespace:\n        exclude: [a]\n"));
-  ASSERT_FALSE(e.isOk());
-  EXPECT_NE(
-      e.error().find(
-          "profiles[0].pluginConfig[1].args.namespace: unknown field \"namespace\" (did you mean \"namespaces\"?)"),
-      std::string::npos)
-      << e.error();
-}
-
-TEST(AntiAffinity, IncludeAndExcludeTogetherIsAnError) {
-  auto e =
-      engineFor(policyWith(kPlugin, "deschedule", "      namespaces:\n        include: [a]\n        exclude: [b]\n"));
-  ASSERT_FALSE(e.isOk());
-  EXPECT_NE(e.error().find("only one of Include/Exclude namespaces can be set"), std::string::npos) << e.error();
-}
-
 }  // namespace
 }  // namespace kdesched::testing
