@@ -4,6 +4,9 @@
 // upstream's balancing arithmetic says must move from the largest domains toward the smallest. See
 // docs/strategies/topology-spread.md for the deliberate differences from upstream (minDomains,
 // cumulative fit, multi-constraint protection, order).
+//
+// The folder: domains.h derives a namespace's constraints and counts their domains, balancing.h
+// plans one constraint's moves, and this plugin runs both per namespace, then evicts.
 #pragma once
 
 #include "pkg/framework/registry.h"
