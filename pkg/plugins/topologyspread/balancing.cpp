@@ -161,58 +161,134 @@ void ConstraintBalancer::findBelowAverage() {
   }
 }
 
-// Moves `move` pods from domain dj to domain di in the bookkeeping. The domain's pods are
-// partitioned, stably, so the movable ones go last and are taken first.
+// Moves `move` pods from domain dj to domain di in the bookkeeping, taking them from the end of
+// the domain's list as upstream does, but only pods that can move now (evaluate()):
+//  1. pods chosen for an earlier constraint that are headed for a node of di: their move is
+//     planned where this constraint wants it, at no further eviction;
+//  2. walking from the end, pods that can move (with the fit check off, those that fit some
+//     below-average node first). They are planned lowest rank first, the order upstream takes
+//     them in; one that can no longer move once the pods before it have used the room is
+//     protected, and the next pod that can move goes instead;
+//  3. when too few can move, protected pods from the end make up the count: upstream's
+//     bookkeeping moves them too (without evicting them), so the loop always ends.
 void ConstraintBalancer::moveBetween(int di, int dj, int move) {
   auto& list = lists_[static_cast<std::size_t>(dj)];
-  std::vector<char> key(list.size());
-  for (std::size_t x = 0; x < list.size(); ++x) key[x] = movable(list[x]) ? 1 : 0;
-  std::vector<int> sorted;
-  sorted.reserve(list.size());
-  for (int pass = 0; pass < 2; ++pass)
-    for (std::size_t x = 0; x < list.size(); ++x)
-      if (key[x] == pass) sorted.push_back(list[x]);
-  list = std::move(sorted);
+  const auto want = static_cast<std::size_t>(move);
+  Walk w{list, di, list.size(), {}, 0, std::vector<char>(list.size(), 0)};
+  std::size_t moved = takeChosenHeadedTo(w, move);
+  std::vector<std::size_t> picked;
+  while (moved + picked.size() < want) {
+    auto x = nextPick(w);
+    if (!x) break;
+    w.taken[*x] = 1;
+    picked.push_back(*x);
+  }
+  for (auto it = picked.rbegin(); it != picked.rend(); ++it) {
+    for (std::optional<std::size_t> x = *it; x; x = nextPick(w)) {
+      w.taken[*x] = 1;
+      if (plan(list[*x], di)) {
+        ++moved;
+        break;
+      }
+      w.taken[*x] = 0;  // protected now: only filler from here on
+    }
+  }
+  for (std::size_t x = list.size(); moved < want && x > 0; --x) {
+    if (w.taken[x - 1]) continue;
+    w.taken[x - 1] = 1;
+    ++moved;
+  }
 
-  for (std::size_t x = list.size() - static_cast<std::size_t>(move); x < list.size(); ++x) consider(list[x], di);
-  list.resize(list.size() - static_cast<std::size_t>(move));
+  std::size_t kept = 0;
+  for (std::size_t x = 0; x < list.size(); ++x)
+    if (!w.taken[x]) list[kept++] = list[x];
+  list.resize(kept);
   size_[dj] -= move;
   size_[di] += move;
 }
 
-bool ConstraintBalancer::movable(int ei) {
-  PodEntry& e = ns_.entry(ei);
-  // Already leaving for another constraint: taking it again costs no further eviction.
-  if (e.chosen) return true;
-  int t = placements_.templateOf(e);
-  auto it = fitsBelow_.find(t);
-  if (it == fitsBelow_.end()) {
-    bool any = std::any_of(below_.nodes.begin(), below_.nodes.end(), [&](int n) { return placements_.fits(e, n); });
-    it = fitsBelow_.emplace(t, any).first;
+// Takes, highest rank first, up to `move` pods chosen for an earlier constraint whose planned node
+// lies in the domain this move fills.
+std::size_t ConstraintBalancer::takeChosenHeadedTo(Walk& w, int move) {
+  std::size_t taken = 0;
+  for (std::size_t x = w.list.size(); x > 0 && taken < static_cast<std::size_t>(move); --x) {
+    const PodEntry& e = ns_.entry(w.list[x - 1]);
+    if (!e.chosen || e.target < 0) continue;
+    const auto& value = (*c_.nodeValues)[static_cast<std::size_t>(e.target)];
+    if (!value || c_.findDomain(*value) != w.toDomain) continue;
+    w.taken[x - 1] = 1;
+    ++taken;
   }
-  return it->second && leavesOtherConstraintsIntact(e);
+  return taken;
 }
 
-// One pod taken from the large domain: becomes a candidate unless it is protected. Either way it
-// counts as moved, as upstream's bookkeeping does.
-void ConstraintBalancer::consider(int ei, int toDomain) {
+// The next pod the walk takes: going down from the end, the next one that can move; once the
+// whole list is walked, those that fit no below-average node (fit check off), highest first.
+// Nothing when only protected pods are left.
+std::optional<std::size_t> ConstraintBalancer::nextPick(Walk& w) {
+  while (w.next > 0) {
+    std::size_t x = --w.next;
+    if (w.taken[x]) continue;
+    Tier tier = evaluate(w.list[x], w.toDomain).tier;
+    if (tier == kMovable) return x;
+    if (tier == kFitsNowhere) w.fitsNowhere.push_back(x);
+  }
+  while (w.fitsNowhereUsed < w.fitsNowhere.size()) {
+    std::size_t x = w.fitsNowhere[w.fitsNowhereUsed++];
+    if (!w.taken[x]) return x;
+  }
+  return std::nullopt;
+}
+
+ConstraintBalancer::Verdict ConstraintBalancer::evaluate(int ei, int toDomain) {
   PodEntry& e = ns_.entry(ei);
-  if (e.chosen) return;
+  // Already leaving for another constraint: taking it again costs no further eviction.
+  if (e.chosen) return {kMovable, e.target};
+  if (auto it = verdicts_.find(ei); it != verdicts_.end()) {
+    const Memo& m = it->second;
+    if (m.verdict.tier == kProtected || (m.planned == planned_ && m.toDomain == toDomain)) return m.verdict;
+  }
+  Verdict v = judge(e, toDomain);
+  verdicts_.insert_or_assign(ei, Memo{planned_, toDomain, v});
+  return v;
+}
+
+// The test itself, the same for the partition and the target: taking e out of its domains must
+// leave its other constraints intact and, with the fit check on, a below-average node must take
+// it (fit, placement under its other hard constraints, room left after the planned moves).
+ConstraintBalancer::Verdict ConstraintBalancer::judge(PodEntry& e, int toDomain) {
   if (!leavesOtherConstraintsIntact(e)) {
     log::debug("not moving pod: it would break another of its topology spread constraints",
                {{"pod", e.pod->key()}, {"plugin", kName}});
-    return;
+    return {kProtected, -1};
   }
-  int target = -1;
-  if (args_.topologyBalanceNodeFit) {
-    target = findTarget(e, toDomain);
-    if (target < 0) {
-      log::debug("not moving pod: no below-average node can take it", {{"pod", e.pod->key()}, {"plugin", kName}});
-      return;
-    }
+  bool fits = fitsSomeBelowAverageNode(e);
+  if (!args_.topologyBalanceNodeFit) return {fits ? kMovable : kFitsNowhere, -1};
+  int target = fits ? findTarget(e, toDomain) : -1;
+  if (target < 0) {
+    log::debug("not moving pod: no below-average node can take it", {{"pod", e.pod->key()}, {"plugin", kName}});
+    return {kProtected, -1};
   }
+  return {kMovable, target};
+}
+
+// Plans ei's move toward toDomain if it can still move; true when it now counts as moved.
+bool ConstraintBalancer::plan(int ei, int toDomain) {
+  PodEntry& e = ns_.entry(ei);
+  if (e.chosen) return true;
+  Verdict v = evaluate(ei, toDomain);
+  if (v.tier == kProtected) return false;
+  choose(e, v.target, toDomain);
+  return true;
+}
+
+// e becomes a candidate: it leaves its domains and lands on `target` (or, without one, in
+// toDomain), for every constraint's counts; its requests are reserved there.
+void ConstraintBalancer::choose(PodEntry& e, int target, int toDomain) {
   int from = e.countedDomain(k_);
   e.chosen = true;
+  e.target = target;
+  ++planned_;
   for (const auto& [ci, d] : e.counted) ns_.constraint(ci).live.add(d, -1);
   if (target >= 0) {
     for (int ci : e.matched) {
@@ -225,6 +301,17 @@ void ConstraintBalancer::consider(int ei, int toDomain) {
     c_.live.add(toDomain, +1);
   }
   candidates_.push_back({e.pod, reason(from)});
+}
+
+// nodeFit alone, memoized per template: a pod fitting no below-average node needs no target search.
+bool ConstraintBalancer::fitsSomeBelowAverageNode(PodEntry& e) {
+  int t = placements_.templateOf(e);
+  auto it = fitsBelow_.find(t);
+  if (it == fitsBelow_.end()) {
+    bool any = std::any_of(below_.nodes.begin(), below_.nodes.end(), [&](int n) { return placements_.fits(e, n); });
+    it = fitsBelow_.emplace(t, any).first;
+  }
+  return it->second;
 }
 
 // Removing e from its domains must not push another of its own constraints (one the plugin

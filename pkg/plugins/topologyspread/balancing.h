@@ -4,6 +4,7 @@
 // moves. See docs/strategies/topology-spread.md, "How balancing works".
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -70,12 +71,37 @@ class ConstraintBalancer {
     int globalMin;  // with the pod gone; 0 while minDomains is unmet
   };
 
+  // Whether a pod can move now toward the domain a move fills: one test for the partition and the
+  // target search (judge()). kProtected: it stays (moving would break another of its constraints,
+  // or with the fit check on no below-average node takes it); kFitsNowhere: it may move though no
+  // below-average node fits it (fit check off only); kMovable: it may move, to `target` when the
+  // fit check is on. The balancing takes kMovable pods first, then kFitsNowhere.
+  enum Tier { kProtected = 0, kFitsNowhere = 1, kMovable = 2 };
+  struct Verdict {
+    Tier tier = kProtected;
+    int target = -1;  // the node it would land on; -1 when none is planned (fit check off)
+  };
+  // One move's walk over a domain's pods, from the end of its list (highest rank first).
+  struct Walk {
+    const std::vector<int>& list;
+    int toDomain;
+    std::size_t next;                      // positions below `next` are not evaluated yet
+    std::vector<std::size_t> fitsNowhere;  // evaluated kFitsNowhere positions, highest first
+    std::size_t fitsNowhereUsed = 0;
+    std::vector<char> taken;  // per position: leaves the domain in this move
+  };
+
   void orderDomains();
   void rankPods();
   void findBelowAverage();
   void moveBetween(int di, int dj, int move);
-  bool movable(int ei);
-  void consider(int ei, int toDomain);
+  std::size_t takeChosenHeadedTo(Walk& w, int move);
+  std::optional<std::size_t> nextPick(Walk& w);
+  Verdict evaluate(int ei, int toDomain);
+  Verdict judge(PodEntry& e, int toDomain);
+  bool plan(int ei, int toDomain);
+  void choose(PodEntry& e, int target, int toDomain);
+  bool fitsSomeBelowAverageNode(PodEntry& e);
   bool leavesOtherConstraintsIntact(const PodEntry& e);
   std::vector<HardCheck> hardChecks(const PodEntry& e);
   static bool hardChecksAllow(const std::vector<HardCheck>& checks, int n);
@@ -98,6 +124,17 @@ class ConstraintBalancer {
   Below below_;
   int maxD_ = -1, minD_ = -1;                // largest and smallest domain as found (for reasons)
   std::unordered_map<int, bool> fitsBelow_;  // per template: fits some below-average node
+  // Per pod, its last verdict: reused while no pod has been chosen since (`planned_` counts the
+  // choices) for the same destination domain. A protected verdict is kept for the rest of this
+  // constraint, so each pod is judged protected at most once: the moves planned meanwhile use up
+  // room far more often than they free any.
+  struct Memo {
+    std::uint64_t planned;
+    int toDomain;
+    Verdict verdict;
+  };
+  std::unordered_map<int, Memo> verdicts_;
+  std::uint64_t planned_ = 0;
 };
 
 }  // namespace kdesched::plugins::topologyspread

@@ -90,6 +90,7 @@ struct PodEntry {
   std::vector<int> matched;                  // constraints whose selector matches this pod
   std::vector<std::pair<int, int>> counted;  // (constraint, domain) this pod is counted in
   bool chosen = false;                       // an eviction candidate already
+  int target = -1;                           // once chosen: the node it should land on (-1: not planned)
 
   // The domain this pod is counted in for constraint ci, or -1.
   int countedDomain(int ci) const;
