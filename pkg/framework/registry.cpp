@@ -2,9 +2,14 @@
 
 namespace kdesched::framework {
 
-void Registry::add(PluginRegistration r) {
+Status Registry::add(PluginRegistration r) {
+  if (r.name.empty()) return Status::error("a plugin registration has no name");
+  if (!r.factory) return Status::error("plugin \"" + r.name + "\" is registered without a factory");
   std::string name = r.name;
-  plugins_.insert_or_assign(std::move(name), std::move(r));
+  // try_emplace leaves `r` alone when the name is taken: the first registration stays.
+  if (!plugins_.try_emplace(name, std::move(r)).second)
+    return Status::error("plugin \"" + name + "\" is registered twice");
+  return Status::ok();
 }
 
 const PluginRegistration* Registry::find(const std::string& name) const {

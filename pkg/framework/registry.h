@@ -36,7 +36,10 @@ struct PluginRegistration {
 
 class Registry {
  public:
-  void add(PluginRegistration r);
+  // Fails, and keeps the first registration, when the name is taken (two plugins under one name
+  // would make the policy's choice depend on the order of registration) or when the name or the
+  // factory is empty.
+  [[nodiscard]] Status add(PluginRegistration r);
   const PluginRegistration* find(const std::string& name) const;
   std::vector<std::string> names() const;  // sorted
 

@@ -1,5 +1,6 @@
-// DefaultEvictor: the single home of cross-cutting "may this pod go" policy (Filter and
-// PreEvictionFilter), with upstream's checks in upstream's order (reference §3.2-3.3).
+// Upstream: DefaultEvictor (plugins/defaultevictor/).
+// The single home of cross-cutting "may this pod go" policy (Filter and PreEvictionFilter), with
+// upstream's checks in upstream's order (reference §3.2-3.3).
 #pragma once
 
 #include <set>

@@ -27,7 +27,7 @@ std::string firstMissing(const policy::ResourceThresholds& from, const policy::R
 
 Result<Args> decodeArgs(const policy::RawArgs& raw) {
   policy::ArgsReader r(raw);
-  if (!r.structural().isOk()) return r.structural();
+  KD_TRY(r.structural());
   Args a;
   std::optional<policy::ResourceThresholds> thresholds, targetThresholds;
   KD_TRY(r.readResourceThresholds("thresholds", thresholds));

@@ -1,7 +1,5 @@
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <unordered_set>
 
 #include "pkg/api/scheduling.h"
+#include "pkg/base/log.h"
 #include "pkg/framework/nodefit.h"
 
 namespace kdesched::plugins::lownodeutilization {
@@ -209,6 +208,90 @@ std::string describeDestinations(const std::vector<api::Symbol>& tracked, const 
   return out;
 }
 
+// Usage snapshot of every node. nodeRequestedResources sums the live pods (pods evicted earlier in
+// this cycle are gone) and shares its per-cycle cache with NodeFit.
+std::vector<NodeInfo> measure(const framework::Handle& h, const std::vector<api::Symbol>& tracked) {
+  std::vector<NodeInfo> nodes;
+  nodes.reserve(h.nodes().size());
+  for (const api::Node* node : h.nodes()) {
+    NodeInfo n;
+    n.node = node;
+    api::ResourceList requested = framework::nodeRequestedResources(h, *node);
+    n.usage.resize(tracked.size());
+    for (std::size_t k = 0; k < tracked.size(); ++k) n.usage[k] = requested.get(tracked[k]);
+    n.percent = percentages(tracked, *node, n.usage);
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+// Busiest first by upstream's unweighted sum of raw numbers (memory bytes dominate). Upstream's
+// sort is unstable over a map; ties keep node-name order here so plans are reproducible.
+std::vector<NodeInfo*> busiestFirst(const std::vector<api::Symbol>& tracked, const std::vector<NodeInfo*>& over) {
+  std::vector<std::pair<std::int64_t, NodeInfo*>> sources;
+  sources.reserve(over.size());
+  for (NodeInfo* n : over) {
+    std::int64_t score = 0;
+    for (std::size_t k = 0; k < tracked.size(); ++k) score += upstreamUnits(tracked[k], n->usage[k]);
+    sources.emplace_back(score, n);
+  }
+  std::stable_sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<NodeInfo*> out;
+  out.reserve(sources.size());
+  for (const auto& entry : sources) out.push_back(entry.second);
+  return out;
+}
+
+// Evicting from the overutilized nodes toward the underutilized ones, whose room is `available`.
+struct Drain {
+  framework::Handle& h;
+  const Args& args;
+  const std::vector<api::Symbol>& tracked;
+  const Thresholds& t;
+  PerResource<std::int64_t>& available;
+  DestinationTaints taints;
+  std::string destinationText;
+  std::unordered_set<std::string_view> excluded;
+
+  // Evicts from `source`, lowest priority first, while upstream's continue condition holds.
+  // False when the total limit ends the plugin.
+  bool from(NodeInfo& source) {
+    std::vector<const api::Pod*> removable;
+    for (const api::Pod* p : h.podsOnNode(*source.node))
+      if (h.filter(*p).ok) removable.push_back(p);
+    if (removable.empty()) return true;
+    std::stable_sort(removable.begin(), removable.end(),
+                     [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
+
+    if (!shouldContinue(source, available)) return true;
+    std::uint32_t evicted = 0;
+    for (const api::Pod* pod : removable) {
+      if (args.evictionLimitNode && evicted >= *args.evictionLimitNode) break;
+      if (!taints.toleratedBy(*pod)) continue;
+      if (excluded.count(pod->ns.view())) continue;
+      // PreEvictionFilter (nodeFit, namespaceLabelSelector) runs in the eviction chain, which
+      // records a refusal; upstream's skip-and-continue is the same decision.
+      std::string reason = "node " + source.node->name + " is overutilized (" +
+                           describeUsage(tracked, percentages(tracked, *source.node, source.usage), &t) + ")" +
+                           destinationText;
+      framework::EvictResult res = h.evict(*pod, reason);
+      if (!res.evicted) {
+        if (res.refusal == framework::Refusal::TotalLimit) return false;
+        if (res.refusal == framework::Refusal::NodeLimit) break;
+        continue;
+      }
+      ++evicted;
+      for (std::size_t k = 0; k < tracked.size(); ++k) {
+        std::int64_t moved = tracked[k] == api::kPods() ? 1000 : pod->requests.get(tracked[k]);
+        source.usage[k] -= moved;
+        available[k] -= moved;
+      }
+      if (!shouldContinue(source, available)) break;
+    }
+    return true;
+  }
+};
+
 }  // namespace
 
 std::string formatPercent(double percent) {
@@ -233,21 +316,7 @@ LowNodeUtilization::LowNodeUtilization(Args args) : args_(std::move(args)) {
 Status LowNodeUtilization::balance(framework::Handle& h) {
   const std::vector<api::Symbol>& tracked = tracked_;
   const std::size_t R = tracked.size();
-
-  // Usage snapshot of every node. nodeRequestedResources sums the live pods (pods evicted earlier
-  // in this cycle are gone) and shares its per-cycle cache with NodeFit.
-  std::vector<NodeInfo> nodes;
-  nodes.reserve(h.nodes().size());
-  for (const api::Node* node : h.nodes()) {
-    NodeInfo n;
-    n.node = node;
-    api::ResourceList requested = framework::nodeRequestedResources(h, *node);
-    n.usage.resize(R);
-    for (std::size_t k = 0; k < R; ++k) n.usage[k] = requested.get(tracked[k]);
-    n.percent = percentages(tracked, *node, n.usage);
-    nodes.push_back(std::move(n));
-  }
-
+  std::vector<NodeInfo> nodes = measure(h, tracked);
   Thresholds t = resolveThresholds(args_, tracked, nodes);
   std::vector<NodeInfo*> under, over;
   for (NodeInfo& n : nodes) {
@@ -256,11 +325,14 @@ Status LowNodeUtilization::balance(framework::Handle& h) {
     else if (isOverutilized(n, t))
       over.push_back(&n);
   }
-  spdlog::debug("msg=\"nodes classified\" plugin={} profile={} underutilized={} overutilized={} nodes={}", kName,
-                h.profile(), under.size(), over.size(), nodes.size());
+  log::debug("nodes classified", {{"plugin", kName},
+                                  {"profile", h.profile()},
+                                  {"underutilized", under.size()},
+                                  {"overutilized", over.size()},
+                                  {"nodes", nodes.size()}});
 
   auto nothingToDo = [&](const char* why) {
-    spdlog::debug("msg=\"nothing to do\" plugin={} profile={} reason=\"{}\"", kName, h.profile(), why);
+    log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", why}});
     return Status::ok();
   };
   if (under.empty()) return nothingToDo("no node is underutilized");
@@ -269,71 +341,28 @@ Status LowNodeUtilization::balance(framework::Handle& h) {
   if (under.size() == nodes.size()) return nothingToDo("all nodes are underutilized");
   if (over.empty()) return nothingToDo("no node is above targetThresholds");
 
-  for (NodeInfo* n : under) {
-    n->cap.resize(R);
-    for (std::size_t k = 0; k < R; ++k) n->cap[k] = capAt(tracked[k], *n->node, t.high[k]);
+  for (std::vector<NodeInfo*>* group : {&under, &over}) {
+    for (NodeInfo* n : *group) {
+      n->cap.resize(R);
+      for (std::size_t k = 0; k < R; ++k) n->cap[k] = capAt(tracked[k], *n->node, t.high[k]);
+    }
   }
-  for (NodeInfo* n : over) {
-    n->cap.resize(R);
-    for (std::size_t k = 0; k < R; ++k) n->cap[k] = capAt(tracked[k], *n->node, t.high[k]);
-  }
-
   // What the underutilized nodes can still take before reaching their own caps.
   PerResource<std::int64_t> available(R, 0);
   for (const NodeInfo* n : under)
     for (std::size_t k = 0; k < R; ++k) available[k] += n->cap[k] - n->usage[k];
 
-  // Busiest first by upstream's unweighted sum of raw numbers (memory bytes dominate). Upstream's
-  // sort is unstable over a map; ties keep node-name order here so plans are reproducible.
-  std::vector<std::pair<std::int64_t, NodeInfo*>> sources;
-  sources.reserve(over.size());
-  for (NodeInfo* n : over) {
-    std::int64_t score = 0;
-    for (std::size_t k = 0; k < R; ++k) score += upstreamUnits(tracked[k], n->usage[k]);
-    sources.emplace_back(score, n);
-  }
-  std::stable_sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-
   std::vector<const NodeInfo*> destinations(under.begin(), under.end());
-  DestinationTaints taints(destinations);
-  const std::string destinationText = describeDestinations(tracked, destinations);
-  std::unordered_set<std::string_view> excluded(args_.excludedNamespaces.begin(), args_.excludedNamespaces.end());
-
-  for (const auto& entry : sources) {
-    NodeInfo* source = entry.second;
-    std::vector<const api::Pod*> removable;
-    for (const api::Pod* p : h.podsOnNode(*source->node))
-      if (h.filter(*p).ok) removable.push_back(p);
-    if (removable.empty()) continue;
-    std::stable_sort(removable.begin(), removable.end(),
-                     [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
-
-    if (!shouldContinue(*source, available)) continue;
-    std::uint32_t evicted = 0;
-    for (const api::Pod* pod : removable) {
-      if (args_.evictionLimitNode && evicted >= *args_.evictionLimitNode) break;
-      if (!taints.toleratedBy(*pod)) continue;
-      if (excluded.count(pod->ns.view())) continue;
-      // PreEvictionFilter (nodeFit, namespaceLabelSelector) runs in the eviction chain, which
-      // records a refusal; upstream's skip-and-continue is the same decision.
-      std::string reason = "node " + source->node->name + " is overutilized (" +
-                           describeUsage(tracked, percentages(tracked, *source->node, source->usage), &t) + ")" +
-                           destinationText;
-      framework::EvictResult res = h.evict(*pod, reason);
-      if (!res.evicted) {
-        if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
-        if (res.refusal == framework::Refusal::NodeLimit) break;
-        continue;
-      }
-      ++evicted;
-      for (std::size_t k = 0; k < R; ++k) {
-        std::int64_t moved = tracked[k] == api::kPods() ? 1000 : pod->requests.get(tracked[k]);
-        source->usage[k] -= moved;
-        available[k] -= moved;
-      }
-      if (!shouldContinue(*source, available)) break;
-    }
-  }
+  Drain drain{h,
+              args_,
+              tracked,
+              t,
+              available,
+              DestinationTaints(destinations),
+              describeDestinations(tracked, destinations),
+              std::unordered_set<std::string_view>(args_.excludedNamespaces.begin(), args_.excludedNamespaces.end())};
+  for (NodeInfo* source : busiestFirst(tracked, over))
+    if (!drain.from(*source)) return Status::ok();
   return Status::ok();
 }
 

@@ -1,7 +1,8 @@
-// LowNodeUtilization (balance): moves pods off nodes whose requested resources exceed
-// targetThresholds while nodes under thresholds have room for them, with upstream v0.36's
-// classification, ordering, stop conditions and accounting (reference §2.5). Usage is the sum of
-// the requests of a node's live pods; metrics-based usage is not supported.
+// Upstream: LowNodeUtilization (plugins/nodeutilization/).
+// A balance plugin: moves pods off nodes whose requested resources exceed targetThresholds while
+// nodes under thresholds have room for them, with upstream v0.36's classification, ordering, stop
+// conditions and accounting (reference §2.5). Usage is the sum of the requests of a node's live
+// pods; metrics-based usage is not supported.
 #pragma once
 
 #include <string>

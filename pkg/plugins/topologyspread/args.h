@@ -1,12 +1,12 @@
-// RemovePodsViolatingTopologySpreadConstraint args: upstream's names, defaults and validation
-// messages (reference §2.4).
+// Upstream: RemovePodsViolatingTopologySpreadConstraint (plugins/removepodsviolatingtopologyspreadconstraint/).
+// Its args: upstream's names, defaults and validation messages (reference §2.4).
 #pragma once
 
 #include <string_view>
 #include <vector>
 
 #include "pkg/api/types.h"
-#include "pkg/plugins/common/namespaced_args.h"
+#include "pkg/plugins/common/pod_list_filter.h"
 #include "pkg/policy/policy.h"
 
 namespace kdesched::plugins::topologyspread {

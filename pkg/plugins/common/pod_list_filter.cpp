@@ -1,9 +1,9 @@
-#include "pkg/plugins/common/namespaced_args.h"
+#include "pkg/plugins/common/pod_list_filter.h"
 
 namespace kdesched::plugins {
 
 Status readPodListFilter(policy::ArgsReader& r, PodListFilter& out) {
-  if (Status s = r.readNamespaces("namespaces", out.namespaces); !s.isOk()) return s;
+  KD_TRY(r.readNamespaces("namespaces", out.namespaces));
   return r.readLabelSelector("labelSelector", out.labelSelector);
 }
 

@@ -1,19 +1,12 @@
-// RemovePodsViolatingInterPodAntiAffinity (deschedule): evicts the pod that CARRIES a required
-// anti-affinity term which another pod in the same topology domain now violates.
+// Upstream: RemovePodsViolatingInterPodAntiAffinity (plugins/removepodsviolatinginterpodantiaffinity/).
+// A deschedule plugin: evicts the pod that CARRIES a required anti-affinity term which another pod
+// in the same topology domain now violates.
 #pragma once
 
 #include "pkg/framework/registry.h"
-#include "pkg/plugins/common/namespaced_args.h"
+#include "pkg/plugins/antiaffinity/args.h"
 
 namespace kdesched::plugins::antiaffinity {
-
-inline constexpr const char* kName = "RemovePodsViolatingInterPodAntiAffinity";
-
-struct Args {
-  PodListFilter filter;  // namespaces, labelSelector
-};
-
-Result<Args> decodeArgs(const policy::RawArgs& raw);
 
 class RemovePodsViolatingInterPodAntiAffinity : public framework::DeschedulePlugin {
  public:

@@ -1,4 +1,4 @@
-#include "pkg/plugins/removepodsviolatingnodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/nodeaffinity/nodeaffinity.h"
 
 #include "pkg/api/scheduling.h"
 #include "pkg/framework/nodefit.h"
@@ -54,26 +54,6 @@ std::string describeNodeSelector(const api::NodeSelector& s) {
     out += (i ? " OR " : "") + ("(" + term + ")");
   }
   return out;
-}
-
-Result<Args> decodeArgs(const policy::RawArgs& raw) {
-  policy::ArgsReader r(raw);
-  if (!r.structural().isOk()) return r.structural();
-  Args a;
-  std::optional<std::vector<std::string>> types;
-  if (Status s = r.readStringList("nodeAffinityType", types); !s.isOk()) return s;
-  if (!types || types->empty()) return r.error("nodeAffinityType", "nodeAffinityType needs to be set");
-  for (std::size_t i = 0; i < types->size(); ++i) {
-    const auto& t = (*types)[i];
-    // Upstream only logs an unknown type at run time; kdesched rejects it at load time.
-    if (t != kRequired && t != kPreferred)
-      return r.error("nodeAffinityType[" + std::to_string(i) + "]",
-                     "must be " + std::string(kRequired) + " or " + kPreferred + ", got \"" + t + "\"");
-  }
-  a.nodeAffinityType = *types;
-  if (Status s = readPodListFilter(r, a.filter); !s.isOk()) return s;
-  if (Status s = r.finish(); !s.isOk()) return s;
-  return a;
 }
 
 Status RemovePodsViolatingNodeAffinity::deschedule(framework::Handle& h) {

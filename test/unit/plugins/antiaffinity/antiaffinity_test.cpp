@@ -1,4 +1,4 @@
-#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
+#include "pkg/plugins/antiaffinity/antiaffinity.h"
 
 #include <gtest/gtest.h>
 
@@ -268,23 +268,6 @@ TEST(AntiAffinity, ReasonNamesTermAndConflictingPod) {
   EXPECT_EQ(out.reasons[0],
             "required podAntiAffinity term {labelSelector: app=order, topologyKey: kubernetes.io/hostname} is "
             "violated by pod default/order on node node2");
-}
-
-TEST(AntiAffinity, UnknownArgIsAnError) {
-  auto e = engineFor(policyWith(kPlugin, "deschedule", "      namespace:\n        exclude: [a]\n"));
-  ASSERT_FALSE(e.isOk());
-  EXPECT_NE(
-      e.error().find(
-          "profiles[0].pluginConfig[1].args.namespace: unknown field \"namespace\" (did you mean \"namespaces\"?)"),
-      std::string::npos)
-      << e.error();
-}
-
-TEST(AntiAffinity, IncludeAndExcludeTogetherIsAnError) {
-  auto e =
-      engineFor(policyWith(kPlugin, "deschedule", "      namespaces:\n        include: [a]\n        exclude: [b]\n"));
-  ASSERT_FALSE(e.isOk());
-  EXPECT_NE(e.error().find("only one of Include/Exclude namespaces can be set"), std::string::npos) << e.error();
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "pkg/plugins/removepodsviolatingnodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/nodeaffinity/nodeaffinity.h"
 
 #include <gtest/gtest.h>
 
@@ -240,20 +240,6 @@ TEST(NodeAffinity, ReasonNamesTheRuleAndNode) {
   auto out = runPolicy(policyWith(kPlugin, "deschedule", kRequiredArgs), *b.snapshot());
   ASSERT_EQ(out.reasons.size(), 1u);
   EXPECT_EQ(out.reasons[0], "required node affinity (disk In [ssd]) no longer matches node node1");
-}
-
-TEST(NodeAffinity, Validation) {
-  auto missing = engineFor(policyWith(kPlugin, "deschedule", "      namespaces:\n        exclude: [x]\n"));
-  ASSERT_FALSE(missing.isOk());
-  EXPECT_NE(missing.error().find("profiles[0].pluginConfig[1].args.nodeAffinityType: nodeAffinityType needs to be set"),
-            std::string::npos)
-      << missing.error();
-  auto bad = engineFor(policyWith(kPlugin, "deschedule", "      nodeAffinityType: [sometimes]\n"));
-  ASSERT_FALSE(bad.isOk());
-  EXPECT_NE(bad.error().find("nodeAffinityType[0]: must be requiredDuringSchedulingIgnoredDuringExecution or "
-                             "preferredDuringSchedulingIgnoredDuringExecution, got \"sometimes\""),
-            std::string::npos)
-      << bad.error();
 }
 
 }  // namespace

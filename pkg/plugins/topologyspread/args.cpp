@@ -1,4 +1,4 @@
-#include "pkg/plugins/removepodsviolatingtopologyspreadconstraint/args.h"
+#include "pkg/plugins/topologyspread/args.h"
 
 #include <algorithm>
 
@@ -23,12 +23,12 @@ std::string_view toString(api::InclusionPolicy p) { return p == api::InclusionPo
 
 Result<Args> decodeArgs(const policy::RawArgs& raw) {
   policy::ArgsReader r(raw);
-  if (!r.structural().isOk()) return r.structural();
+  KD_TRY(r.structural());
   Args a;
-  if (Status s = readPodListFilter(r, a.filter); !s.isOk()) return s;
+  KD_TRY(readPodListFilter(r, a.filter));
 
   std::optional<std::vector<std::string>> constraints;
-  if (Status s = r.readStringList("constraints", constraints); !s.isOk()) return s;
+  KD_TRY(r.readStringList("constraints", constraints));
   // Upstream's defaulting: an absent or empty list means [DoNotSchedule].
   if (constraints && !constraints->empty()) {
     a.constraints.clear();
@@ -46,10 +46,10 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   }
 
   std::optional<bool> nodeFit;
-  if (Status s = r.readBool("topologyBalanceNodeFit", nodeFit); !s.isOk()) return s;
+  KD_TRY(r.readBool("topologyBalanceNodeFit", nodeFit));
   a.topologyBalanceNodeFit = nodeFit.value_or(true);
 
-  if (Status s = r.finish(); !s.isOk()) return s;
+  KD_TRY(r.finish());
   return a;
 }
 

@@ -1,4 +1,4 @@
-#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
+#include "pkg/plugins/antiaffinity/antiaffinity.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -71,15 +71,6 @@ std::string describeTerm(const api::PodAffinityTerm& term) {
   if (term.namespaceSelector) out += ", namespaceSelector: " + term.namespaceSelector->toString();
   out += ", topologyKey: " + term.topologyKey + "}";
   return out;
-}
-
-Result<Args> decodeArgs(const policy::RawArgs& raw) {
-  policy::ArgsReader r(raw);
-  if (!r.structural().isOk()) return r.structural();
-  Args a;
-  if (Status s = readPodListFilter(r, a.filter); !s.isOk()) return s;
-  if (Status s = r.finish(); !s.isOk()) return s;
-  return a;
 }
 
 Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h) {

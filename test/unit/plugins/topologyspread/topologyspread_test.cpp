@@ -2,68 +2,16 @@
 // ports the scenarios of upstream's TestTopologySpreadConstraint (same domain sizes and expected
 // eviction counts; pod names pod-<n> in creation order as there), then adds kdesched's own cases
 // for its deliberate differences (minDomains, cumulative fit, multi-constraint protection).
-#include "pkg/plugins/removepodsviolatingtopologyspreadconstraint/topologyspread.h"
+#include "pkg/plugins/topologyspread/topologyspread.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 
-#include "pkg/plan/plan.h"
-#include "test/unit/testing/builders.h"
-#include "test/unit/testing/harness.h"
+#include "test/unit/plugins/topologyspread/spread_testing.h"
 
 namespace kdesched::testing {
 namespace {
-
-using PodPtr = std::shared_ptr<const api::Pod>;
-using NodePtr = std::shared_ptr<const api::Node>;
-using PdbPtr = std::shared_ptr<const api::PodDisruptionBudget>;
-using api::UnsatisfiableAction;
-
-const char* kPlugin = "RemovePodsViolatingTopologySpreadConstraint";
-constexpr const char* kZone = "topology.kubernetes.io/zone";
-
-api::TopologySpreadConstraint spread(std::int32_t maxSkew, std::string key = kZone,
-                                     UnsatisfiableAction when = UnsatisfiableAction::DoNotSchedule,
-                                     api::LabelSelector selector = selectorOf("foo", "bar")) {
-  api::TopologySpreadConstraint c;
-  c.maxSkew = maxSkew;
-  c.topologyKey = std::move(key);
-  c.whenUnsatisfiable = when;
-  c.labelSelector = std::move(selector);
-  return c;
-}
-
-NodePtr zoneNode(const std::string& name, const std::string& zone) { return NodeBuilder(name).zone(zone).build(); }
-
-// Pods named pod-<n> in namespace ns1, numbered across calls as upstream's createTestPods does.
-struct Pods {
-  int next = 0;
-  std::vector<PodPtr> out;
-  Pods& add(int count, const std::string& node, const std::function<void(PodBuilder&)>& fn = {},
-            std::vector<std::pair<std::string, std::string>> labels = {{"foo", "bar"}}) {
-    for (int i = 0; i < count; ++i) {
-      PodBuilder b("pod-" + std::to_string(next++), "ns1");
-      b.node(node);
-      for (const auto& [k, v] : labels) b.label(k, v);
-      if (fn) fn(b);
-      out.push_back(b.build());
-    }
-    return *this;
-  }
-  // `count` pods declaring `c`.
-  Pods& with(int count, const std::string& node, const api::TopologySpreadConstraint& c,
-             const std::function<void(PodBuilder&)>& fn = {}) {
-    return add(count, node, [&](PodBuilder& b) {
-      b.spread(c);
-      if (fn) fn(b);
-    });
-  }
-};
 
 struct Case;
 void PrintTo(const Case& c, std::ostream* os);
@@ -123,17 +71,6 @@ Case make(std::string name, std::vector<NodePtr> nodes, const Pods& pods) {
 const std::string kNodeFit = "      nodeFit: true\n";  // DefaultEvictor
 const std::string kBothKinds = "      constraints: [DoNotSchedule, ScheduleAnyway]\n";
 const std::string kNoBalanceFit = "      topologyBalanceNodeFit: false\n";
-
-std::vector<std::string> ns1(std::initializer_list<const char*> names) {
-  std::vector<std::string> out;
-  for (const char* n : names) out.push_back(std::string("ns1/") + n);
-  return out;
-}
-
-std::vector<NodePtr> twoZones() { return {zoneNode("n1", "zoneA"), zoneNode("n2", "zoneB")}; }
-std::vector<NodePtr> threeZones() {
-  return {zoneNode("n1", "zoneA"), zoneNode("n2", "zoneB"), zoneNode("n3", "zoneC")};
-}
 
 // Nodes labelled node=<value> and os=<os>, as upstream's 6- and 7-domain cases.
 std::vector<NodePtr> osNodes(bool withWinNodeD) {
@@ -594,53 +531,6 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
 INSTANTIATE_TEST_SUITE_P(Upstream, TopologySpreadTest, ::testing::ValuesIn(upstreamCases()), caseName);
 INSTANTIATE_TEST_SUITE_P(Kdesched, TopologySpreadTest, ::testing::ValuesIn(kdeschedCases()), caseName);
 
-TEST(TopologySpread, ReasonNamesConstraintDomainsAndSkew) {
-  ClusterBuilder b;
-  for (auto& n : twoZones()) b.add(n);
-  Pods p;
-  p.with(1, "n1", spread(1)).add(3, "n1").add(1, "n2");
-  for (auto& pod : p.out) b.add(pod);
-  auto out = runPolicy(policyWith(kPlugin, "balance"), *b.snapshot());
-  ASSERT_EQ(out.reasons.size(), 1u);
-  EXPECT_EQ(
-      out.reasons[0],
-      "topologySpreadConstraint {topologyKey: topology.kubernetes.io/zone, maxSkew: 1, whenUnsatisfiable: "
-      "DoNotSchedule, labelSelector: foo=bar} skew 3 (zoneA: 4, zoneB: 1) > maxSkew 1; moving this pod leaves skew 1");
-}
-
-TEST(TopologySpread, ReasonShowsThePodsDomainAndMinDomains) {
-  ClusterBuilder b;
-  for (auto& n : threeZones()) b.add(n);
-  auto md = spread(1);
-  md.minDomains = 4;
-  md.nodeTaintsPolicy = api::InclusionPolicy::Honor;
-  Pods p;
-  p.with(2, "n1", md).with(1, "n2", md);
-  for (auto& pod : p.out) b.add(pod);
-  auto out = runPolicy(policyWith(kPlugin, "balance"), *b.snapshot());
-  ASSERT_EQ(out.reasons.size(), 1u);
-  EXPECT_EQ(
-      out.reasons[0],
-      "topologySpreadConstraint {topologyKey: topology.kubernetes.io/zone, maxSkew: 1, whenUnsatisfiable: "
-      "DoNotSchedule, labelSelector: foo=bar, minDomains: 4, nodeTaintsPolicy: Honor} skew 2 (zoneA: 2, zoneC: 0; "
-      "3 eligible domains < minDomains 4, global minimum 0) > maxSkew 1; moving this pod leaves skew 1");
-}
-
-TEST(TopologySpread, EqualDomainsAreOrderedByValue) {
-  // Two full domains of 3 and one empty: the tie between zoneA and zoneB is broken by name, so
-  // zoneB (sorted last) gives first. Run twice: the plan is the same.
-  ClusterBuilder b;
-  for (auto& n : threeZones()) b.add(n);
-  Pods p;
-  p.with(3, "n1", spread(1)).with(3, "n2", spread(1));
-  for (auto& pod : p.out) b.add(pod);
-  auto first = runPolicy(policyWith(kPlugin, "balance"), *b.snapshot());
-  auto second = runPolicy(policyWith(kPlugin, "balance"), *b.snapshot());
-  EXPECT_EQ(first.evicted, ns1({"pod-5", "pod-2"}));
-  EXPECT_EQ(first.evicted, second.evicted);
-  EXPECT_EQ(first.reasons, second.reasons);
-}
-
 TEST(TopologySpread, EarlierEvictionsThisCycleAreNotCounted) {
   // A deschedule plugin (anti-affinity) evicts pod-x first; the balance plugin then sees [2,1]
   // instead of [3,1] and leaves it.
@@ -669,102 +559,6 @@ TEST(TopologySpread, NamespacesAreIndependent) {
   }
   auto out = runPolicy(policyWith(kPlugin, "balance"), *b.snapshot());
   EXPECT_EQ(out.evicted, (std::vector<std::string>{"a-team/web-2", "b-team/web-2"}));
-}
-
-// --- args ---------------------------------------------------------------------------------------
-
-std::string buildError(const std::string& args) {
-  policy::RawArgs raw = policy::RawArgs::fromYaml(args, "profiles[0].pluginConfig[1].args").value();
-  auto p = plugins::topologyspread::registration().factory(raw, framework::BuildContext{});
-  return p.isOk() ? "" : p.error();
-}
-
-Result<plugins::topologyspread::Args> decode(const std::string& args) {
-  policy::RawArgs raw = policy::RawArgs::fromYaml(args, "args").value();
-  return plugins::topologyspread::decodeArgs(raw);
-}
-
-TEST(TopologySpreadArgs, Defaults) {
-  for (const char* yaml : {"", "constraints: []", "constraints: null"}) {
-    auto a = decode(yaml);
-    ASSERT_TRUE(a.isOk()) << a.error();
-    EXPECT_EQ(a->constraints, std::vector<UnsatisfiableAction>{UnsatisfiableAction::DoNotSchedule}) << yaml;
-    EXPECT_TRUE(a->topologyBalanceNodeFit);
-    EXPECT_FALSE(a->filter.namespaces.has_value());
-    EXPECT_FALSE(a->filter.labelSelector.has_value());
-  }
-}
-
-TEST(TopologySpreadArgs, ReadsEveryField) {
-  auto a = decode(
-      "constraints: [DoNotSchedule, ScheduleAnyway]\ntopologyBalanceNodeFit: false\n"
-      "namespaces: {include: [shop]}\nlabelSelector: {matchLabels: {app: web}}\n");
-  ASSERT_TRUE(a.isOk()) << a.error();
-  EXPECT_TRUE(a->balances(UnsatisfiableAction::DoNotSchedule));
-  EXPECT_TRUE(a->balances(UnsatisfiableAction::ScheduleAnyway));
-  EXPECT_FALSE(a->topologyBalanceNodeFit);
-  ASSERT_TRUE(a->filter.namespaces.has_value());
-  EXPECT_EQ(a->filter.namespaces->include, std::vector<std::string>{"shop"});
-  ASSERT_TRUE(a->filter.labelSelector.has_value());
-  EXPECT_EQ(a->filter.labelSelector->toString(), "app=web");
-
-  auto soft = decode("constraints: [ScheduleAnyway]");
-  ASSERT_TRUE(soft.isOk()) << soft.error();
-  EXPECT_FALSE(soft->balances(UnsatisfiableAction::DoNotSchedule));
-}
-
-TEST(TopologySpreadArgs, ValidationMessagesAreUpstreams) {
-  EXPECT_EQ(buildError("constraints: [DoNotSchedule, foo]"),
-            "profiles[0].pluginConfig[1].args.constraints[1]: constraint foo is not one of "
-            "map[DoNotSchedule:{} ScheduleAnyway:{}]");
-  EXPECT_EQ(buildError("namespaces: {include: [a], exclude: [b]}"),
-            "profiles[0].pluginConfig[1].args.namespaces: only one of Include/Exclude namespaces can be set");
-  EXPECT_NE(buildError("labelSelector: {matchExpressions: [{key: foo, operator: In}]}")
-                .find("profiles[0].pluginConfig[1].args.labelSelector.matchExpressions[0]"),
-            std::string::npos);
-  EXPECT_NE(buildError("topologyBalanceNodeFitt: false").find("did you mean \"topologyBalanceNodeFit\""),
-            std::string::npos);
-  EXPECT_NE(buildError("topologyBalanceNodeFit: maybe").find("profiles[0].pluginConfig[1].args.topologyBalanceNodeFit"),
-            std::string::npos);
-  EXPECT_NE(buildError("constraints: DoNotSchedule").find("profiles[0].pluginConfig[1].args.constraints"),
-            std::string::npos);
-}
-
-TEST(TopologySpreadArgs, ThroughThePolicyLoader) {
-  auto engine = engineFor(policyWith(kPlugin, "balance", "      constraints: [Sometimes]\n"));
-  ASSERT_FALSE(engine.isOk());
-  EXPECT_NE(engine.error().find("constraint Sometimes is not one of map[DoNotSchedule:{} ScheduleAnyway:{}]"),
-            std::string::npos)
-      << engine.error();
-}
-
-// --- plan golden --------------------------------------------------------------------------------
-
-namespace fs = std::filesystem;
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-TEST(TopologySpreadPlan, Golden) {
-  const fs::path dir = fs::path(KDESCHED_SOURCE_DIR) / "test/testdata/topologyspread";
-  plan::PlanOptions options;
-  options.snapshotPath = (dir / "snapshot.json").string();
-  options.policyPath = (dir / "policy.yaml").string();
-  options.now = 1796032800;  // 2026-11-30T10:00:00Z
-  std::ostringstream out;
-  Status st = plan::runPlan(options, out);
-  ASSERT_TRUE(st.isOk()) << st.message();
-  const fs::path golden = dir / "plan.golden";
-  if (std::getenv("UPDATE_GOLDEN")) {
-    std::ofstream(golden, std::ios::binary) << out.str();
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " missing: run with UPDATE_GOLDEN=1 and review the diff";
-  EXPECT_EQ(out.str(), readFile(golden)) << "plan output differs from " << golden;
 }
 
 }  // namespace

@@ -1,26 +1,15 @@
-// RemovePodsViolatingNodeAffinity (deschedule): evicts pods whose required node affinity no longer
-// matches their node (when another node fits), or whose preferred node affinity scores strictly
-// higher on another node.
+// Upstream: RemovePodsViolatingNodeAffinity (plugins/removepodsviolatingnodeaffinity/).
+// A deschedule plugin: evicts pods whose required node affinity no longer matches their node (when
+// another node fits), or whose preferred node affinity scores strictly higher on another node.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "pkg/framework/registry.h"
-#include "pkg/plugins/common/namespaced_args.h"
+#include "pkg/plugins/nodeaffinity/args.h"
 
 namespace kdesched::plugins::nodeaffinity {
-
-inline constexpr const char* kName = "RemovePodsViolatingNodeAffinity";
-inline constexpr const char* kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
-inline constexpr const char* kPreferred = "preferredDuringSchedulingIgnoredDuringExecution";
-
-struct Args {
-  std::vector<std::string> nodeAffinityType;
-  PodListFilter filter;
-};
-
-Result<Args> decodeArgs(const policy::RawArgs& raw);
 
 class RemovePodsViolatingNodeAffinity : public framework::DeschedulePlugin {
  public:
