@@ -2,16 +2,14 @@
 //   kdesched [upstream descheduler flags]   the daemon (interval) or one-shot (interval 0) mode
 //   kdesched plan ...                       one cycle offline on a snapshot file
 //   kdesched version
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include <malloc.h>
 #include <iostream>
 
 #include "pkg/api/decode.h"
+#include "pkg/base/log.h"
 #include "pkg/daemon/daemon.h"
-#include "pkg/daemon/logging.h"
 #include "pkg/plan/plan.h"
 #include "pkg/policy/args.h"
 
@@ -54,9 +52,9 @@ int main(int argc, char** argv) {
   // that go back to the system when freed, instead of heap that keeps the high-water mark.
   // Measured on a one-shot dry run at S1: peak RSS 28.8 MB -> 25.9 MB.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  // Logs go to stderr so stdout carries only the plan (machine-readable with -o json).
-  spdlog::set_default_logger(spdlog::stderr_logger_mt("kdesched"));
-  spdlog::set_level(spdlog::level::warn);
+  // Logs go to stderr so stdout carries only the plan (machine-readable with -o json); the plan
+  // logs only warnings.
+  kdesched::log::setLevel(kdesched::log::Level::Warn);
 
   CLI::App app{
       "kdesched: a Kubernetes descheduler, policy- and flag-compatible with kubernetes-sigs/descheduler.\n"
@@ -176,16 +174,15 @@ int main(int argc, char** argv) {
   d.leader.leaseDuration = ms(lease);
   d.leader.renewDeadline = ms(renew);
   d.leader.retryPeriod = ms(retry);
-  if (auto st = kdesched::daemon::setupLogging(loggingFormat, verbosity); !st.isOk()) {
+  if (auto st = kdesched::log::setup(loggingFormat, verbosity); !st.isOk()) {
     std::cerr << "kdesched: " << st.message() << "\n";
     return kExitBadInput;
   }
   if (!ignored.empty())
-    spdlog::warn("msg=\"ignoring upstream flags kdesched does not implement\" count={}", ignored.size() / 1);
+    kdesched::log::warn("ignoring upstream flags kdesched does not implement", {{"count", ignored.size()}});
   if (d.leaderElect && d.dryRun) {
-    spdlog::warn(
-        "msg=\"--leader-elect is ignored with --dry-run\" hint=\"a dry run evicts nothing, so replicas cannot "
-        "conflict\"");
+    kdesched::log::warn("--leader-elect is ignored with --dry-run",
+                        {{"hint", "a dry run evicts nothing, so replicas cannot conflict"}});
     d.leaderElect = false;
   }
   if (d.leaderElect) {

@@ -31,7 +31,7 @@ std::uint64_t CacheHealth::relistRequests() const {
 void RecentEvictions::add(const std::string& uid) {
   if (uid.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  const auto now = std::chrono::steady_clock::now();
+  const Clock::TimePoint now = clock_->now();
   // Expired entries go here, once per eviction, rather than in contains(), which runs for every
   // candidate the evictor admits.
   for (auto it = at_.begin(); it != at_.end();) it = now - it->second > ttl_ ? at_.erase(it) : std::next(it);
@@ -47,24 +47,24 @@ bool RecentEvictions::contains(const std::string& uid) {
   if (uid.empty()) return false;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = at_.find(uid);
-  return it != at_.end() && std::chrono::steady_clock::now() - it->second <= ttl_;
+  return it != at_.end() && clock_->now() - it->second <= ttl_;
 }
 
 framework::EvictResult CycleGate::admit(const evictor::Decision& d) {
   using framework::EvictResult;
   using framework::Refusal;
-  if (stop_.cancelled()) return EvictResult::refused(Refusal::ApiError, "shutdown", "kdesched is shutting down");
+  if (stop_.cancelled()) return EvictResult::refused(Refusal::Shutdown, "shutdown", "kdesched is shutting down");
   if (recent_ && d.pod && recent_->contains(d.pod->uid))
     return EvictResult::refused(Refusal::Filter, "evictor",
                                 "evicted by an earlier run; its deletion is not in the cache yet");
   if (health_.relistRequests() != relistsAtSnapshot_)
     return EvictResult::refused(
-        Refusal::ApiError, "cache",
+        Refusal::StaleCache, "cache",
         "a relist was requested since this cycle's snapshot (watch history lost: " +
             (health_.relisting().empty() ? std::string("relisted since") : health_.relisting()) +
             "); the snapshot may be stale");
   if (isLeader_ && !isLeader_())
-    return EvictResult::refused(Refusal::ApiError, "leader election", "this replica is not the leader any more");
+    return EvictResult::refused(Refusal::NotLeader, "leader election", "this replica is not the leader any more");
   return {};
 }
 

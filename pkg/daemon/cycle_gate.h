@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -13,16 +14,19 @@
 #include "pkg/api/decode.h"
 #include "pkg/base/clock.h"
 #include "pkg/evictor/evictor.h"
+#include "pkg/kube/reflector.h"
 
 namespace kdesched::daemon {
 
-// Fed by the reflectors (through a ReflectorObserver): a relist request (410 Gone, or a watch line
-// that could not be decoded) means events were lost, so that resource's cache is out of sync until
-// the relist has replaced it. Thread-safe.
-class CacheHealth {
+// Fed by the reflectors (it is their observer): a relist request (410 Gone, or a watch line that
+// could not be decoded) means events were lost, so that resource's cache is out of sync until the
+// relist has replaced it. Thread-safe.
+class CacheHealth : public kube::ReflectorObserver {
  public:
   void relistRequested(api::Kind kind);
   void listed(api::Kind kind);
+  void onList(api::Kind kind, std::size_t, double) override { listed(kind); }
+  void onRelist(api::Kind kind, const std::string&) override { relistRequested(kind); }
   // The kinds being relisted, comma-separated; "" when every cache is in sync.
   std::string relisting() const;
   // How many relists were ever requested: a change between a snapshot and an eviction means the
@@ -42,15 +46,17 @@ class CacheHealth {
 // Thread-safe.
 class RecentEvictions {
  public:
-  explicit RecentEvictions(std::chrono::seconds ttl = std::chrono::minutes(10)) : ttl_(ttl) {}
+  explicit RecentEvictions(std::shared_ptr<Clock> clock, std::chrono::seconds ttl = std::chrono::minutes(10))
+      : clock_(std::move(clock)), ttl_(ttl) {}
   void add(const std::string& uid);
   void forget(const std::string& uid);  // its eviction failed after all
   bool contains(const std::string& uid);
 
  private:
+  std::shared_ptr<Clock> clock_;
   std::chrono::seconds ttl_;
   std::mutex mu_;
-  std::map<std::string, std::chrono::steady_clock::time_point> at_;
+  std::map<std::string, Clock::TimePoint> at_;
 };
 
 // Checked right before each eviction request of one cycle:

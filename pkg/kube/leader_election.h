@@ -48,8 +48,6 @@ class LeaderElector {
   void release();
 
   const std::string& identity() const { return config_.identity; }
-  // The holder last seen in the record ("" when none), for logs and readiness.
-  std::string observedHolder() const;
 
  private:
   struct Record {
@@ -64,6 +62,7 @@ class LeaderElector {
   // afterwards.
   bool tryAcquireOrRenew(Cancellation* cancel);
   std::string leasePath() const;
+  std::string leaseKey() const;  // namespace/name, for logs
   std::string body(const Record& r, bool withResourceVersion) const;
 
   Client& client_;

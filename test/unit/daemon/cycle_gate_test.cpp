@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <thread>
+#include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::daemon {
 namespace {
@@ -46,7 +46,7 @@ TEST(CycleGate, RefusesAfterShutdown) {
   CycleGate gate(stop, h, h.relistRequests());
   stop.cancel();
   auto r = gate.admit(decision());
-  EXPECT_EQ(r.refusal, framework::Refusal::ApiError);
+  EXPECT_EQ(r.refusal, framework::Refusal::Shutdown);
   EXPECT_EQ(r.by, "shutdown");
 }
 
@@ -56,7 +56,7 @@ TEST(CycleGate, RefusesWhenARelistWasRequestedSinceTheSnapshot) {
   CycleGate gate(stop, h, h.relistRequests());
   h.relistRequested(api::Kind::Pod);
   auto r = gate.admit(decision());
-  EXPECT_EQ(r.refusal, framework::Refusal::ApiError);
+  EXPECT_EQ(r.refusal, framework::Refusal::StaleCache);
   EXPECT_EQ(r.by, "cache");
   EXPECT_THAT(r.detail, HasSubstr("Pod"));
   // Still refused once the relist is done: the snapshot predates it.
@@ -75,7 +75,7 @@ TEST(CycleGate, RefusesWhenNotLeader) {
   EXPECT_EQ(gate.admit(decision()).refusal, framework::Refusal::None);
   leader = false;
   auto r = gate.admit(decision());
-  EXPECT_EQ(r.refusal, framework::Refusal::ApiError);
+  EXPECT_EQ(r.refusal, framework::Refusal::NotLeader);
   EXPECT_EQ(r.by, "leader election");
 }
 
@@ -88,7 +88,7 @@ namespace {
 TEST(CycleGate, RefusesAPodAnEarlierRunEvicted) {
   Cancellation stop;
   CacheHealth h;
-  RecentEvictions recent;
+  RecentEvictions recent(std::make_shared<testing::FakeClock>());
   api::Pod pod;
   pod.uid = "uid-1";
   api::Pod other;
@@ -112,21 +112,25 @@ TEST(CycleGate, RefusesAPodAnEarlierRunEvicted) {
 }
 
 TEST(RecentEvictions, ForgetsAfterTheTtl) {
-  RecentEvictions recent(std::chrono::seconds(0));
+  auto clock = std::make_shared<testing::FakeClock>();
+  RecentEvictions recent(clock, std::chrono::seconds(600));
   recent.add("uid-1");
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  recent.add("");
+  EXPECT_FALSE(recent.contains(""));
+  clock->advanceSeconds(600);
+  EXPECT_TRUE(recent.contains("uid-1"));
+  clock->advanceSeconds(0.001);
   EXPECT_FALSE(recent.contains("uid-1"));
-  RecentEvictions longer;
-  longer.add("uid-1");
-  longer.add("");
-  EXPECT_TRUE(longer.contains("uid-1"));
-  EXPECT_FALSE(longer.contains(""));
+  // Expired entries go on the next add; a fresh one stays.
+  recent.add("uid-2");
+  EXPECT_FALSE(recent.contains("uid-1"));
+  EXPECT_TRUE(recent.contains("uid-2"));
 }
 
 TEST(RecentEvictions, ForgetsAPodWhoseEvictionFailedAfterAll) {
   // A pipelined eviction is remembered when submitted; a refusal from the server takes it back, so
   // the next run may try the pod again.
-  RecentEvictions recent;
+  RecentEvictions recent(std::make_shared<testing::FakeClock>());
   recent.add("uid-1");
   recent.add("uid-2");
   recent.forget("uid-1");

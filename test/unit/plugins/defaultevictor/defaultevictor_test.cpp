@@ -16,7 +16,7 @@ std::unique_ptr<framework::Plugin> build(const std::string& args, api::Timestamp
   raw.path = "profiles[0].pluginConfig[0].args";
   if (!args.empty()) raw.node = YAML::Load(args);
   framework::BuildContext ctx;
-  ctx.now = [now] { return now; };
+  ctx.now = framework::WallSeconds::pinned(now);
   ctx.priorityClassValue = [](const std::string& n) -> Result<std::int32_t> {
     if (n == "high") return 1000;
     return Status::error("PriorityClass \"" + n + "\" not found");
