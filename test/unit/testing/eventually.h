@@ -10,9 +10,10 @@
 
 namespace kdesched::testing {
 
-inline bool eventually(const std::function<bool()>& condition, std::chrono::seconds limit = std::chrono::seconds(30)) {
+inline bool eventually(const std::function<bool()>& condition,
+                       std::chrono::milliseconds limit = std::chrono::seconds(30)) {
   Cancellation never;  // waitFor on it is a plain pause between polls
-  const auto polls = std::chrono::duration_cast<std::chrono::milliseconds>(limit).count();
+  const auto polls = limit.count();
   for (long long i = 0; i < polls; ++i) {
     if (condition()) return true;
     never.waitFor(std::chrono::milliseconds(1));
