@@ -59,7 +59,7 @@ CycleRunner::CycleRunner(CycleRunnerParts parts)
   std::vector<evictor::Sink*> observers = parts_.observers;
   observers.push_back(hardFailures_.get());
   observers.push_back(cooldownRefusals_.get());
-  RecentEvictions* recent = parts_.recent;
+  evictor::RecentEvictions* recent = parts_.recent;
   // A pipelined eviction the server refused was remembered as evicted when it was submitted:
   // forget it, so a later run may try the pod again.
   sink_ = std::make_unique<evictor::PipelinedSink>(parts_.primary, std::move(observers), parts_.concurrency,
@@ -79,8 +79,8 @@ std::size_t CycleRunner::hardFailures() const { return hardFailures_->count(); }
 
 std::string CycleRunner::whyNot() const {
   if (parts_.stop.cancelled()) return "shutting down";
-  if (parts_.isLeader && !parts_.isLeader()) return "not the leader";
-  if (std::string relisting = parts_.health.relisting(); !relisting.empty()) return "relisting " + relisting;
+  if (parts_.leader && !parts_.leader->isLeader()) return "not the leader";
+  if (std::string relisting = parts_.cache.relisting(); !relisting.empty()) return "relisting " + relisting;
   return "";
 }
 
@@ -88,13 +88,13 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope) {
   std::lock_guard<std::mutex> lock(mu_);
   RunReport report;
   // Read before the checks: a relist requested from here on refuses every eviction of this run.
-  const std::uint64_t relists = parts_.health.relistRequests();
+  const std::uint64_t relists = parts_.cache.relistRequests();
   report.skipReason = whyNot();
   if (!report.skipReason.empty()) return report;
   report.ran = true;
   cluster::SnapshotPtr snapshot = parts_.store.snapshot();
   report.pods = snapshot->podCount();
-  CycleGate cycleGate(parts_.stop, parts_.health, relists, parts_.isLeader, parts_.recent);
+  evictor::CycleGate cycleGate(parts_.stop, parts_.cache, relists, parts_.leader, parts_.recent);
   evictor::GateChain gates({&cycleGate, parts_.antiFlapping});
   evictor::EvictionChain chain(parts_.engine.limits(), *sink_, &gates);
   const Clock::TimePoint start = parts_.clock->now();

@@ -12,7 +12,7 @@
 
 #include "pkg/base/clock.h"
 #include "pkg/cluster/store.h"
-#include "pkg/daemon/cycle_gate.h"
+#include "pkg/evictor/cycle_gate.h"
 #include "pkg/evictor/pipelined_sink.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/plan/engine.h"
@@ -33,14 +33,14 @@ struct RunReport {
 struct CycleRunnerParts {
   cluster::Store& store;
   const plan::Engine& engine;
-  const CacheHealth& health;
+  const evictor::CacheFreshness& cache;
   const Cancellation& stop;
   evictor::Sink& primary;  // the API sink, or the dry-run sink
   std::shared_ptr<Clock> clock;
-  std::vector<evictor::Sink*> observers = {};  // see the outcomes as the server answered (metrics)
-  std::size_t concurrency = 1;                 // eviction requests in flight
-  std::function<bool()> isLeader = {};         // empty: no leader election
-  RecentEvictions* recent = nullptr;           // null in a dry run: nothing is deleted
+  std::vector<evictor::Sink*> observers = {};   // see the outcomes as the server answered (metrics)
+  std::size_t concurrency = 1;                  // eviction requests in flight
+  const evictor::Leadership* leader = nullptr;  // null: no leader election
+  evictor::RecentEvictions* recent = nullptr;   // null in a dry run: nothing is deleted
   evictor::EvictionGate* antiFlapping = nullptr;
   framework::CycleObserver* pluginObserver = nullptr;
   metrics::Metrics* metrics = nullptr;

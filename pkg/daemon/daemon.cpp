@@ -168,18 +168,18 @@ int run(const Options& o) {
     evictionMetrics = std::make_unique<metrics::EvictionMetrics>(*m);
     pluginTimer = std::make_unique<metrics::PluginTimer>(*m);
   }
-  RecentEvictions recent(clock);
+  evictor::RecentEvictions recent(clock);
   std::unique_ptr<trigger::AntiFlapping> antiFlapping = makeAntiFlapping(o, *rt);
   CycleRunner runner({.store = rt->store(),
                       .engine = engine,
-                      .health = rt->health(),
+                      .cache = rt->health(),
                       .stop = stop,
                       .primary = o.dryRun ? static_cast<evictor::Sink&>(dryRunSink) : apiSink,
                       .clock = clock,
                       .observers = evictionMetrics ? std::vector<evictor::Sink*>{evictionMetrics.get()}
                                                    : std::vector<evictor::Sink*>{},
                       .concurrency = o.dryRun ? 1 : static_cast<std::size_t>(o.evictionConcurrency),
-                      .isLeader = [&rt] { return rt->isLeader(); },
+                      .leader = rt->leadership(),
                       .recent = o.dryRun ? nullptr : &recent,  // a dry run deletes nothing
                       .antiFlapping = antiFlapping.get(),
                       .pluginObserver = pluginTimer.get(),

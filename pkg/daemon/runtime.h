@@ -10,8 +10,8 @@
 
 #include "pkg/base/clock.h"
 #include "pkg/cluster/store.h"
-#include "pkg/daemon/cycle_gate.h"
 #include "pkg/daemon/daemon.h"
+#include "pkg/kube/cache_health.h"
 #include "pkg/kube/eviction_api.h"
 #include "pkg/kube/leader_election.h"
 #include "pkg/kube/reflector.h"
@@ -39,6 +39,8 @@ class Runtime {
   bool lead(std::function<void()> onLost);
   // Leader (or no election).
   bool isLeader() const;
+  // The elector, null without leader election.
+  const evictor::Leadership* leadership() const { return elector_.get(); }
   // Releases the lease, stops the reflectors and the server, logs "stopped"; returns `exitCode`.
   int finish(int exitCode);
 
@@ -46,7 +48,7 @@ class Runtime {
   const std::shared_ptr<Clock>& sharedClock() const { return clock_; }
   const plan::Engine& engine() const { return engine_; }
   cluster::Store& store() { return store_; }
-  CacheHealth& health() { return health_; }
+  kube::CacheHealth& health() { return health_; }
   metrics::Metrics* metrics() { return metrics_.get(); }
   kube::KubeEvictionApi& evictionApi() { return *evictionApi_; }
 
@@ -69,7 +71,7 @@ class Runtime {
   std::unique_ptr<metrics::Metrics> metrics_;
   std::unique_ptr<metrics::WatchMetrics> watchMetrics_;
   cluster::Store store_;
-  CacheHealth health_;
+  kube::CacheHealth health_;
   std::unique_ptr<kube::ReflectorObservers> reflectorObservers_;
   std::vector<std::unique_ptr<kube::Reflector>> reflectors_;
   std::unique_ptr<kube::LeaderElector> elector_;

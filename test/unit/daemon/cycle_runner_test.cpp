@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "pkg/base/log.h"
+#include "pkg/kube/cache_health.h"
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/fake_clock.h"
 #include "test/unit/testing/harness.h"
@@ -62,11 +63,14 @@ struct ActionGate : evictor::EvictionGate {
 struct Fixture {
   cluster::Store store;
   std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
-  daemon::CacheHealth health;
+  kube::CacheHealth health;
   Cancellation stop;
   evictor::PlanSink plan;
   Result<plan::Engine> engine = engineFor(policyWith(kAnti, "deschedule"));
-  bool leader = true;
+  struct : evictor::Leadership {
+    bool leader = true;
+    bool isLeader() const override { return leader; }
+  } leadership;
 
   // `violators` payment pods (one owner each, unless `owner` is set) next to an order pod on n1.
   explicit Fixture(int violators = 1, const std::string& owner = "") {
@@ -84,11 +88,11 @@ struct Fixture {
   CycleRunnerParts parts(evictor::Sink& primary) {
     return {.store = store,
             .engine = *engine,
-            .health = health,
+            .cache = health,
             .stop = stop,
             .primary = primary,
             .clock = clock,
-            .isLeader = [this] { return leader; }};
+            .leader = &leadership};
   }
 };
 
@@ -148,7 +152,7 @@ TEST_P(CycleRunnerSkips, WhenAGateWouldRefuseEverything) {
 INSTANTIATE_TEST_SUITE_P(
     Table, CycleRunnerSkips,
     ::testing::Values(SkipCase{"shutdown", [](Fixture& f) { f.stop.cancel(); }, "shutting down"},
-                      SkipCase{"notLeader", [](Fixture& f) { f.leader = false; }, "not the leader"},
+                      SkipCase{"notLeader", [](Fixture& f) { f.leadership.leader = false; }, "not the leader"},
                       SkipCase{"relisting", [](Fixture& f) { f.health.relistRequested(api::Kind::Pod); },
                                "relisting Pod"}),
     [](const auto& info) { return info.param.name; });
@@ -183,14 +187,14 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(MidRunCase{"shutdown", [](Fixture& f) { f.stop.cancel(); }, Refusal::Shutdown},
                       MidRunCase{"staleCache", [](Fixture& f) { f.health.relistRequested(api::Kind::Pod); },
                                  Refusal::StaleCache},
-                      MidRunCase{"notLeader", [](Fixture& f) { f.leader = false; }, Refusal::NotLeader}),
+                      MidRunCase{"notLeader", [](Fixture& f) { f.leadership.leader = false; }, Refusal::NotLeader}),
     [](const auto& info) { return info.param.name; });
 
 TEST(CycleRunner, LateFailuresMoveFromEvictedToRefusedAndAreForgotten) {
   Fixture f(3);
   ScriptedApi api(f.clock);
   api.failing = {"payment-1"};
-  daemon::RecentEvictions recent(f.clock);
+  evictor::RecentEvictions recent(f.clock);
   CycleRunnerParts parts = f.parts(api);
   parts.concurrency = 4;  // pipelined: the chain counts every submission as evicted
   parts.recent = &recent;

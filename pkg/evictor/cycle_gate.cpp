@@ -1,32 +1,6 @@
-#include "pkg/daemon/cycle_gate.h"
+#include "pkg/evictor/cycle_gate.h"
 
-namespace kdesched::daemon {
-
-void CacheHealth::relistRequested(api::Kind kind) {
-  std::lock_guard<std::mutex> lock(mu_);
-  pending_.insert(kind);
-  ++requests_;
-}
-
-void CacheHealth::listed(api::Kind kind) {
-  std::lock_guard<std::mutex> lock(mu_);
-  pending_.erase(kind);
-}
-
-std::string CacheHealth::relisting() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::string out;
-  for (api::Kind k : pending_) {
-    if (!out.empty()) out += ",";
-    out += std::string(api::toString(k));
-  }
-  return out;
-}
-
-std::uint64_t CacheHealth::relistRequests() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return requests_;
-}
+namespace kdesched::evictor {
 
 void RecentEvictions::add(const std::string& uid) {
   if (uid.empty()) return;
@@ -50,26 +24,25 @@ bool RecentEvictions::contains(const std::string& uid) {
   return it != at_.end() && clock_->now() - it->second <= ttl_;
 }
 
-framework::EvictResult CycleGate::admit(const evictor::Decision& d) {
+framework::EvictResult CycleGate::admit(const Decision& d) {
   using framework::EvictResult;
   using framework::Refusal;
   if (stop_.cancelled()) return EvictResult::refused(Refusal::Shutdown, "shutdown", "kdesched is shutting down");
   if (recent_ && d.pod && recent_->contains(d.pod->uid))
     return EvictResult::refused(Refusal::Filter, "evictor",
                                 "evicted by an earlier run; its deletion is not in the cache yet");
-  if (health_.relistRequests() != relistsAtSnapshot_)
-    return EvictResult::refused(
-        Refusal::StaleCache, "cache",
-        "a relist was requested since this cycle's snapshot (watch history lost: " +
-            (health_.relisting().empty() ? std::string("relisted since") : health_.relisting()) +
-            "); the snapshot may be stale");
-  if (isLeader_ && !isLeader_())
+  if (cache_.relistRequests() != relistsAtSnapshot_)
+    return EvictResult::refused(Refusal::StaleCache, "cache",
+                                "a relist was requested since this cycle's snapshot (watch history lost: " +
+                                    (cache_.relisting().empty() ? std::string("relisted since") : cache_.relisting()) +
+                                    "); the snapshot may be stale");
+  if (leader_ && !leader_->isLeader())
     return EvictResult::refused(Refusal::NotLeader, "leader election", "this replica is not the leader any more");
   return {};
 }
 
-void CycleGate::evicted(const evictor::Decision& d) {
+void CycleGate::evicted(const Decision& d) {
   if (recent_ && d.pod) recent_->add(d.pod->uid);
 }
 
-}  // namespace kdesched::daemon
+}  // namespace kdesched::evictor

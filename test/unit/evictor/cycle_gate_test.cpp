@@ -1,40 +1,40 @@
-#include "pkg/daemon/cycle_gate.h"
+#include "pkg/evictor/cycle_gate.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "test/unit/testing/fake_clock.h"
 
-namespace kdesched::daemon {
+namespace kdesched::evictor {
 namespace {
 
 using ::testing::HasSubstr;
 
-evictor::Decision decision() { return evictor::Decision{nullptr, "n1", "Plugin", "default", "why"}; }
+Decision decision() { return Decision{nullptr, "n1", "Plugin", "default", "why"}; }
 
-TEST(CacheHealth, TracksRelistsPerKindUntilListed) {
-  CacheHealth h;
-  EXPECT_EQ(h.relisting(), "");
-  EXPECT_EQ(h.relistRequests(), 0u);
-  h.relistRequested(api::Kind::Pod);
-  h.relistRequested(api::Kind::PodDisruptionBudget);
-  EXPECT_THAT(h.relisting(), HasSubstr("Pod"));
-  EXPECT_THAT(h.relisting(), HasSubstr("PodDisruptionBudget"));
-  EXPECT_EQ(h.relistRequests(), 2u);
-  h.listed(api::Kind::PodDisruptionBudget);
-  EXPECT_EQ(h.relisting(), "Pod");
-  h.listed(api::Kind::Pod);
-  EXPECT_EQ(h.relisting(), "");
-  // A first list (no relist requested) changes nothing.
-  h.listed(api::Kind::Node);
-  EXPECT_EQ(h.relisting(), "");
-  EXPECT_EQ(h.relistRequests(), 2u);
-}
+// The cache as the gate sees it: relists requested, and which kinds are relisting now.
+struct FakeCache : CacheFreshness {
+  std::uint64_t requests = 0;
+  std::string pending;
+  std::uint64_t relistRequests() const override { return requests; }
+  std::string relisting() const override { return pending; }
+  void relistRequested(const std::string& kind) {
+    ++requests;
+    pending = kind;
+  }
+  void listed() { pending.clear(); }
+};
+
+struct FakeLeader : Leadership {
+  bool leader = true;
+  bool isLeader() const override { return leader; }
+};
 
 TEST(CycleGate, AdmitsWhenNothingStandsInTheWay) {
   Cancellation stop;
-  CacheHealth h;
-  CycleGate gate(stop, h, h.relistRequests(), [] { return true; });
+  FakeCache h;
+  FakeLeader leader;
+  CycleGate gate(stop, h, h.relistRequests(), &leader);
   EXPECT_EQ(gate.admit(decision()).refusal, framework::Refusal::None);
   CycleGate noElection(stop, h, h.relistRequests());
   EXPECT_EQ(noElection.admit(decision()).refusal, framework::Refusal::None);
@@ -42,7 +42,7 @@ TEST(CycleGate, AdmitsWhenNothingStandsInTheWay) {
 
 TEST(CycleGate, RefusesAfterShutdown) {
   Cancellation stop;
-  CacheHealth h;
+  FakeCache h;
   CycleGate gate(stop, h, h.relistRequests());
   stop.cancel();
   auto r = gate.admit(decision());
@@ -52,15 +52,15 @@ TEST(CycleGate, RefusesAfterShutdown) {
 
 TEST(CycleGate, RefusesWhenARelistWasRequestedSinceTheSnapshot) {
   Cancellation stop;
-  CacheHealth h;
+  FakeCache h;
   CycleGate gate(stop, h, h.relistRequests());
-  h.relistRequested(api::Kind::Pod);
+  h.relistRequested("Pod");
   auto r = gate.admit(decision());
   EXPECT_EQ(r.refusal, framework::Refusal::StaleCache);
   EXPECT_EQ(r.by, "cache");
   EXPECT_THAT(r.detail, HasSubstr("Pod"));
   // Still refused once the relist is done: the snapshot predates it.
-  h.listed(api::Kind::Pod);
+  h.listed();
   EXPECT_EQ(gate.admit(decision()).by, "cache");
   // A cycle that starts after the relist is admitted.
   CycleGate next(stop, h, h.relistRequests());
@@ -69,38 +69,38 @@ TEST(CycleGate, RefusesWhenARelistWasRequestedSinceTheSnapshot) {
 
 TEST(CycleGate, RefusesWhenNotLeader) {
   Cancellation stop;
-  CacheHealth h;
-  bool leader = true;
-  CycleGate gate(stop, h, h.relistRequests(), [&] { return leader; });
+  FakeCache h;
+  FakeLeader leader;
+  CycleGate gate(stop, h, h.relistRequests(), &leader);
   EXPECT_EQ(gate.admit(decision()).refusal, framework::Refusal::None);
-  leader = false;
+  leader.leader = false;
   auto r = gate.admit(decision());
   EXPECT_EQ(r.refusal, framework::Refusal::NotLeader);
   EXPECT_EQ(r.by, "leader election");
 }
 
 }  // namespace
-}  // namespace kdesched::daemon
+}  // namespace kdesched::evictor
 
-namespace kdesched::daemon {
+namespace kdesched::evictor {
 namespace {
 
 TEST(CycleGate, RefusesAPodAnEarlierRunEvicted) {
   Cancellation stop;
-  CacheHealth h;
+  FakeCache h;
   RecentEvictions recent(std::make_shared<testing::FakeClock>());
   api::Pod pod;
   pod.uid = "uid-1";
   api::Pod other;
   other.uid = "uid-2";
-  evictor::Decision d{&pod, "n1", "Plugin", "default", "why"};
-  evictor::Decision o{&other, "n1", "Plugin", "default", "why"};
+  Decision d{&pod, "n1", "Plugin", "default", "why"};
+  Decision o{&other, "n1", "Plugin", "default", "why"};
   {
-    CycleGate first(stop, h, h.relistRequests(), {}, &recent);
+    CycleGate first(stop, h, h.relistRequests(), nullptr, &recent);
     ASSERT_EQ(first.admit(d).refusal, framework::Refusal::None);
     first.evicted(d);
   }
-  CycleGate next(stop, h, h.relistRequests(), {}, &recent);
+  CycleGate next(stop, h, h.relistRequests(), nullptr, &recent);
   auto r = next.admit(d);
   EXPECT_EQ(r.refusal, framework::Refusal::Filter);
   EXPECT_THAT(r.detail, HasSubstr("earlier run"));
@@ -140,4 +140,4 @@ TEST(RecentEvictions, ForgetsAPodWhoseEvictionFailedAfterAll) {
 }
 
 }  // namespace
-}  // namespace kdesched::daemon
+}  // namespace kdesched::evictor
