@@ -14,6 +14,17 @@ constexpr std::chrono::milliseconds kSyncPoll{50};
 
 }  // namespace
 
+Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& name) {
+  auto r = client.get("/apis/scheduling.k8s.io/v1/priorityclasses/" + name);
+  if (!r) return Status::error("cannot read PriorityClass \"" + name + "\": " + r.error().describe());
+  auto object = api::decodeObjectJson(r->body);
+  const api::PriorityClass* pc = object.isOk() ? std::get_if<api::PriorityClass>(&object.value()) : nullptr;
+  if (!pc)
+    return Status::error("PriorityClass \"" + name + "\" has no readable value: " +
+                         (object.isOk() ? std::string("the answer is not a PriorityClass") : object.error()));
+  return pc->value;
+}
+
 std::unique_ptr<Runtime> Runtime::create(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop) {
   std::unique_ptr<Runtime> rt(new Runtime(options, std::move(clock), stop));
   if (!rt->connect() || !rt->loadPolicy()) return nullptr;
@@ -54,15 +65,8 @@ bool Runtime::connect() {
 bool Runtime::loadPolicy() {
   framework::BuildContext ctx;
   ctx.now = framework::WallSeconds(clock_);
-  ctx.priorityClassValue = [client = client_.get()](const std::string& name) -> Result<std::int32_t> {
-    auto r = client->get("/apis/scheduling.k8s.io/v1/priorityclasses/" + name);
-    if (!r) return Status::error("cannot read PriorityClass \"" + name + "\": " + r.error().describe());
-    auto object = api::decodeObjectJson(r->body);
-    const api::PriorityClass* pc = object.isOk() ? std::get_if<api::PriorityClass>(&object.value()) : nullptr;
-    if (!pc)
-      return Status::error("PriorityClass \"" + name + "\" has no readable value: " +
-                           (object.isOk() ? std::string("the answer is not a PriorityClass") : object.error()));
-    return pc->value;
+  ctx.priorityClassValue = [client = client_.get()](const std::string& name) {
+    return readPriorityClass(*client, name);
   };
   auto engine = plan::buildEngine(options_.policyPath, ctx);
   if (!engine.isOk()) {

@@ -21,6 +21,9 @@
 
 namespace kdesched::daemon {
 
+// A PriorityClass's value, read from the API server (DefaultEvictor's priorityThreshold.name).
+Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& name);
+
 class Runtime {
  public:
   // Builds everything and starts the metrics server. What fails (the kubeconfig, the policy, the
