@@ -82,7 +82,7 @@ std::string allFourPolicy() {
 void runPlugin(benchmark::State& state, const std::string& policyYaml) {
   const Fixture& f = fixture(static_cast<int>(state.range(0)));
   framework::BuildContext ctx;
-  ctx.now = [] { return api::Timestamp(1800000000); };
+  ctx.now = framework::WallSeconds::pinned(1800000000);
   ctx.priorityClassValue = [&f](const std::string& name) -> Result<std::int32_t> {
     if (const api::PriorityClass* pc = f.snapshot->priorityClass(name)) return pc->value;
     return Status::error("no PriorityClass " + name);
@@ -219,7 +219,7 @@ int engineMain(const std::string& snapshotPath, const std::string& policyPath, i
     if (const api::PriorityClass* pc = snapshot->priorityClass(name)) return pc->value;
     return Status::error("no PriorityClass " + name);
   };
-  ctx.now = [] { return api::Timestamp(1800000000); };
+  ctx.now = framework::WallSeconds::pinned(1800000000);
   auto engine = plan::buildEngine(policyPath, ctx);
   if (!engine.isOk()) {
     std::cerr << "plugins_bench: " << engine.error() << "\n";

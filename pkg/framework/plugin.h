@@ -20,12 +20,16 @@ class Handle;
 struct FilterResult {
   bool ok = true;
   std::string reason;  // why not, for people: "pod is owned by a DaemonSet"
+  // Which filter said no. A plugin leaves it empty; the profile's filter chain names the plugin.
+  std::string by;
   static FilterResult pass() { return {}; }
-  static FilterResult fail(std::string why) { return {false, std::move(why)}; }
+  static FilterResult fail(std::string why) { return {false, std::move(why), ""}; }
 };
 
 // Why the evictor did not evict. Plugins react to the limit kinds as upstream's do: a node limit
-// moves on to the next node, the total limit ends the plugin.
+// moves on to the next node, the total limit ends the plugin. Shutdown, StaleCache and NotLeader
+// are the live gates' refusals: nothing went wrong with the pod or the API server, so they are not
+// counted as failed evictions.
 enum class Refusal {
   None,
   Filter,
@@ -33,21 +37,44 @@ enum class Refusal {
   TotalLimit,
   NodeLimit,
   NamespaceLimit,
-  PluginLimit,
   Pdb,
   AntiFlapping,
+  Shutdown,
+  StaleCache,
+  NotLeader,
   ApiError
 };
 std::string_view toString(Refusal r);
+
+// What the API server answered to an eviction it did not carry out (Refusal::ApiError, and the
+// PDB refusals the server made). None: no request was made.
+enum class ApiFailure {
+  None,
+  NotFound,         // 404: the pod is already gone
+  Conflict,         // 409: the UID precondition failed, the pod was replaced
+  TooManyRequests,  // 429 without a PodDisruptionBudget cause: throttled
+  Unauthorized,     // 401
+  Forbidden,        // 403: RBAC
+  Rejected,         // any other 4xx
+  ServerError,      // 5xx
+  Unreachable,      // no answer: connection failed or timed out
+  Cancelled,        // cut short by shutdown
+};
+std::string_view toString(ApiFailure f);
 
 struct EvictResult {
   bool evicted = false;
   Refusal refusal = Refusal::None;
   std::string by;      // who refused: a filter plugin name, "limits", a PDB "ns/name", "api"
   std::string detail;  // why, for people
-  static EvictResult success() { return {true, Refusal::None, "", ""}; }
+  ApiFailure api = ApiFailure::None;
+  static EvictResult success() { return {true, Refusal::None, "", "", ApiFailure::None}; }
   static EvictResult refused(Refusal r, std::string by, std::string detail) {
-    return {false, r, std::move(by), std::move(detail)};
+    return {false, r, std::move(by), std::move(detail), ApiFailure::None};
+  }
+  // An eviction the API server refused (or never answered); `r` is ApiError or Pdb.
+  static EvictResult apiRefused(Refusal r, ApiFailure api, std::string by, std::string detail) {
+    return {false, r, std::move(by), std::move(detail), api};
   }
 };
 
@@ -57,7 +84,6 @@ class CycleState {
  public:
   bool isEvicted(const api::Pod& pod) const { return evicted_.count(&pod) != 0; }
   void markEvicted(const api::Pod& pod);
-  std::size_t evictedCount() const { return evicted_.size(); }
 
   // Requested resources of a node's live pods; null until computed for this cycle.
   const api::ResourceList* cachedUsage(const api::Symbol& node) const;
@@ -143,11 +169,6 @@ class Handle {
   FilterResult filter(const api::Pod& pod) const;
   FilterResult preEvictionFilter(const api::Pod& pod) const;
   EvictResult evict(const api::Pod& pod, const std::string& reason) const;
-
-  // A copy bound to another plugin name (the cycle runner hands one to each plugin).
-  Handle forPlugin(std::string plugin) const {
-    return Handle(snapshot_, nodes_, state_, evictor_, profile_, std::move(plugin), scope_);
-  }
 
  private:
   const cluster::Snapshot& snapshot_;

@@ -1,9 +1,9 @@
 #include "pkg/kube/client.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cctype>
+
+#include "pkg/base/log.h"
 
 namespace kdesched::kube {
 
@@ -137,8 +137,8 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
       // A rotated token: read the file again and try once more.
       refreshedToken = true;
       tokens_->reset();
-      spdlog::info("kube request unauthorized, re-reading the token method={} target={}", request.method,
-                   request.target);
+      log::info("kube request unauthorized, re-reading the token",
+                {{"method", request.method}, {"target", request.target}});
       continue;
     }
     const bool throttledCode = err.code == 429 || err.code == 503;
@@ -148,11 +148,13 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
       ++throttled;
       // At least a second: a zero Retry-After repeated would be the retry storm APF warns about.
       const auto wait = std::max<std::chrono::seconds>(*err.retryAfter, std::chrono::seconds(1));
-      spdlog::warn(
-          "kube request throttled method={} target={} code={} retry_after_s={} attempt={} flow_schema={} "
-          "priority_level={}",
-          request.method, request.target, err.code, wait.count(), throttled,
-          response->header("X-Kubernetes-PF-FlowSchema-UID"), response->header("X-Kubernetes-PF-PriorityLevel-UID"));
+      log::warn("kube request throttled", {{"method", request.method},
+                                           {"target", request.target},
+                                           {"code", err.code},
+                                           {"retry_after_s", wait.count()},
+                                           {"attempt", throttled},
+                                           {"flow_schema", response->header("X-Kubernetes-PF-FlowSchema-UID")},
+                                           {"priority_level", response->header("X-Kubernetes-PF-PriorityLevel-UID")}});
       if (!clock_->sleepFor(wait, options.cancel)) return ApiError::transport("waiting out Retry-After", true);
       continue;
     }
@@ -220,8 +222,8 @@ ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& 
       if (response.error().isGone() && !continueToken.empty() && result.restarts < kMaxListRestarts) {
         // The snapshot the token pinned was compacted away while we paged; start over.
         ++result.restarts;
-        spdlog::info("kube list continue token expired, restarting resource={} pages_read={} restart={}", resource.name,
-                     result.pages, result.restarts);
+        log::info("kube list continue token expired, restarting",
+                  {{"resource", resource.name}, {"pages_read", result.pages}, {"restart", result.restarts}});
         page = ListPage{};
         result.pages = 0;
         continueToken.clear();

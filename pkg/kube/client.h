@@ -101,8 +101,6 @@ class Client {
   ApiResult<std::unique_ptr<WatchStream>> watch(const Resource& resource, const WatchOptions& options,
                                                 Cancellation* cancel = nullptr);
 
-  const TokenBucket& rateLimiter() const { return limiter_; }
-
  private:
   ApiResult<HttpResponse> execute(HttpRequest request, const RequestOptions& options);
   // Adds auth, user agent and accept headers; an error when the token cannot be read.

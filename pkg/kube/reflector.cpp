@@ -1,8 +1,8 @@
 #include "pkg/kube/reflector.h"
 
-#include <spdlog/spdlog.h>
-
 #include <cmath>
+
+#include "pkg/base/log.h"
 
 namespace kdesched::kube {
 namespace {
@@ -14,6 +14,31 @@ std::string keyOf(const api::Object& obj) {
 double secondsBetween(Clock::TimePoint a, Clock::TimePoint b) { return std::chrono::duration<double>(b - a).count(); }
 
 }  // namespace
+
+ReflectorObservers::ReflectorObservers(std::vector<ReflectorObserver*> observers) {
+  for (ReflectorObserver* o : observers)
+    if (o) observers_.push_back(o);
+}
+
+void ReflectorObservers::onList(api::Kind kind, std::size_t objects, double seconds) {
+  for (ReflectorObserver* o : observers_) o->onList(kind, objects, seconds);
+}
+
+void ReflectorObservers::onWatchRestart(api::Kind kind, const std::string& reason) {
+  for (ReflectorObserver* o : observers_) o->onWatchRestart(kind, reason);
+}
+
+void ReflectorObservers::onRelist(api::Kind kind, const std::string& reason) {
+  for (ReflectorObserver* o : observers_) o->onRelist(kind, reason);
+}
+
+void ReflectorObservers::onEvent(api::Kind kind, WatchEventType type) {
+  for (ReflectorObserver* o : observers_) o->onEvent(kind, type);
+}
+
+void ReflectorObservers::onError(api::Kind kind, const std::string& message) {
+  for (ReflectorObserver* o : observers_) o->onError(kind, message);
+}
 
 Reflector::Reflector(Client& client, Resource resource, cluster::Store& store, ReflectorOptions options,
                      ReflectorObserver* observer)
@@ -96,8 +121,8 @@ bool Reflector::relist() {
   if (!listed.isOk()) {
     if (listed.error().cancelled || cancel_.cancelled()) return false;
     if (listed.error().isGone()) rvUnavailable_ = true;
-    spdlog::warn("reflector list failed resource={} requested_rv=\"{}\" error=\"{}\"", resource_.name, rv,
-                 listed.error().describe());
+    log::warn("reflector list failed",
+              {{"resource", resource_.name}, {"requested_rv", rv}, {"error", listed.error().describe()}});
     reportError("list failed: " + listed.error().describe());
     return false;
   }
@@ -107,8 +132,13 @@ bool Reflector::relist() {
   setResourceVersion(listed->resourceVersion);
   rvUnavailable_ = false;
   synced_.store(true);
-  spdlog::info("reflector listed resource={} objects={} vanished={} pages={} restarts={} rv={} seconds={:.3f}",
-               resource_.name, count, deletes, listed->pages, listed->restarts, listed->resourceVersion, seconds);
+  log::info("reflector listed", {{"resource", resource_.name},
+                                 {"objects", count},
+                                 {"vanished", deletes},
+                                 {"pages", listed->pages},
+                                 {"restarts", listed->restarts},
+                                 {"rv", listed->resourceVersion},
+                                 {"seconds", std::round(seconds * 1000) / 1000}});
   if (observer_) observer_->onList(resource_.kind, count, seconds);
   return true;
 }
@@ -196,14 +226,17 @@ void Reflector::apply(WatchEvent& event) {
   switch (event.type) {
     case WatchEventType::Added:
     case WatchEventType::Modified:
-      spdlog::debug("reflector event resource={} type={} key={} rv={}", resource_.name, toString(event.type),
-                    keyOf(event.object), event.resourceVersion);
+      if (log::enabled(log::Level::Debug))
+        log::debug("reflector event", {{"resource", resource_.name},
+                                       {"type", toString(event.type)},
+                                       {"key", keyOf(event.object)},
+                                       {"rv", event.resourceVersion}});
       store_.upsert(std::move(event.object));
       break;
     case WatchEventType::Deleted: {
       const std::string key = keyOf(event.object);
-      spdlog::debug("reflector event resource={} type=DELETED key={} rv={}", resource_.name, key,
-                    event.resourceVersion);
+      log::debug("reflector event",
+                 {{"resource", resource_.name}, {"type", "DELETED"}, {"key", key}, {"rv", event.resourceVersion}});
       store_.remove(resource_.kind, key);
       break;
     }
@@ -217,22 +250,21 @@ void Reflector::apply(WatchEvent& event) {
 
 void Reflector::backoff() {
   const Clock::Duration wait = backoff_.next();
-  spdlog::debug("reflector backoff resource={} wait_ms={}", resource_.name,
-                std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+  log::debug("reflector backoff", {{"resource", resource_.name},
+                                   {"wait_ms", std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()}});
   clock_->sleepFor(wait, &cancel_);
 }
 
 void Reflector::restartWatch(const std::string& reason, const std::string& detail) {
   // A watch the server ended on schedule is routine: keep it out of the default log.
-  spdlog::log(reason == "closed" ? spdlog::level::debug : spdlog::level::info,
-              "reflector watch restart resource={} reason={} rv={} detail=\"{}\"", resource_.name, reason,
-              lastResourceVersion(), detail);
+  log::write(reason == "closed" ? log::Level::Debug : log::Level::Info, "reflector watch restart",
+             {{"resource", resource_.name}, {"reason", reason}, {"rv", lastResourceVersion()}, {"detail", detail}});
   if (observer_) observer_->onWatchRestart(resource_.kind, reason);
 }
 
 void Reflector::requestRelist(const std::string& reason, const std::string& detail) {
-  spdlog::warn("reflector relist resource={} reason={} rv={} detail=\"{}\"", resource_.name, reason,
-               lastResourceVersion(), detail);
+  log::warn("reflector relist",
+            {{"resource", resource_.name}, {"reason", reason}, {"rv", lastResourceVersion()}, {"detail", detail}});
   if (observer_) observer_->onRelist(resource_.kind, reason);
 }
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "pkg/cluster/store.h"
 #include "pkg/kube/backoff.h"
@@ -43,6 +44,20 @@ class ReflectorObserver {
   virtual void onRelist(api::Kind, const std::string& /*reason*/) {}
   virtual void onEvent(api::Kind, WatchEventType) {}
   virtual void onError(api::Kind, const std::string& /*message*/) {}
+};
+
+// Several observers as one (a reflector takes one): each hears every call, in order.
+class ReflectorObservers : public ReflectorObserver {
+ public:
+  explicit ReflectorObservers(std::vector<ReflectorObserver*> observers);  // null entries are left out
+  void onList(api::Kind kind, std::size_t objects, double seconds) override;
+  void onWatchRestart(api::Kind kind, const std::string& reason) override;
+  void onRelist(api::Kind kind, const std::string& reason) override;
+  void onEvent(api::Kind kind, WatchEventType type) override;
+  void onError(api::Kind kind, const std::string& message) override;
+
+ private:
+  std::vector<ReflectorObserver*> observers_;
 };
 
 class Reflector {

@@ -1,5 +1,6 @@
 #include "pkg/kube/wire.h"
 
+#include <ctime>
 #include <exception>
 
 #include "pkg/api/detail/ondemand.h"
@@ -213,6 +214,24 @@ Status decodeWatchEvent(api::Kind kind, std::string& line, api::JsonParser& pars
   } catch (const std::exception& e) {
     return Status::error(std::string("decoding the watch event failed: ") + e.what());
   }
+}
+
+std::string rfc3339(Clock::WallTime t, bool micros) {
+  const auto since = t.time_since_epoch();
+  const auto secs = std::chrono::floor<std::chrono::seconds>(since);
+  const std::time_t tt = static_cast<std::time_t>(secs.count());
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[64];
+  if (micros) {
+    const long long us = std::chrono::duration_cast<std::chrono::microseconds>(since - secs).count();
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
+  } else {
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
+  }
+  return buf;
 }
 
 }  // namespace kdesched::kube

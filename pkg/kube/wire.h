@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pkg/api/decode.h"
+#include "pkg/base/clock.h"
 #include "pkg/kube/api_error.h"
 
 namespace kdesched::kube {
@@ -33,5 +34,9 @@ struct WatchEvent {
 // Decodes one line of a JSON watch stream: {"type":"ADDED","object":{...}}. `line` may be
 // reallocated for padding; `parser` is reused across lines (it keeps its buffers).
 Status decodeWatchEvent(api::Kind kind, std::string& line, api::JsonParser& parser, WatchEvent& out);
+
+// "2026-01-02T03:04:05Z", or with microseconds "2026-01-02T03:04:05.123456Z" (metav1.MicroTime),
+// as timestamps are written to the API server.
+std::string rfc3339(Clock::WallTime t, bool micros);
 
 }  // namespace kdesched::kube

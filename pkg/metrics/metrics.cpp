@@ -59,7 +59,7 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
                   .Name("kdesched_evictions_refused_total")
                   .Help(
                       "Pods a plugin chose that were not evicted, by reason (filter, preEvictionFilter, limit-*, pdb, "
-                      "api, anti-flapping)")
+                      "api, anti-flapping, shutdown, stale-cache, not-leader)")
                   .Register(r);
   watchRestarts_ = &prometheus::BuildCounter()
                         .Name("kdesched_watch_restarts_total")

@@ -29,7 +29,8 @@ class Metrics {
   // result: "success", "error", or a refusal kind; namespace and node of the pod.
   void podEvicted(const std::string& result, const std::string& strategy, const std::string& profile,
                   const std::string& ns, const std::string& node);
-  // Why the evictor (or the API server) said no: filter, preEvictionFilter, limit-*, pdb, api, ...
+  // Why the evictor (or the API server) said no: filter, preEvictionFilter, limit-*, pdb, api,
+  // anti-flapping, shutdown, stale-cache, not-leader.
   void evictionRefused(const std::string& reason, const std::string& strategy, const std::string& profile);
   void loopDuration(double seconds);
   void strategyDuration(const std::string& strategy, const std::string& profile, double seconds);

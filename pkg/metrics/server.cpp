@@ -2,10 +2,25 @@
 
 #include <cpprest/http_listener.h>
 
+#include "pkg/base/log.h"
+
 namespace kdesched::metrics {
 
 namespace http = web::http;
 using http::experimental::listener::http_listener;
+
+namespace {
+
+// The client may be gone already: a failed reply is only logged.
+void replyInternalError(const http::http_request& req) {
+  try {
+    req.reply(http::status_codes::InternalError, "internal error");
+  } catch (const std::exception& e) {
+    log::warn("cannot answer a metrics or probe request", {{"error", e.what()}});
+  }
+}
+
+}  // namespace
 
 struct Server::Impl {
   Metrics* metrics;
@@ -45,8 +60,10 @@ Status Server::start(const std::string& bindAddress, int port) {
     impl_->listener->support(http::methods::GET, [impl = impl_.get()](const http::http_request& req) {
       try {
         impl->handle(req);
-      } catch (...) {
-        req.reply(http::status_codes::InternalError, "internal error");
+      } catch (const std::exception& e) {
+        log::warn("cannot answer a metrics or probe request",
+                  {{"path", req.relative_uri().path()}, {"error", e.what()}});
+        replyInternalError(req);
       }
     });
     impl_->listener->open().wait();
@@ -62,7 +79,9 @@ void Server::stop() {
   if (!impl_ || !impl_->listener) return;
   try {
     impl_->listener->close().wait();
-  } catch (...) {
+  } catch (const std::exception& e) {
+    // Stopping anyway: the listener goes with the process.
+    log::warn("cannot close the metrics server cleanly", {{"error", e.what()}});
   }
   impl_->listener.reset();
 }

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <ctime>
 
 #include "pkg/cluster/loader.h"
 #include "pkg/plan/engine.h"
@@ -130,8 +129,7 @@ Status runPlan(const PlanOptions& options, std::ostream& out) {
     if (const api::PriorityClass* pc = snapshot->priorityClass(name)) return pc->value;
     return Status::error("PriorityClass \"" + name + "\" is not in the snapshot " + options.snapshotPath);
   };
-  api::Timestamp now = options.now.value_or(static_cast<api::Timestamp>(std::time(nullptr)));
-  ctx.now = [now] { return now; };
+  ctx.now = options.now ? framework::WallSeconds::pinned(*options.now) : framework::WallSeconds(systemClock());
 
   auto engine = buildEngine(options.policyPath, ctx);
   if (!engine.isOk()) return engine.status();

@@ -1,16 +1,22 @@
 #include "pkg/trigger/antiflapping.h"
 
-#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <cmath>
+
+#include "pkg/base/log.h"
 
 namespace kdesched::trigger {
 
 using framework::EvictResult;
 using framework::Refusal;
 
-AntiFlapping::AntiFlapping(AntiFlappingConfig config, Clock clock, GaveUp gaveUp, Suppressed suppressed)
+AntiFlapping::AntiFlapping(AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp,
+                           Suppressed suppressed)
     : config_(config), clock_(std::move(clock)), gaveUp_(std::move(gaveUp)), suppressed_(std::move(suppressed)) {}
+
+double AntiFlapping::nowSeconds() const {
+  return std::chrono::duration<double>(clock_->now().time_since_epoch()).count();
+}
 
 std::string AntiFlapping::ownerOf(const api::Pod& p) {
   const api::OwnerReference* c = p.controllerRef();
@@ -25,7 +31,7 @@ std::string AntiFlapping::ruleOf(const std::string& reason) {
 }
 
 EvictResult AntiFlapping::admit(const evictor::Decision& d) {
-  double now = clock_();
+  double now = nowSeconds();
   std::string owner = ownerOf(*d.pod);
   std::lock_guard<std::mutex> lock(mu_);
   while (!recent_.empty() && recent_.front() <= now - 60) recent_.pop_front();
@@ -59,7 +65,7 @@ std::optional<AntiFlapping::GaveUpNotice> AntiFlapping::flap(Owner& o, const Pod
   if (o.flaps < config_.backoffAfter) return std::nullopt;
   double backoff = std::min(config_.backoffMaxSeconds, config_.backoffInitialSeconds * std::pow(2.0, o.backoffs));
   ++o.backoffs;
-  o.backoffUntil = clock_() + backoff;
+  o.backoffUntil = nowSeconds() + backoff;
   int flaps = o.flaps;
   o.flaps = 0;
   return GaveUpNotice{pod, flaps, backoff};
@@ -67,13 +73,14 @@ std::optional<AntiFlapping::GaveUpNotice> AntiFlapping::flap(Owner& o, const Pod
 
 void AntiFlapping::deliver(const std::optional<GaveUpNotice>& n) {
   if (!n) return;
-  spdlog::warn("msg=\"descheduling gave up for a while\" pod={}/{} flaps={} backoff_seconds={:.0f}", n->pod.ns,
-               n->pod.name, n->flaps, n->backoff);
+  log::warn("descheduling gave up for a while", {{"pod", n->pod.ns + "/" + n->pod.name},
+                                                 {"flaps", n->flaps},
+                                                 {"backoff_seconds", static_cast<long long>(std::lround(n->backoff))}});
   if (gaveUp_) gaveUp_(n->pod, n->flaps, n->backoff);
 }
 
 void AntiFlapping::evicted(const evictor::Decision& d) {
-  double now = clock_();
+  double now = nowSeconds();
   std::string owner = ownerOf(*d.pod);
   std::optional<GaveUpNotice> notice;
   {
@@ -120,7 +127,7 @@ int AntiFlapping::flaps(const std::string& ownerUid) const {
 bool AntiFlapping::inBackoff(const std::string& ownerUid) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = owners_.find(ownerUid);
-  return it != owners_.end() && clock_() < it->second.backoffUntil;
+  return it != owners_.end() && nowSeconds() < it->second.backoffUntil;
 }
 
 }  // namespace kdesched::trigger

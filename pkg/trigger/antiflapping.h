@@ -8,10 +8,12 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
+#include "pkg/base/clock.h"
 #include "pkg/evictor/evictor.h"
 #include "pkg/trigger/config.h"
 
@@ -19,7 +21,6 @@ namespace kdesched::trigger {
 
 class AntiFlapping : public evictor::EvictionGate {
  public:
-  using Clock = std::function<double()>;  // seconds, monotonic
   // Called once when an owner enters backoff: metrics and the DeschedulingGaveUp Event.
   struct PodRef {
     std::string ns, name, uid;
@@ -27,7 +28,8 @@ class AntiFlapping : public evictor::EvictionGate {
   using GaveUp = std::function<void(const PodRef& pod, int flaps, double backoffSeconds)>;
   using Suppressed = std::function<void(const std::string& reason)>;
 
-  AntiFlapping(AntiFlappingConfig config, Clock clock, GaveUp gaveUp = nullptr, Suppressed suppressed = nullptr);
+  AntiFlapping(AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp = nullptr,
+               Suppressed suppressed = nullptr);
 
   framework::EvictResult admit(const evictor::Decision& d) override;
   void evicted(const evictor::Decision& d) override;
@@ -60,9 +62,10 @@ class AntiFlapping : public evictor::EvictionGate {
   void deliver(const std::optional<GaveUpNotice>& n);
   static std::string ownerOf(const api::Pod& p);
   static std::string ruleOf(const std::string& reason);
+  double nowSeconds() const;  // monotonic
 
   AntiFlappingConfig config_;
-  Clock clock_;
+  std::shared_ptr<Clock> clock_;
   GaveUp gaveUp_;
   Suppressed suppressed_;
   mutable std::mutex mu_;

@@ -208,7 +208,7 @@ must "violation created while kdesched cannot see" kds_violate
 evicted_before="$(kds_log_count live 'msg="evicted pod" ')"
 kill -CONT "${LIVE_PID}"
 t_ready="$(kd_now_ms)"
-check "relist after 410 Gone logged" kds_wait_log live 'reflector relist resource=[a-z]+ reason=gone' 30
+check "relist after 410 Gone logged" kds_wait_log live 'msg="reflector relist" resource=[a-z]+ reason=gone' 30
 check "the daemon evicts the violation it did not watch happen" kds_wait_log live 'msg="evicted pod" ' 60 $((evicted_before + 1))
 timing "after SIGCONT: eviction of the unseen violation" "$(kd_elapsed "${t_ready}")"
 check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"

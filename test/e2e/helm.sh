@@ -445,7 +445,7 @@ phase "RBAC: every ClusterRole verb is needed (one-shot, CronJob args)"
 for spec in ":pods" ":nodes" ":namespaces" ":persistentvolumeclaims" "policy:poddisruptionbudgets"; do
   g="${spec%%:*}"; r="${spec#*:}"
   rbac_case kdesched clusterrole kdesched "" "${r}" list "" "list ${r}${g:+.${g}} -A" oneshot \
-    "reflector list failed resource=${r} .*403 Forbidden: ${r}(\.${g})? is forbidden: ${SA_USER_KD} cannot list resource \"${r}\" in API group \"${g}\" at the cluster scope"
+    "msg=\"reflector list failed\" resource=${r} .*403 Forbidden: ${r}(\.${g})? is forbidden: ${SA_USER_KD} cannot list resource \\\\\"${r}\\\\\" in API group \\\\\"${g}\\\\\" at the cluster scope"
 done
 rbac_case kdesched clusterrole kdesched "" pods/eviction create "" "create pods --subresource=eviction -n ${KDS_NS}" oneshot \
   "eviction failed\" pod=${KDS_NS}/payment-.* status=403 .*is forbidden: ${SA_USER_KD} cannot create resource \"pods/eviction\" in API group \"\" in the namespace \"${KDS_NS}\""

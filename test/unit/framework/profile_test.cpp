@@ -5,6 +5,7 @@
 #include "pkg/framework/cycle.h"
 #include "pkg/plugins/registry.h"
 #include "test/unit/testing/builders.h"
+#include "test/unit/testing/fake_clock.h"
 #include "test/unit/testing/harness.h"
 
 namespace kdesched::testing {
@@ -115,7 +116,8 @@ TEST(Cycle, DeschedulePluginsOfAllProfilesThenBalance) {
   auto snap = c.snapshot();
   evictor::PlanSink sink;
   evictor::EvictionChain chain({}, sink);
-  auto res = framework::runCycle(profiles, *snap, std::nullopt, chain);
+  FakeClock clock;
+  auto res = framework::runCycle(profiles, *snap, std::nullopt, chain, clock);
   EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/fails", "p1/d", "p0/b", "p1/b"}));
   ASSERT_EQ(res.runs.size(), 4u);
   EXPECT_FALSE(res.runs[0].status.isOk());  // a plugin error does not stop the cycle
@@ -124,7 +126,7 @@ TEST(Cycle, DeschedulePluginsOfAllProfilesThenBalance) {
   framework::CycleScope onlyBalance;
   onlyBalance.runDeschedule = false;
   rec.calls.clear();
-  framework::runCycle(profiles, *snap, std::nullopt, chain, nullptr, onlyBalance);
+  framework::runCycle(profiles, *snap, std::nullopt, chain, clock, nullptr, onlyBalance);
   EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/b", "p1/b"}));
 }
 

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include "pkg/base/clock.h"
 #include "pkg/kube/transport.h"
+#include "test/unit/testing/eventually.h"
 #include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::kube::testing {
@@ -198,14 +200,16 @@ class FakeTransport final : public Transport {
   std::vector<Seen> watched_;
 };
 
-// Polls `cond` until it holds or `timeout` (real time) passes.
-inline bool waitUntil(const std::function<bool()>& cond, std::chrono::milliseconds timeout = 5000ms) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return cond();
+// Polls `cond` until it holds; `timeout` only guards against a hang.
+inline bool waitUntil(const std::function<bool()>& cond, std::chrono::milliseconds timeout = 30000ms) {
+  return kdesched::testing::eventually(cond, timeout);
+}
+
+// Runs `f` on another thread and says whether it returned within `guard`: for calls that must
+// return promptly (cut a hung request) rather than wait out a timeout of minutes.
+inline bool returns(std::function<void()> f, std::chrono::seconds guard = std::chrono::seconds(30)) {
+  auto done = std::async(std::launch::async, std::move(f));
+  return done.wait_for(guard) == std::future_status::ready;
 }
 
 // JSON for a pod as the API server sends it (the fields the decoder needs).

@@ -137,6 +137,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "      labelSelector:\n        matchExpressions:\n        - {key: app, operator: Maybe, values: [x]}\n"
                 "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n",
             "Maybe"},
+        // The daemon's kdesched: block is checked by the plan too, with the field path.
+        Bad{"kdesched_block_typo", "", kGoodPolicyHead + "kdesched:\n  triggers:\n    debounse: 1s\n",
+            "policy.yaml: kdesched.triggers.debounse: unknown field \"debounse\" (did you mean \"debounce\"?)"},
+        Bad{"kdesched_block_bad_value", "", kGoodPolicyHead + "kdesched:\n  antiFlapping:\n    backoffAfter: 0\n",
+            "kdesched.antiFlapping.backoffAfter: must be at least 1, got 0"},
         Bad{"empty_snapshot", "\n", "", "empty"},
         Bad{"quantity_12x",
             R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"12x"}}}]}}]})",

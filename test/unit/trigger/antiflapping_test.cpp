@@ -3,19 +3,20 @@
 #include <gtest/gtest.h>
 
 #include "test/unit/testing/builders.h"
+#include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::testing {
 namespace {
 
 struct Fixture {
-  double now = 1000;
+  std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
   std::vector<std::string> suppressed;
   std::vector<std::string> gaveUp;
   trigger::AntiFlappingConfig config;
   std::unique_ptr<trigger::AntiFlapping> gate;
   void make() {
     gate = std::make_unique<trigger::AntiFlapping>(
-        config, [this] { return now; },
+        config, clock,
         [this](const trigger::AntiFlapping::PodRef& p, int flaps, double backoff) {
           gaveUp.push_back(p.name + " flaps=" + std::to_string(flaps) +
                            " backoff=" + std::to_string(static_cast<int>(backoff)));
@@ -44,7 +45,7 @@ TEST(AntiFlapping, OwnerCooldown) {
   EXPECT_EQ(r.refusal, framework::Refusal::AntiFlapping);
   EXPECT_EQ(r.by, "anti-flapping: cooldown");
   EXPECT_EQ(f.gate->admit(decide(*other)).refusal, framework::Refusal::None);  // another owner
-  f.now += 301;
+  f.clock->advanceSeconds(301);
   EXPECT_EQ(f.gate->admit(decide(*b)).refusal, framework::Refusal::None);
   EXPECT_EQ(f.suppressed, std::vector<std::string>{"cooldown"});
 }
@@ -59,7 +60,7 @@ TEST(AntiFlapping, GlobalRateLimitPerMinute) {
   f.gate->evicted(decide(*pods[0]));
   f.gate->evicted(decide(*pods[1]));
   EXPECT_EQ(f.gate->admit(decide(*pods[2])).by, "anti-flapping: rate-limit");
-  f.now += 61;
+  f.clock->advanceSeconds(61);
   EXPECT_EQ(f.gate->admit(decide(*pods[2])).refusal, framework::Refusal::None);
 }
 
@@ -74,14 +75,14 @@ TEST(AntiFlapping, ReplacementsLandingBackBackOffExponentially) {
     auto p = PodBuilder("p" + std::to_string(round)).ownerUid("ReplicaSet", "rs", owner).node("node2").build();
     ASSERT_EQ(f.gate->admit(decide(*p)).refusal, framework::Refusal::None) << round;
     f.gate->evicted(decide(*p));
-    f.now += 5;
+    f.clock->advanceSeconds(5);
     f.gate->replacementBound(owner, "node2", {"default", "p" + std::to_string(round + 1), "u"});  // back on node2
   }
   EXPECT_TRUE(f.gate->inBackoff(owner));
   ASSERT_FALSE(f.gaveUp.empty());
   auto p = PodBuilder("p9").ownerUid("ReplicaSet", "rs", owner).node("node2").build();
   EXPECT_EQ(f.gate->admit(decide(*p)).by, "anti-flapping: backoff");
-  f.now += 601;
+  f.clock->advanceSeconds(601);
   EXPECT_FALSE(f.gate->inBackoff(owner));
 }
 

@@ -14,7 +14,7 @@ using plugins::defaultevictor::DefaultEvictor;
 // Builds the DefaultEvictor from YAML args (a mapping, not indented) through the real registry path.
 std::unique_ptr<framework::Plugin> build(const std::string& args, api::Timestamp now = 100000) {
   framework::BuildContext ctx;
-  ctx.now = [now] { return now; };
+  ctx.now = framework::WallSeconds::pinned(now);
   ctx.priorityClassValue = [](const std::string& n) -> Result<std::int32_t> {
     if (n == "high") return 1000;
     return Status::error("PriorityClass \"" + n + "\" not found");

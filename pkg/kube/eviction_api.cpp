@@ -1,33 +1,13 @@
-#include "pkg/daemon/kube_eviction_api.h"
+#include "pkg/kube/eviction_api.h"
 
-#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
-#include <ctime>
 #include <random>
 
-namespace kdesched::daemon {
-namespace {
+#include "pkg/base/log.h"
+#include "pkg/kube/wire.h"
 
-std::string rfc3339Now(bool micros) {
-  auto now = std::chrono::system_clock::now();
-  auto secs = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  if (micros) {
-    long long us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
-  } else {
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec);
-  }
-  return buf;
-}
-
-}  // namespace
+namespace kdesched::kube {
 
 evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
   nlohmann::json body = {{"apiVersion", "policy/v1"},
@@ -38,26 +18,29 @@ evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
                            {"annotations", {{"reason", r.reasonAnnotation}, {"requested-by", "kdesched"}}}}},
                          {"deleteOptions", {{"preconditions", {{"uid", r.uid}}}}}};
   if (r.gracePeriodSeconds) body["deleteOptions"]["gracePeriodSeconds"] = *r.gracePeriodSeconds;
-  kube::RequestOptions opts;
+  RequestOptions opts;
   opts.retryThrottled = false;  // a 429 here is the evictor's decision (PDB or throttling)
   opts.cancel = cancel_;
   auto res = client_.post("/api/v1/namespaces/" + r.ns + "/pods/" + r.name + "/eviction", body.dump(), opts);
-  if (res) return {res->status, "", "", false};
-  const kube::ApiError& e = res.error();
+  if (res) return {res->status, "", "", false, false};
+  const ApiError& e = res.error();
   evictor::ApiAnswer a;
   a.status = e.code;
   a.reason = e.reason;
   a.message = e.code == 0 ? e.describe() : e.message;
   a.disruptionBudget =
       e.hasCause("DisruptionBudget") || (e.code == 429 && e.message.find("disruption budget") != std::string::npos);
+  a.cancelled = e.code == 0 && e.cancelled;
   return a;
 }
 
 void KubeEvictionApi::recordEvent(const evictor::PodEvent& e) {
-  // Per thread: Events are recorded from the eviction workers concurrently.
+  // Per thread: Events are recorded from the eviction workers concurrently. The suffix only has to
+  // be unique among the pod's Events, as client-go's is.
   thread_local std::mt19937_64 rng{std::random_device{}()};
   char suffix[17];
   std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(rng()));
+  const Clock::WallTime now = clock_->wallNow();
   nlohmann::json ev = {
       {"apiVersion", "v1"},
       {"kind", "Event"},
@@ -71,16 +54,16 @@ void KubeEvictionApi::recordEvent(const evictor::PodEvent& e) {
       {"source", {{"component", "kdesched"}}},
       {"reportingComponent", "kdesched"},
       {"reportingInstance", "kdesched"},
-      {"firstTimestamp", rfc3339Now(false)},
-      {"lastTimestamp", rfc3339Now(false)},
-      {"eventTime", rfc3339Now(true)},
+      {"firstTimestamp", rfc3339(now, false)},
+      {"lastTimestamp", rfc3339(now, false)},
+      {"eventTime", rfc3339(now, true)},
       {"count", 1}};
-  kube::RequestOptions opts;
+  RequestOptions opts;
   opts.cancel = cancel_;
   auto res = client_.post("/api/v1/namespaces/" + e.ns + "/events", ev.dump(), opts);
   if (!res)
-    spdlog::warn("msg=\"cannot record event\" pod={}/{} reason={} error=\"{}\"", e.ns, e.podName, e.reason,
-                 res.error().describe());
+    log::warn("cannot record event",
+              {{"pod", e.ns + "/" + e.podName}, {"reason", e.reason}, {"error", res.error().describe()}});
 }
 
-}  // namespace kdesched::daemon
+}  // namespace kdesched::kube

@@ -2,21 +2,27 @@
 // Events on the pod.
 #pragma once
 
-#include "pkg/evictor/api_sink.h"
+#include <memory>
+#include <string>
+
+#include "pkg/evictor/eviction_api.h"
 #include "pkg/kube/client.h"
 
-namespace kdesched::daemon {
+namespace kdesched::kube {
 
 class KubeEvictionApi : public evictor::EvictionApi {
  public:
   // `cancel` (may be null) aborts an eviction or Event request in flight, and any later one.
-  explicit KubeEvictionApi(kube::Client& client, Cancellation* cancel = nullptr) : client_(client), cancel_(cancel) {}
+  // `clock` stamps the Events.
+  KubeEvictionApi(Client& client, std::shared_ptr<Clock> clock, Cancellation* cancel = nullptr)
+      : client_(client), clock_(std::move(clock)), cancel_(cancel) {}
   evictor::ApiAnswer evict(const evictor::EvictionRequest& r) override;
   void recordEvent(const evictor::PodEvent& e) override;
 
  private:
-  kube::Client& client_;
+  Client& client_;
+  std::shared_ptr<Clock> clock_;
   Cancellation* cancel_;
 };
 
-}  // namespace kdesched::daemon
+}  // namespace kdesched::kube

@@ -1,40 +1,40 @@
-#include "pkg/daemon/cycle_gate.h"
+#include "pkg/evictor/cycle_gate.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <thread>
+#include "test/unit/testing/fake_clock.h"
 
-namespace kdesched::daemon {
+namespace kdesched::evictor {
 namespace {
 
 using ::testing::HasSubstr;
 
-evictor::Decision decision() { return evictor::Decision{nullptr, "n1", "Plugin", "default", "why"}; }
+Decision decision() { return Decision{nullptr, "n1", "Plugin", "default", "why"}; }
 
-TEST(CacheHealth, TracksRelistsPerKindUntilListed) {
-  CacheHealth h;
-  EXPECT_EQ(h.relisting(), "");
-  EXPECT_EQ(h.relistRequests(), 0u);
-  h.relistRequested(api::Kind::Pod);
-  h.relistRequested(api::Kind::PodDisruptionBudget);
-  EXPECT_THAT(h.relisting(), HasSubstr("Pod"));
-  EXPECT_THAT(h.relisting(), HasSubstr("PodDisruptionBudget"));
-  EXPECT_EQ(h.relistRequests(), 2u);
-  h.listed(api::Kind::PodDisruptionBudget);
-  EXPECT_EQ(h.relisting(), "Pod");
-  h.listed(api::Kind::Pod);
-  EXPECT_EQ(h.relisting(), "");
-  // A first list (no relist requested) changes nothing.
-  h.listed(api::Kind::Node);
-  EXPECT_EQ(h.relisting(), "");
-  EXPECT_EQ(h.relistRequests(), 2u);
-}
+// The cache as the gate sees it: relists requested, and which kinds are relisting now.
+struct FakeCache : CacheFreshness {
+  std::uint64_t requests = 0;
+  std::string pending;
+  std::uint64_t relistRequests() const override { return requests; }
+  std::string relisting() const override { return pending; }
+  void relistRequested(const std::string& kind) {
+    ++requests;
+    pending = kind;
+  }
+  void listed() { pending.clear(); }
+};
+
+struct FakeLeader : Leadership {
+  bool leader = true;
+  bool isLeader() const override { return leader; }
+};
 
 TEST(CycleGate, AdmitsWhenNothingStandsInTheWay) {
   Cancellation stop;
-  CacheHealth h;
-  CycleGate gate(stop, h, h.relistRequests(), [] { return true; });
+  FakeCache h;
+  FakeLeader leader;
+  CycleGate gate(stop, h, h.relistRequests(), &leader);
   EXPECT_EQ(gate.admit(decision()).refusal, framework::Refusal::None);
   CycleGate noElection(stop, h, h.relistRequests());
   EXPECT_EQ(noElection.admit(decision()).refusal, framework::Refusal::None);
@@ -42,25 +42,25 @@ TEST(CycleGate, AdmitsWhenNothingStandsInTheWay) {
 
 TEST(CycleGate, RefusesAfterShutdown) {
   Cancellation stop;
-  CacheHealth h;
+  FakeCache h;
   CycleGate gate(stop, h, h.relistRequests());
   stop.cancel();
   auto r = gate.admit(decision());
-  EXPECT_EQ(r.refusal, framework::Refusal::ApiError);
+  EXPECT_EQ(r.refusal, framework::Refusal::Shutdown);
   EXPECT_EQ(r.by, "shutdown");
 }
 
 TEST(CycleGate, RefusesWhenARelistWasRequestedSinceTheSnapshot) {
   Cancellation stop;
-  CacheHealth h;
+  FakeCache h;
   CycleGate gate(stop, h, h.relistRequests());
-  h.relistRequested(api::Kind::Pod);
+  h.relistRequested("Pod");
   auto r = gate.admit(decision());
-  EXPECT_EQ(r.refusal, framework::Refusal::ApiError);
+  EXPECT_EQ(r.refusal, framework::Refusal::StaleCache);
   EXPECT_EQ(r.by, "cache");
   EXPECT_THAT(r.detail, HasSubstr("Pod"));
   // Still refused once the relist is done: the snapshot predates it.
-  h.listed(api::Kind::Pod);
+  h.listed();
   EXPECT_EQ(gate.admit(decision()).by, "cache");
   // A cycle that starts after the relist is admitted.
   CycleGate next(stop, h, h.relistRequests());
@@ -69,38 +69,38 @@ TEST(CycleGate, RefusesWhenARelistWasRequestedSinceTheSnapshot) {
 
 TEST(CycleGate, RefusesWhenNotLeader) {
   Cancellation stop;
-  CacheHealth h;
-  bool leader = true;
-  CycleGate gate(stop, h, h.relistRequests(), [&] { return leader; });
+  FakeCache h;
+  FakeLeader leader;
+  CycleGate gate(stop, h, h.relistRequests(), &leader);
   EXPECT_EQ(gate.admit(decision()).refusal, framework::Refusal::None);
-  leader = false;
+  leader.leader = false;
   auto r = gate.admit(decision());
-  EXPECT_EQ(r.refusal, framework::Refusal::ApiError);
+  EXPECT_EQ(r.refusal, framework::Refusal::NotLeader);
   EXPECT_EQ(r.by, "leader election");
 }
 
 }  // namespace
-}  // namespace kdesched::daemon
+}  // namespace kdesched::evictor
 
-namespace kdesched::daemon {
+namespace kdesched::evictor {
 namespace {
 
 TEST(CycleGate, RefusesAPodAnEarlierRunEvicted) {
   Cancellation stop;
-  CacheHealth h;
-  RecentEvictions recent;
+  FakeCache h;
+  RecentEvictions recent(std::make_shared<testing::FakeClock>());
   api::Pod pod;
   pod.uid = "uid-1";
   api::Pod other;
   other.uid = "uid-2";
-  evictor::Decision d{&pod, "n1", "Plugin", "default", "why"};
-  evictor::Decision o{&other, "n1", "Plugin", "default", "why"};
+  Decision d{&pod, "n1", "Plugin", "default", "why"};
+  Decision o{&other, "n1", "Plugin", "default", "why"};
   {
-    CycleGate first(stop, h, h.relistRequests(), {}, &recent);
+    CycleGate first(stop, h, h.relistRequests(), nullptr, &recent);
     ASSERT_EQ(first.admit(d).refusal, framework::Refusal::None);
     first.evicted(d);
   }
-  CycleGate next(stop, h, h.relistRequests(), {}, &recent);
+  CycleGate next(stop, h, h.relistRequests(), nullptr, &recent);
   auto r = next.admit(d);
   EXPECT_EQ(r.refusal, framework::Refusal::Filter);
   EXPECT_THAT(r.detail, HasSubstr("earlier run"));
@@ -112,21 +112,25 @@ TEST(CycleGate, RefusesAPodAnEarlierRunEvicted) {
 }
 
 TEST(RecentEvictions, ForgetsAfterTheTtl) {
-  RecentEvictions recent(std::chrono::seconds(0));
+  auto clock = std::make_shared<testing::FakeClock>();
+  RecentEvictions recent(clock, std::chrono::seconds(600));
   recent.add("uid-1");
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  recent.add("");
+  EXPECT_FALSE(recent.contains(""));
+  clock->advanceSeconds(600);
+  EXPECT_TRUE(recent.contains("uid-1"));
+  clock->advanceSeconds(0.001);
   EXPECT_FALSE(recent.contains("uid-1"));
-  RecentEvictions longer;
-  longer.add("uid-1");
-  longer.add("");
-  EXPECT_TRUE(longer.contains("uid-1"));
-  EXPECT_FALSE(longer.contains(""));
+  // Expired entries go on the next add; a fresh one stays.
+  recent.add("uid-2");
+  EXPECT_FALSE(recent.contains("uid-1"));
+  EXPECT_TRUE(recent.contains("uid-2"));
 }
 
 TEST(RecentEvictions, ForgetsAPodWhoseEvictionFailedAfterAll) {
   // A pipelined eviction is remembered when submitted; a refusal from the server takes it back, so
   // the next run may try the pod again.
-  RecentEvictions recent;
+  RecentEvictions recent(std::make_shared<testing::FakeClock>());
   recent.add("uid-1");
   recent.add("uid-2");
   recent.forget("uid-1");
@@ -136,4 +140,4 @@ TEST(RecentEvictions, ForgetsAPodWhoseEvictionFailedAfterAll) {
 }
 
 }  // namespace
-}  // namespace kdesched::daemon
+}  // namespace kdesched::evictor
