@@ -8,7 +8,7 @@ namespace kdesched::plugins::defaultevictor {
 
 using framework::FilterResult;
 
-DefaultEvictor::DefaultEvictor(Args args, std::int32_t priorityThreshold, std::function<api::Timestamp()> now)
+DefaultEvictor::DefaultEvictor(Args args, std::int32_t priorityThreshold, framework::WallSeconds now)
     : args_(std::move(args)),
       protections_(effectiveProtections(args_)),
       priorityThreshold_(priorityThreshold),
@@ -17,7 +17,6 @@ DefaultEvictor::DefaultEvictor(Args args, std::int32_t priorityThreshold, std::f
     auto sel = api::parseLabelSelector(args_.nodeSelector);
     if (sel.isOk()) nodeSelector_ = *sel;
   }
-  if (!now_) now_ = [] { return static_cast<api::Timestamp>(std::time(nullptr)); };
 }
 
 FilterResult DefaultEvictor::filter(const api::Pod& pod, const framework::Handle& h) const {

@@ -33,6 +33,26 @@ TEST(Profiles, DefaultEvictorIsInjected) {
   EXPECT_EQ(p.strategyNames(), std::vector<std::string>{"RemovePodsViolatingInterPodAntiAffinity"});
 }
 
+// The injected DefaultEvictor entry goes in front of the user's entries: each plugin must still get
+// its own args (with yaml-cpp's reference-assigning nodes in a vector, every entry after an insert
+// used to read its neighbour's args: LowNodeUtilization got "no resource threshold is configured").
+TEST(Profiles, InjectedDefaultEvictorLeavesEachPluginItsOwnArgs) {
+  auto e =
+      engineFor(kHead +
+                "profiles:\n- name: p\n  pluginConfig:\n"
+                "  - name: RemovePodsViolatingInterPodAntiAffinity\n"
+                "  - name: LowNodeUtilization\n    args:\n      thresholds: {cpu: 20}\n"
+                "      targetThresholds: {cpu: 50}\n"
+                "  - name: RemovePodsViolatingTopologySpreadConstraint\n    args:\n"
+                "      constraints: [DoNotSchedule, ScheduleAnyway]\n"
+                "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n"
+                "    balance:\n      enabled: [LowNodeUtilization, RemovePodsViolatingTopologySpreadConstraint]\n");
+  ASSERT_TRUE(e.isOk()) << e.error();
+  EXPECT_EQ(e->profiles[0].strategyNames(),
+            (std::vector<std::string>{"RemovePodsViolatingInterPodAntiAffinity", "LowNodeUtilization",
+                                      "RemovePodsViolatingTopologySpreadConstraint"}));
+}
+
 TEST(Profiles, EnabledPluginNeedsPluginConfig) {
   auto err = buildError(
       kHead +
