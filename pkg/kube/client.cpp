@@ -121,7 +121,8 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
   bool refreshedToken = false;
   int throttled = 0;
   for (;;) {
-    if (!limiter_.acquire(options.cancel)) return ApiError::transport("waiting for the client rate limiter", true);
+    TokenBucket& bucket = options.limiter ? *options.limiter : limiter_;
+    if (!bucket.acquire(options.cancel)) return ApiError::transport("waiting for the client rate limiter", true);
     HttpRequest attempt = request;
     attempt.headers = base;
     if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());

@@ -26,6 +26,9 @@ struct RequestOptions {
   // has no budget, and whether to try again is the evictor's decision.
   bool retryThrottled = true;
   Cancellation* cancel = nullptr;
+  // The token bucket this request waits on; null: the client's shared one. Events have their own,
+  // so recording them never delays an eviction or a relist.
+  TokenBucket* limiter = nullptr;
 };
 
 struct ListOptions {
@@ -87,6 +90,10 @@ class Client {
 
   // `target` is a path with an optional, already-encoded query ("/api/v1/namespaces/x/pods/y").
   // 2xx → the response; anything else → an ApiError with the server's Status.
+  // The shared bucket's rate, for callers that size their own bucket like it.
+  double qps() const { return limiter_.qps(); }
+  int burst() const { return limiter_.burst(); }
+
   ApiResult<HttpResponse> get(const std::string& target, const RequestOptions& options = {});
   ApiResult<HttpResponse> post(const std::string& target, std::string body, const RequestOptions& options = {});
   ApiResult<HttpResponse> put(const std::string& target, std::string body, const RequestOptions& options = {});
