@@ -5,8 +5,10 @@
 #include <CLI/CLI.hpp>
 
 #include <malloc.h>
+#include <algorithm>
 #include <iostream>
 
+#include "cmd/kdesched/upstream_flags.h"
 #include "pkg/api/timestamp.h"
 #include "pkg/base/log.h"
 #include "pkg/daemon/daemon.h"
@@ -44,7 +46,7 @@ struct DaemonFlags {
   std::string interval = "0", leaseDuration = "2m17s", renewDeadline = "1m47s", retryPeriod = "26s";
   std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
   int verbosity = 0;
-  std::vector<std::string> ignored;
+  std::vector<std::string> ignored;  // upstream flags taken out before parsing (upstream_flags.h)
 };
 
 void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
@@ -82,13 +84,6 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
       ->check(CLI::Range(1, 64));
   app.add_option("--cache-sync-timeout", f.d.syncTimeoutSeconds, "Seconds to wait for the first LIST of every resource")
       ->capture_default_str();
-  // Upstream flags kdesched accepts so existing manifests keep working, but does not implement.
-  for (const char* flag :
-       {"--tls-cert-file", "--tls-private-key-file", "--cert-dir", "--feature-gates", "--otel-collector-endpoint",
-        "--otel-service-name", "--otel-sample-rate", "--otel-trace-namespace", "--otel-transport-ca-cert",
-        "--tls-min-version", "--tls-cipher-suites", "--log-flush-frequency"})
-    app.add_option(flag, f.ignored, "Accepted for upstream compatibility; ignored")
-        ->group("Ignored (upstream compatibility)");
 }
 
 struct PlanFlags {
@@ -150,8 +145,11 @@ int runDaemon(DaemonFlags& f) {
     std::cerr << "kdesched: " << st.message() << "\n";
     return kExitBadInput;
   }
-  if (!f.ignored.empty())
-    kdesched::log::warn("ignoring upstream flags kdesched does not implement", {{"count", f.ignored.size()}});
+  if (!f.ignored.empty()) {
+    std::string names;
+    for (const auto& n : f.ignored) names += (names.empty() ? "" : ",") + n;
+    kdesched::log::warn("ignoring upstream flags kdesched does not implement", {{"flags", names}});
+  }
   if (f.d.leaderElect && f.d.dryRun) {
     kdesched::log::warn("--leader-elect is ignored with --dry-run",
                         {{"hint", "a dry run evicts nothing, so replicas cannot conflict"}});
@@ -201,8 +199,16 @@ int main(int argc, char** argv) {
   CLI::App* plan = addPlanCommand(app, planFlags);
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
+  // The daemon takes upstream's command line as pflag reads it; plan and version are kdesched's own.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || (args[0] != "plan" && args[0] != "version")) {
+    auto upstream = kdesched::cmd::normalizeUpstreamArgs(args);
+    args = std::move(upstream.args);
+    daemonFlags.ignored = std::move(upstream.ignored);
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last-first
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
