@@ -74,6 +74,7 @@ bool Runtime::loadPolicy() {
     return false;
   }
   engine_ = std::move(engine.value());
+  for (const std::string& w : engine_.policy.warnings) log::warn("policy field ignored", {{"detail", w}});
   return true;
 }
 

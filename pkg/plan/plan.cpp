@@ -138,7 +138,9 @@ Status runPlan(const PlanOptions& options, std::ostream& out) {
   evictor::EvictionChain chain(engine->limits(), sink);
   framework::CycleResult cycle = engine->runCycle(*snapshot, chain);
 
-  PlanData data{sink, cycle, *report, *snapshot, *engine};
+  cluster::LoadReport shown = *report;
+  shown.warnings.insert(shown.warnings.begin(), engine->policy.warnings.begin(), engine->policy.warnings.end());
+  PlanData data{sink, cycle, shown, *snapshot, *engine};
   if (options.format == OutputFormat::Json)
     renderJson(data, out);
   else

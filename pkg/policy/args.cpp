@@ -470,6 +470,22 @@ Status ArgsReader::finish() {
   return Status::ok();
 }
 
+Status ArgsReader::finishLenient(std::size_t maxTypo, std::vector<std::string>& ignored) {
+  if (!structural_.isOk()) return structural_;
+  const YAML::Node& node = detail::yamlOf(args_);
+  if (isUnset(node)) return Status::ok();
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string key = it->first.Scalar();
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    if (key == "<<") return error(key, "YAML merge keys are not supported: write the fields out in full");
+    std::string suggestion = closestMatch(key, known_, maxTypo);
+    if (!suggestion.empty())
+      return error(key, "unknown field " + quote(key) + " (did you mean " + quote(suggestion) + "?)");
+    ignored.push_back(key);
+  }
+  return Status::ok();
+}
+
 std::optional<double> parseDuration(std::string_view text) { return parseGoDuration(text); }
 
 }  // namespace kdesched::policy

@@ -74,6 +74,10 @@ class ArgsReader {
   // Unknown keys → `<path>.<key>: unknown field "<key>"` plus ` (did you mean "<known>"?)` when a
   // known key is within edit distance 3, otherwise ` (known fields: a, b, c)`.
   Status finish();
+  // As upstream reads a policy's top level: an unknown key is ignored and named in `ignored`,
+  // except one within edit distance `maxTypo` of a known key, which stays an error with the
+  // did-you-mean (a misspelt limit would otherwise be dropped silently and evict more).
+  Status finishLenient(std::size_t maxTypo, std::vector<std::string>& ignored);
 
   // An error at `<path>.<key>`: "<path>.<key>: <message>".
   Status error(std::string_view key, const std::string& message) const;

@@ -26,6 +26,8 @@ using detail::describeValue;
 
 constexpr std::string_view kApiVersion = "descheduler/v1alpha2";
 constexpr std::string_view kKind = "DeschedulerPolicy";
+// An unknown top-level key this close to a known one is a typo, not a field of another tool.
+constexpr std::size_t kTopLevelTypoDistance = 2;
 // A real policy is a few kilobytes; anything far larger is the wrong file, and yaml-cpp needs
 // several times the input size in memory.
 constexpr std::size_t kMaxPolicyBytes = 16u << 20;
@@ -39,8 +41,6 @@ struct Unsupported {
 constexpr Unsupported kUnsupported[] = {
     {"metricsProviders", "remove it: kdesched computes utilization from pod requests"},
     {"metricsCollector", "remove it or set enabled: false: kdesched computes utilization from pod requests"},
-    {"prometheus", "remove it: kdesched computes utilization from pod requests"},
-    {"tracing", "remove it"},
 };
 
 // Error messages quote parser text, which can be any bytes the file contained (yaml-cpp's own
@@ -219,9 +219,16 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   Status st =
       top.readObjectList("profiles", [&](ArgsReader& r, std::size_t) { return readProfile(r, policy.profiles); });
   if (!st) return st;
-  // Upstream ignores unknown top-level keys; kdesched refuses them so a typo such as
-  // `maxNoOfPodsToEvictPerNod` cannot silently drop a safety limit.
-  return top.finish();
+  // Upstream ignores unknown top-level keys, and so does kdesched (with a warning), except a near
+  // miss of a known one: `maxNoOfPodsToEvictPerNod` would silently drop a safety limit.
+  std::vector<std::string> ignored;
+  if (Status s = top.finishLenient(kTopLevelTypoDistance, ignored); !s) return s;
+  for (const std::string& key : ignored) {
+    policy.warnings.push_back(policy.sourceName + ": " + top.pathOf(key) + ": " +
+                              (key == "tracing" ? "accepted and ignored: kdesched does not export traces"
+                                                : "unknown top-level field, ignored (as upstream ignores it)"));
+  }
+  return Status::ok();
 }
 
 std::string at(const YAML::Mark& m) {

@@ -70,6 +70,9 @@ struct DeschedulerPolicy {
   // The top-level `kdesched:` block (event triggers, anti-flapping): decoded by pkg/trigger.
   RawArgs extension;
   std::string sourceName;  // file name used to prefix errors
+  // Top-level keys ignored as upstream ignores them, one line each ("<source>: <key>: ..."): the
+  // daemon logs them at start, `plan` prints them.
+  std::vector<std::string> warnings;
 };
 
 // Parses and structurally validates a policy document. Does not know plugins: plugin names and

@@ -385,11 +385,6 @@ std::vector<ErrorCase> errorCases() {
        "\"maxNoOfPodsToEvictPerNode\"?)"},
       {"UnknownTopLevelKeyCase", header() + "Profiles: []\n",
        "policy.yaml: Profiles: unknown field \"Profiles\" (did you mean \"profiles\"?)"},
-      {"UnknownTopLevelKeyListsFields", header() + "strategies: {}\n",
-       "policy.yaml: strategies: unknown field \"strategies\" (known fields: apiVersion, kind, nodeSelector, "
-       "maxNoOfPodsToEvictPerNode, maxNoOfPodsToEvictPerNamespace, maxNoOfPodsToEvictTotal, "
-       "evictionFailureEventNotification, gracePeriodSeconds, metricsProviders, metricsCollector, prometheus, "
-       "tracing, kdesched, profiles)"},
       {"MetricsProvidersNotSupported", header() + "metricsProviders:\n  - source: KubernetesMetrics\n",
        "policy.yaml: metricsProviders: not supported yet by kdesched; remove it: kdesched computes utilization from "
        "pod requests, got a list"},
@@ -398,11 +393,6 @@ std::vector<ErrorCase> errorCases() {
        "computes utilization from pod requests, got a mapping"},
       {"MetricsCollectorTypo", header() + "metricsCollector:\n  enable: false\n",
        "policy.yaml: metricsCollector.enable: unknown field \"enable\" (did you mean \"enabled\"?)"},
-      {"PrometheusNotSupported", header() + "prometheus:\n  url: http://prometheus:9090\n",
-       "policy.yaml: prometheus: not supported yet by kdesched; remove it: kdesched computes utilization from pod "
-       "requests, got a mapping"},
-      {"TracingNotSupported", header() + "tracing:\n  collectorEndpoint: otel:4317\n",
-       "policy.yaml: tracing: not supported yet by kdesched; remove it, got a mapping"},
       {"ProfilesNotAList", header() + "profiles:\n  name: p\n", "policy.yaml: profiles: must be a list, got a mapping"},
       {"ProfileNotAMapping", header() + "profiles:\n  - p\n", "policy.yaml: profiles[0]: must be a mapping, got \"p\""},
       {"ProfileWithoutName", header() + "profiles:\n  - pluginConfig: []\n",
