@@ -82,6 +82,8 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
                  "Eviction requests in flight at once (1: one at a time, as upstream; all under the QPS limit)")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
+  app.add_flag("--fail-on-eviction-errors", f.d.failOnEvictionErrors,
+               "One-shot mode: exit 1 when the API server refused or failed evictions (upstream exits 0)");
   app.add_option("--cache-sync-timeout", f.d.syncTimeoutSeconds, "Seconds to wait for the first LIST of every resource")
       ->capture_default_str();
 }

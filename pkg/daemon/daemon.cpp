@@ -189,18 +189,30 @@ int run(const Options& o) {
 
   int exitCode = cycleLoop(o, *rt, runner, stop, lost);
   if (planner) planner->stop();
-  // Not after SIGTERM: a request cut short by the shutdown is not the server refusing.
-  if (o.intervalSeconds <= 0 && exitCode == kExitOk && runner.hardFailures() > 0 && !stop.cancelled()) {
-    log::error("evictions failed",
-               {{"count", runner.hardFailures()},
-                {"hint", "see the eviction failed lines above: forbidden (RBAC) or API server errors"}});
-    exitCode = kExitFailure;
-  }
+  if (o.intervalSeconds <= 0)
+    exitCode = oneShotExitCode(exitCode, runner.hardFailures(), stop.cancelled(), o.failOnEvictionErrors);
   if (lost) {
     log::error("leadership lost; exiting so the replica restarts clean");
     exitCode = kExitFailure;
   }
   return rt->finish(exitCode);
+}
+
+int oneShotExitCode(int exitCode, std::size_t hardFailures, bool stopped, bool failOnEvictionErrors) {
+  if (exitCode != kExitOk || hardFailures == 0 || stopped) return exitCode;
+  if (!failOnEvictionErrors) {
+    log::warn("evictions failed", {{"count", hardFailures},
+                                   {"exit", kExitOk},
+                                   {"hint",
+                                    "see the eviction failed lines above: forbidden (RBAC) or API server "
+                                    "errors; --fail-on-eviction-errors makes this exit 1"}});
+    return kExitOk;
+  }
+  log::error("evictions failed",
+             {{"count", hardFailures},
+              {"exit", kExitFailure},
+              {"hint", "see the eviction failed lines above: forbidden (RBAC) or API server errors"}});
+  return kExitFailure;
 }
 
 }  // namespace kdesched::daemon

@@ -2,6 +2,7 @@
 // interval (or once, for the CronJob/Job mode) through the same engine as `kdesched plan`.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "pkg/kube/leader_election.h"
@@ -22,12 +23,20 @@ struct Options {
   bool disableMetrics = false;
   double syncTimeoutSeconds = 120;  // the cache must sync within this, or the run fails
   int evictionConcurrency = 4;      // eviction requests in flight (1: sequential, as upstream)
+  // One-shot mode: exit 1 when the API server refused or failed evictions (forbidden, 5xx,
+  // unreachable). Off by default: upstream exits 0 then, and a CronJob's Job is not retried.
+  bool failOnEvictionErrors = false;
 };
 
 // Exit codes.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;   // could not reach/sync with the API server, lost leadership
 inline constexpr int kExitBadInput = 2;  // bad policy, flags or kubeconfig
+
+// The one-shot run's exit code once its cycle is over: `exitCode` as the cycle left it, raised to
+// kExitFailure for hard eviction failures only when asked (failOnEvictionErrors) and not after a
+// shutdown (a request cut short by SIGTERM is not the server refusing).
+int oneShotExitCode(int exitCode, std::size_t hardFailures, bool stopped, bool failOnEvictionErrors);
 
 // Runs until SIGTERM/SIGINT (interval mode) or after one cycle (interval 0). Call
 // blockTerminationSignals() first thing in main, before any thread exists.

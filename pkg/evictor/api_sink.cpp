@@ -60,9 +60,11 @@ EvictResult ApiSink::evict(const Decision& d) {
                       "triggered by " + d.profile + "/" + d.plugin + ": " + d.reason};
   ApiAnswer a = api_.evict(req);
   if (a.status >= 200 && a.status < 300) {
-    log::info("evicted pod", {{"pod", pod.key()},
+    // Upstream's message and `strategy` key, so log alerts written for upstream keep matching.
+    log::info("Evicted pod", {{"pod", pod.key()},
                               {"node", d.node},
                               {"plugin", d.plugin},
+                              {"strategy", d.plugin},
                               {"profile", d.profile},
                               {"reason", d.reason},
                               {"result", "success"}});

@@ -12,12 +12,13 @@ framework::EvictResult PlanSink::evict(const Decision& d) {
 void PlanSink::refused(const RefusedDecision& r) { refusals_.push_back(r); }
 
 framework::EvictResult DryRunSink::evict(const Decision& d) {
-  log::info("evicted pod (dry run)", {{"pod", d.pod->key()},
-                                      {"node", d.node},
-                                      {"plugin", d.plugin},
-                                      {"profile", d.profile},
-                                      {"reason", d.reason},
-                                      {"result", "dry-run"}});
+  log::info("Evicted pod in dry run mode", {{"pod", d.pod->key()},
+                                            {"node", d.node},
+                                            {"plugin", d.plugin},
+                                            {"strategy", d.plugin},
+                                            {"profile", d.profile},
+                                            {"reason", d.reason},
+                                            {"result", "dry-run"}});
   return framework::EvictResult::success();
 }
 

@@ -137,8 +137,8 @@ run_kdesched() {
 }
 # logged REGEX: the last run's log matches (extended regex).
 logged() { grep -Eq -- "$1" "${RUN_LOG}"; }
-# The eviction log line: kdesched's msg="evicted pod" or upstream's msg="Evicted pod" (issue 14).
-EVICTED='msg="[Ee]victed pod"'
+# The eviction log line, upstream's msg="Evicted pod".
+EVICTED='msg="Evicted pod"'
 # show_lines REGEX: prints the last run's matching lines (first 2), indented.
 show_lines() { grep -E -m 2 -- "$1" "${RUN_LOG}" | cut -c1-400 | sed 's/^/        | /' || true; }
 
