@@ -445,32 +445,37 @@ Status ArgsReader::readRaw(std::string_view key, RawArgs& out) {
 }
 
 Status ArgsReader::finish() {
-  if (!structural_.isOk()) return structural_;
-  const YAML::Node& node = detail::yamlOf(args_);
-  if (isUnset(node)) return Status::ok();
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    std::string key = it->first.Scalar();
-    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-    if (key == "<<") {
-      return error(key, "YAML merge keys are not supported: write the fields out in full");
-    }
-    std::string message = "unknown field " + quote(key);
-    std::string suggestion = closestMatch(key, known_);
-    if (!suggestion.empty()) {
-      message += " (did you mean " + quote(suggestion) + "?)";
-    } else if (known_.empty()) {
-      message += " (this object takes no fields)";
-    } else {
-      message += " (known fields: ";
-      for (std::size_t i = 0; i < known_.size(); ++i) message += (i ? ", " : "") + known_[i];
-      message += ")";
-    }
-    return error(key, message);
+  std::vector<std::string> unknown;
+  if (Status s = unknownKeys(unknown); !s) return s;
+  if (unknown.empty()) return Status::ok();
+  const std::string& key = unknown.front();
+  std::string message = "unknown field " + quote(key);
+  std::string suggestion = closestMatch(key, known_);
+  if (!suggestion.empty()) {
+    message += " (did you mean " + quote(suggestion) + "?)";
+  } else if (known_.empty()) {
+    message += " (this object takes no fields)";
+  } else {
+    message += " (known fields: ";
+    for (std::size_t i = 0; i < known_.size(); ++i) message += (i ? ", " : "") + known_[i];
+    message += ")";
+  }
+  return error(key, message);
+}
+
+Status ArgsReader::finishLenient(std::size_t maxTypo, std::vector<std::string>& ignored) {
+  std::vector<std::string> unknown;
+  if (Status s = unknownKeys(unknown); !s) return s;
+  for (const std::string& key : unknown) {
+    std::string suggestion = closestMatch(key, known_, maxTypo);
+    if (!suggestion.empty())
+      return error(key, "unknown field " + quote(key) + " (did you mean " + quote(suggestion) + "?)");
+    ignored.push_back(key);
   }
   return Status::ok();
 }
 
-Status ArgsReader::finishLenient(std::size_t maxTypo, std::vector<std::string>& ignored) {
+Status ArgsReader::unknownKeys(std::vector<std::string>& out) const {
   if (!structural_.isOk()) return structural_;
   const YAML::Node& node = detail::yamlOf(args_);
   if (isUnset(node)) return Status::ok();
@@ -478,10 +483,7 @@ Status ArgsReader::finishLenient(std::size_t maxTypo, std::vector<std::string>& 
     std::string key = it->first.Scalar();
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     if (key == "<<") return error(key, "YAML merge keys are not supported: write the fields out in full");
-    std::string suggestion = closestMatch(key, known_, maxTypo);
-    if (!suggestion.empty())
-      return error(key, "unknown field " + quote(key) + " (did you mean " + quote(suggestion) + "?)");
-    ignored.push_back(key);
+    out.push_back(std::move(key));
   }
   return Status::ok();
 }

@@ -85,6 +85,8 @@ class ArgsReader {
   const std::string& path() const { return args_.path; }
 
  private:
+  // The keys of the mapping nobody asked for, in order; a merge key ("<<") is an error.
+  Status unknownKeys(std::vector<std::string>& out) const;
   // The value under `key` (an undefined node when absent); marks `key` as known.
   detail::YamlValue get(std::string_view key);
   RawArgs args_;

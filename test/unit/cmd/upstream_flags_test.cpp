@@ -35,25 +35,18 @@ TEST(UpstreamArgs, EveryUnimplementedUpstreamFlagIsTakenOutWithItsValue) {
                        "--vmodule",
                        "--log-json-info-buffer-size",
                        "--log-text-info-buffer-size"};
-  for (const auto& f : bools) {
-    for (const Args& form : {Args{f}, Args{f + "=true"}, Args{f + "=false"}}) {
-      Args in = {"--dry-run"};
-      in.insert(in.end(), form.begin(), form.end());
-      in.push_back("--v=3");
-      auto out = normalizeUpstreamArgs(in);
-      EXPECT_THAT(out.args, ElementsAre("--dry-run", "--v=3")) << form[0];
-      EXPECT_THAT(out.ignored, ElementsAre(f)) << form[0];
-    }
-  }
-  for (const auto& f : valued) {
-    for (const Args& form : {Args{f, "x"}, Args{f + "=x"}}) {
-      Args in = {"--dry-run"};
-      in.insert(in.end(), form.begin(), form.end());
-      in.push_back("--v=3");
-      auto out = normalizeUpstreamArgs(in);
-      EXPECT_THAT(out.args, ElementsAre("--dry-run", "--v=3")) << form[0];
-      EXPECT_THAT(out.ignored, ElementsAre(f)) << form[0];
-    }
+  std::vector<std::pair<std::string, Args>> forms;  // flag, one way of writing it
+  for (const auto& f : bools)
+    for (const Args& form : {Args{f}, Args{f + "=true"}, Args{f + "=false"}}) forms.emplace_back(f, form);
+  for (const auto& f : valued)
+    for (const Args& form : {Args{f, "x"}, Args{f + "=x"}}) forms.emplace_back(f, form);
+  for (const auto& [flag, form] : forms) {
+    Args in = {"--dry-run"};
+    in.insert(in.end(), form.begin(), form.end());
+    in.push_back("--v=3");
+    auto out = normalizeUpstreamArgs(in);
+    EXPECT_THAT(out.args, ElementsAre("--dry-run", "--v=3")) << form[0];
+    EXPECT_THAT(out.ignored, ElementsAre(flag)) << form[0];
   }
 }
 
