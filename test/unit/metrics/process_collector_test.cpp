@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pkg/base/log.h"
+#include "pkg/metrics/metrics.h"
 
 namespace kdesched::metrics {
 namespace {
@@ -222,6 +223,16 @@ TEST(ProcessCollector, SerializesWithTheGoClientsHelpAndTypes) {
        }) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin:\n" << text;
   }
+}
+
+// The daemon's /metrics body (Metrics::serialize) carries the process series beside the others.
+TEST(ProcessCollector, MetricsServesTheProcessSeries) {
+  FakeProc proc;
+  proc.complete();
+  const std::string text = Metrics("0.1.0", {}, proc.source(100, 4096)).serialize();
+  EXPECT_NE(text.find("descheduler_build_info{"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nprocess_resident_memory_bytes 10485760\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nprocess_start_time_seconds 1700001234.56\n"), std::string::npos) << text;
 }
 
 // The real /proc of this test process: every series present and plausible.
