@@ -2,7 +2,9 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 namespace kdesched::metrics {
 namespace {
@@ -15,8 +17,9 @@ const prometheus::Histogram::BucketBoundaries kReactionBuckets = {0.05, 0.1, 0.2
 
 }  // namespace
 
-Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& strategies)
-    : registry_(std::make_shared<prometheus::Registry>()) {
+Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& strategies, ProcSource process)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      process_(std::make_shared<ProcessCollector>(std::move(process))) {
   auto& r = *registry_;
   evicted_ = &prometheus::BuildCounter()
                   .Name("descheduler_pods_evicted_total")
@@ -131,7 +134,11 @@ void Metrics::evictionSuppressed(const std::string& reason) { suppressed_->Add({
 
 std::string Metrics::serialize() const {
   std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, registry_->Collect());
+  auto families = registry_->Collect();
+  auto processFamilies = process_->Collect();
+  families.insert(families.end(), std::make_move_iterator(processFamilies.begin()),
+                  std::make_move_iterator(processFamilies.end()));
+  prometheus::TextSerializer().Serialize(out, families);
   return out.str();
 }
 

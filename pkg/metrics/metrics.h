@@ -1,5 +1,6 @@
 // Prometheus metrics with upstream descheduler's names and labels (existing dashboards keep
-// working), plus kdesched's own: refusals by reason, watch health, cache sizes, last good cycle.
+// working), plus kdesched's own: refusals by reason, watch health, cache sizes, last good cycle,
+// plus the Go client's process_* series (process_collector.h).
 #pragma once
 
 #include <prometheus/counter.h>
@@ -13,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "pkg/metrics/process_collector.h"
+
 namespace kdesched::metrics {
 
 struct StrategyId {
@@ -23,8 +26,10 @@ struct StrategyId {
 class Metrics {
  public:
   // `strategies`: every enabled deschedule/balance plugin per profile; their series exist at zero
-  // from the start (upstream only shows build_info until the first eviction).
-  Metrics(const std::string& version, const std::vector<StrategyId>& strategies);
+  // from the start (upstream only shows build_info until the first eviction). `process`: where the
+  // process_* series are read from (tests point it at fixture files).
+  Metrics(const std::string& version, const std::vector<StrategyId>& strategies,
+          ProcSource process = ProcSource::system());
 
   // result: "success", "error", or a refusal kind; namespace and node of the pod.
   void podEvicted(const std::string& result, const std::string& strategy, const std::string& profile,
@@ -44,12 +49,14 @@ class Metrics {
   void eventToEviction(double seconds);
   void evictionSuppressed(const std::string& reason);
 
-  // Text exposition format of everything registered.
+  // Text exposition format of everything registered and of the process collector.
   std::string serialize() const;
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
+  // A prometheus::Registry holds only its own families, so the collector is served beside it.
+  std::shared_ptr<ProcessCollector> process_;
   prometheus::Family<prometheus::Counter>* evicted_;
   prometheus::Family<prometheus::Counter>* evictedDeprecated_;
   prometheus::Family<prometheus::Histogram>* loop_;
