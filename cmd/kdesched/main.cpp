@@ -72,9 +72,16 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
   app.add_option("--leader-elect-resource-namespace", f.d.leader.ns, "Lease namespace")->capture_default_str();
   app.add_option("--bind-address", f.d.bindAddress, "Address of the /metrics, /healthz, /readyz endpoint")
       ->capture_default_str();
-  app.add_option("--secure-port", f.d.port, "Port of that endpoint (plain HTTP; 0 disables it)")
+  app.add_option("--secure-port", f.d.port, "Port of that endpoint (HTTPS unless --plain-http; 0 disables it)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
+  app.add_option("--tls-cert-file", f.d.tls.certFile,
+                 "Serving certificate (PEM, chain after the leaf); without it a self-signed one is made at start");
+  app.add_option("--tls-private-key-file", f.d.tls.keyFile, "Private key (PEM) of --tls-cert-file");
+  app.add_option("--tls-min-version", f.d.tls.minVersion,
+                 "Lowest TLS version served: VersionTLS10, VersionTLS11, VersionTLS12 (default), VersionTLS13");
+  app.add_flag("--plain-http", f.d.tls.plainHttp,
+               "kdesched only: serve /metrics and the probes over plain HTTP instead of HTTPS");
   app.add_flag("--disable-metrics", f.d.disableMetrics, "Do not register metrics");
   app.add_option("-v,--v", f.verbosity, "Log verbosity (0-2 info, 3-5 debug, 6+ trace)");
   app.add_option("--logging-format", f.loggingFormat, "text or json")->check(CLI::IsMember({"text", "json"}));

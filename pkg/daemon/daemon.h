@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pkg/kube/leader_election.h"
+#include "pkg/metrics/tls.h"
 
 namespace kdesched::daemon {
 
@@ -19,7 +20,8 @@ struct Options {
   bool leaderElect = false;
   kube::LeaderElectionConfig leader;
   std::string bindAddress = "0.0.0.0";
-  int port = 10258;  // 0: no metrics/health endpoint
+  int port = 10258;         // 0: no metrics/health endpoint
+  metrics::TlsOptions tls;  // HTTPS unless tls.plainHttp
   bool disableMetrics = false;
   double syncTimeoutSeconds = 120;  // the cache must sync within this, or the run fails
   int evictionConcurrency = 4;      // eviction requests in flight (1: sequential, as upstream)

@@ -1,6 +1,7 @@
 #include "pkg/metrics/server.h"
 
 #include <cpprest/http_listener.h>
+#include <openssl/ssl.h>
 
 #include "pkg/base/log.h"
 
@@ -52,11 +53,27 @@ Server::Server(Metrics* metrics, std::function<Readiness()> readiness) : impl_(s
 
 Server::~Server() { stop(); }
 
-Status Server::start(const std::string& bindAddress, int port) {
+Status Server::start(const std::string& bindAddress, int port, const TlsOptions& tls, Clock::WallTime now) {
+  const std::string where = bindAddress + ":" + std::to_string(port);
   std::string host = bindAddress.find(':') != std::string::npos ? "[" + bindAddress + "]" : bindAddress;
-  std::string url = "http://" + host + ":" + std::to_string(port);
+  std::string url = (tls.plainHttp ? "http://" : "https://") + host + ":" + std::to_string(port);
+  http::experimental::listener::http_listener_config config;
+  if (!tls.plainHttp) {
+    auto minVersion = tlsMinVersion(tls.minVersion);
+    if (!minVersion) return minVersion.status();
+    const bool unspecified = bindAddress.empty() || bindAddress == "0.0.0.0" || bindAddress == "::";
+    auto pair = servingCertificate(tls, unspecified ? "localhost" : bindAddress, now);
+    if (!pair) return Status::error("cannot serve metrics on " + where + ": " + pair.error());
+    config.set_ssl_context_callback([pair = *pair, version = *minVersion](boost::asio::ssl::context& ctx) {
+      ctx.set_options(boost::asio::ssl::context::default_workarounds | boost::asio::ssl::context::no_sslv2 |
+                      boost::asio::ssl::context::no_sslv3);
+      SSL_CTX_set_min_proto_version(ctx.native_handle(), version);
+      ctx.use_certificate_chain(boost::asio::buffer(pair.certificatePem));
+      ctx.use_private_key(boost::asio::buffer(pair.privateKeyPem), boost::asio::ssl::context::pem);
+    });
+  }
   try {
-    impl_->listener = std::make_unique<http_listener>(url);
+    impl_->listener = std::make_unique<http_listener>(url, config);
     impl_->listener->support(http::methods::GET, [impl = impl_.get()](const http::http_request& req) {
       try {
         impl->handle(req);
@@ -69,7 +86,7 @@ Status Server::start(const std::string& bindAddress, int port) {
     impl_->listener->open().wait();
   } catch (const std::exception& e) {
     impl_->listener.reset();
-    return Status::error("cannot serve metrics on " + bindAddress + ":" + std::to_string(port) + ": " + e.what() +
+    return Status::error("cannot serve metrics on " + where + ": " + e.what() +
                          " (is another process using the port? set --secure-port, or 0 to disable)");
   }
   return Status::ok();

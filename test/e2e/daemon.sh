@@ -113,7 +113,7 @@ timing "SIGTERM to exit (daemon, idle in a 1h wait)" "$(ms_str "${KDS_STOP_MS}")
 check "SIGTERM: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "SIGTERM: exited within 5 s" [ "${KDS_STOP_MS}" -lt 5000 ]
 check "logged the signal and a clean stop" kds_log_has metrics 'msg="stopped" exit=0'
-check "port ${PORT} closed" bash -c "! curl -s -m 2 -o /dev/null http://127.0.0.1:${PORT}/healthz"
+check "port ${PORT} closed" bash -c "! curl -ks -m 2 -o /dev/null https://127.0.0.1:${PORT}/healthz"
 no_lease() { ! kd_kubectl get leases -A -o name | grep -q descheduler; }
 check "no Lease created (no --leader-elect)" no_lease
 check "replacement payment Running on another node" \

@@ -361,17 +361,19 @@ kds_request_pending() {
   return 1
 }
 
+# kdesched serves HTTPS with a self-signed certificate, as upstream; -k as upstream's probes
+# (insecureSkipVerify) do.
 # kds_http PORT PATH: prints "CODE BODY" (body on one line); CODE 000 when nothing answers.
 kds_http() {
   local out code
-  out="$(curl -sS -m 3 -o - -w '\n%{http_code}' "http://127.0.0.1:$1$2" 2>/dev/null)" || true
+  out="$(curl -ksS -m 3 -o - -w '\n%{http_code}' "https://127.0.0.1:$1$2" 2>/dev/null)" || true
   code="${out##*$'\n'}"
   [ -n "${code}" ] || code=000
   printf '%s %s\n' "${code}" "$(printf '%s' "${out%$'\n'*}" | tr '\n' ' ')"
 }
 
 # kds_metrics PORT FILE: scrapes /metrics into FILE.
-kds_metrics() { curl -fsS -m 5 "http://127.0.0.1:$1/metrics" -o "$2"; }
+kds_metrics() { curl -kfsS -m 5 "https://127.0.0.1:$1/metrics" -o "$2"; }
 
 # kds_metric_sum FILE NAME [LABEL=VALUE]...: sum of the samples of NAME whose labels include every
 # LABEL="VALUE" given (0 when none).

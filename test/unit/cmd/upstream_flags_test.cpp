@@ -17,11 +17,8 @@ TEST(UpstreamArgs, EveryUnimplementedUpstreamFlagIsTakenOutWithItsValue) {
   const Args bools = {"--enable-http2",         "--disable-http2-serving",        "--permit-address-sharing",
                       "--permit-port-sharing",  "--otel-fallback-no-op-on-error", "--log-json-split-stream",
                       "--log-text-split-stream"};
-  const Args valued = {"--tls-cert-file",
-                       "--tls-private-key-file",
-                       "--cert-dir",
+  const Args valued = {"--cert-dir",
                        "--tls-cipher-suites",
-                       "--tls-min-version",
                        "--tls-sni-cert-key",
                        "--tls-curve-preferences",
                        "--http2-max-streams-per-connection",
