@@ -98,8 +98,10 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope) {
   evictor::GateChain gates({&cycleGate, parts_.antiFlapping});
   evictor::EvictionChain chain(parts_.engine.limits(), *sink_, &gates);
   const Clock::TimePoint start = parts_.clock->now();
+  gates.runStarted();
   report.cycle = parts_.engine.runCycle(*snapshot, chain, parts_.pluginObserver, scope);
   const evictor::FlushResult late = sink_->flush();
+  gates.runFinished();
   // With evictions in flight after the strategies return, the run lasts until their answers.
   report.cycle.seconds = parts_.clock->secondsSince(start);
   if (planner_)

@@ -60,6 +60,14 @@ void GateChain::evicted(const Decision& d) {
   for (EvictionGate* g : gates_) g->evicted(d);
 }
 
+void GateChain::runStarted() {
+  for (EvictionGate* g : gates_) g->runStarted();
+}
+
+void GateChain::runFinished() {
+  for (EvictionGate* g : gates_) g->runFinished();
+}
+
 EvictionChain::EvictionChain(EvictionLimits limits, Sink& sink, EvictionGate* gate)
     : limits_(limits), sink_(sink), gate_(gate) {}
 

@@ -29,6 +29,10 @@ class EvictionGate {
   // Returns a refusal (refusal != None) to stop the eviction.
   virtual framework::EvictResult admit(const Decision& d) = 0;
   virtual void evicted(const Decision& d) = 0;
+  // One run (a cycle, or a triggered run) planned against one snapshot starts and ends, its late
+  // evictions answered: a gate may treat that run's set as one decision.
+  virtual void runStarted() {}
+  virtual void runFinished() {}
 };
 
 // Several gates as one, e.g. a live cycle's own gate, then the cross-cycle ones (anti-flapping):
@@ -38,6 +42,8 @@ class GateChain : public EvictionGate {
   explicit GateChain(std::vector<EvictionGate*> gates);  // null entries are left out
   framework::EvictResult admit(const Decision& d) override;
   void evicted(const Decision& d) override;
+  void runStarted() override;
+  void runFinished() override;
 
  private:
   std::vector<EvictionGate*> gates_;

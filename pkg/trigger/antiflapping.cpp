@@ -46,7 +46,8 @@ EvictResult AntiFlapping::admit(const evictor::Decision& d) {
       if (now < o.backoffUntil)
         return suppress("backoff", "evictions of this owner keep recreating the same situation; backing off for " +
                                        std::to_string(static_cast<long long>(o.backoffUntil - now)) + "s more");
-      if (config_.ownerCooldownSeconds > 0 && now - o.lastEviction < config_.ownerCooldownSeconds)
+      const bool sameRun = inRun_ && o.lastRun == run_;
+      if (config_.ownerCooldownSeconds > 0 && !sameRun && now - o.lastEviction < config_.ownerCooldownSeconds)
         return suppress("cooldown", "another pod of the same owner was evicted " +
                                         std::to_string(static_cast<long long>(now - o.lastEviction)) +
                                         "s ago (ownerCooldown " +
@@ -58,6 +59,20 @@ EvictResult AntiFlapping::admit(const evictor::Decision& d) {
         "rate-limit",
         "maxEvictionsPerMinute " + std::to_string(static_cast<long long>(config_.maxEvictionsPerMinute)) + " reached");
   return {};
+}
+
+void AntiFlapping::runStarted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++run_;
+  inRun_ = true;
+}
+
+void AntiFlapping::runFinished() {
+  const double now = nowSeconds();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [uid, o] : owners_)
+    if (o.lastRun == run_) o.lastEviction = now;  // the cooldown runs from the end of the run
+  inRun_ = false;
 }
 
 std::optional<AntiFlapping::GaveUpNotice> AntiFlapping::flap(Owner& o, const PodRef& pod) {
@@ -93,6 +108,7 @@ void AntiFlapping::evicted(const evictor::Decision& d) {
     // (counted once per eviction: not again when its replacement was already seen landing back).
     bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node && !o.lastCounted;
     o.lastEviction = now;
+    o.lastRun = inRun_ ? run_ : 0;
     o.lastNode = d.node;
     o.lastRule = rule;
     o.awaitingReplacement = true;

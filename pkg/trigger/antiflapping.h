@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -33,6 +34,10 @@ class AntiFlapping : public evictor::EvictionGate {
 
   framework::EvictResult admit(const evictor::Decision& d) override;
   void evicted(const evictor::Decision& d) override;
+  // The owner cooldown never cuts the set one run planned against one snapshot (upstream evicts
+  // that whole set in one cycle): it starts when the run ends, and gates later runs only.
+  void runStarted() override;
+  void runFinished() override;
   // A pod of `ownerUid` was bound to `node` (from the store's events): if it replaces a pod we
   // evicted from that same node, it is a flap.
   void replacementBound(const std::string& ownerUid, const std::string& node, const PodRef& replacement);
@@ -44,6 +49,7 @@ class AntiFlapping : public evictor::EvictionGate {
  private:
   struct Owner {
     double lastEviction = -1e18;
+    std::uint64_t lastRun = 0;  // the run that evicted last (0: outside any run)
     std::string lastNode;
     std::string lastRule;
     bool awaitingReplacement = false;
@@ -71,6 +77,8 @@ class AntiFlapping : public evictor::EvictionGate {
   mutable std::mutex mu_;
   std::map<std::string, Owner> owners_;
   std::deque<double> recent_;  // eviction times within the last minute
+  std::uint64_t run_ = 0;      // runs started so far
+  bool inRun_ = false;
 };
 
 }  // namespace kdesched::trigger

@@ -230,10 +230,18 @@ TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   CycleRunner runner(parts);
   trigger::Planner planner(f.store, trigger::TriggerConfig{}, runner, f.clock);
   runner.retryCooldownRefusals(&planner);
+  // One run's planned set is one decision: the cooldown does not cut it (upstream evicts it all).
+  RunReport first = runner.runOnce();
+  EXPECT_EQ(first.evicted, 2u);
+  EXPECT_EQ(first.refused, 0u);
+  EXPECT_FALSE(planner.nextWakeup());
+  // The next run finds the owner in cooldown (the fake store still holds both pods): refused, and
+  // looked at again when the cooldown ends.
+  f.clock->advanceSeconds(10);
   const Clock::TimePoint start = f.clock->now();
   RunReport r = runner.runOnce();
-  EXPECT_EQ(r.evicted, 1u);
-  EXPECT_EQ(r.refused, 1u);
+  EXPECT_EQ(r.evicted, 0u);
+  EXPECT_EQ(r.refused, 2u);
   ASSERT_TRUE(planner.nextWakeup());
   EXPECT_EQ(*planner.nextWakeup(), start + seconds(300.1));
 }

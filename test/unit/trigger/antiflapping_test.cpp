@@ -50,6 +50,35 @@ TEST(AntiFlapping, OwnerCooldown) {
   EXPECT_EQ(f.suppressed, std::vector<std::string>{"cooldown"});
 }
 
+// Upstream evicts the whole set one cycle planned; the cooldown must not cut it (a spread imbalance
+// of one Deployment would otherwise take one eviction per cooldown). It starts when the run ends and
+// gates the next runs.
+TEST(AntiFlapping, OwnerCooldownStartsWhenTheRunEndsAndNeverCutsItsOwnSet) {
+  Fixture f;
+  f.make();
+  auto a = PodBuilder("a").ownerUid("ReplicaSet", "rs", "rs-uid").node("node2").build();
+  auto b = PodBuilder("b").ownerUid("ReplicaSet", "rs", "rs-uid").node("node3").build();
+  auto c = PodBuilder("c").ownerUid("ReplicaSet", "rs", "rs-uid").node("node3").build();
+  f.gate->runStarted();
+  ASSERT_EQ(f.gate->admit(decide(*a)).refusal, framework::Refusal::None);
+  f.gate->evicted(decide(*a));
+  EXPECT_EQ(f.gate->admit(decide(*b)).refusal, framework::Refusal::None) << "same run, same snapshot";
+  f.gate->evicted(decide(*b));
+  f.clock->advanceSeconds(200);  // a long run: the late answers arrive
+  f.gate->runFinished();
+  f.gate->runStarted();
+  f.clock->advanceSeconds(250);  // 450 s after the evictions, 250 s after the run ended
+  auto r = f.gate->admit(decide(*c));
+  EXPECT_EQ(r.refusal, framework::Refusal::AntiFlapping) << "the next run is gated";
+  EXPECT_EQ(r.by, "anti-flapping: cooldown");
+  f.gate->runFinished();
+  f.clock->advanceSeconds(51);  // 301 s after the first run ended
+  f.gate->runStarted();
+  EXPECT_EQ(f.gate->admit(decide(*c)).refusal, framework::Refusal::None);
+  f.gate->runFinished();
+  EXPECT_EQ(f.suppressed, std::vector<std::string>{"cooldown"});
+}
+
 TEST(AntiFlapping, GlobalRateLimitPerMinute) {
   Fixture f;
   f.config.ownerCooldownSeconds = 0;
