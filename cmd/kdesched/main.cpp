@@ -111,6 +111,9 @@ CLI::App* addPlanCommand(CLI::App& app, PlanFlags& f) {
   plan->add_option("--policy-config-file", f.options.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file")
       ->required();
   plan->add_option("-o,--output", f.format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  plan->add_option("--max-snapshot-bytes", f.options.maxSnapshotBytes,
+                   "Refuse a snapshot file larger than this (default 1 GiB)")
+      ->check(CLI::PositiveNumber);
   plan->add_option("--now", f.now,
                    "Evaluate age-based checks (minPodAge) at this RFC 3339 time instead of the current time");
   return plan;
@@ -231,6 +234,10 @@ int main(int argc, char** argv) {
     std::cout << "kdesched " << KDESCHED_VERSION << "\n";
     return 0;
   }
-  if (plan->parsed()) return runPlanCommand(planFlags);
+  if (plan->parsed()) {
+    // Only the daemon has a signal thread: plan must stop on SIGINT/SIGTERM the default way.
+    kdesched::daemon::unblockTerminationSignals();
+    return runPlanCommand(planFlags);
+  }
   return runDaemon(daemonFlags);
 }

@@ -44,5 +44,7 @@ int oneShotExitCode(int exitCode, std::size_t hardFailures, bool stopped, bool f
 // blockTerminationSignals() first thing in main, before any thread exists.
 int run(const Options& options);
 void blockTerminationSignals();
+// Undoes blockTerminationSignals() for modes without the daemon's signal thread (plan).
+void unblockTerminationSignals();
 
 }  // namespace kdesched::daemon

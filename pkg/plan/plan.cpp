@@ -113,14 +113,15 @@ void renderJson(const PlanData& d, std::ostream& out) {
   summary["skippedObjects"] = d.report.skipped;
   summary["warnings"] = d.report.warnings;
   j["summary"] = summary;
-  out << j.dump(2) << "\n";
+  // Profile and plugin names come from the policy and may hold any bytes: never throw on them.
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace
 
 Status runPlan(const PlanOptions& options, std::ostream& out) {
   cluster::Store store;
-  auto report = cluster::loadSnapshotFile(options.snapshotPath, store);
+  auto report = cluster::loadSnapshotFile(options.snapshotPath, store, options.maxSnapshotBytes);
   if (!report.isOk()) return report.status();
   cluster::SnapshotPtr snapshot = store.snapshot();
 
