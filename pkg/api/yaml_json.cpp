@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -17,6 +18,11 @@ namespace kdesched::api {
 namespace {
 
 constexpr int kMaxYamlDepth = 512;
+// Aliases let a few hundred bytes of YAML expand to gigabytes ("billion laughs"): the JSON may grow
+// to 16 times the YAML, and to 8 MiB whatever the input, no further (go-yaml refuses such
+// documents too, as "excessive aliasing").
+constexpr std::size_t kMinExpansionLimit = std::size_t{8} << 20;
+constexpr std::size_t kExpansionFactor = 16;
 
 void appendJsonString(std::string& out, std::string_view s) {
   out += '"';
@@ -68,8 +74,13 @@ Result<std::optional<std::string>> plainJson(std::string_view s) {
 
 class YamlToJson {
  public:
+  explicit YamlToJson(std::size_t limit) : limit_(limit) {}
+
   Status emit(const YAML::Node& node, std::string& out, int depth) {
     if (depth > kMaxYamlDepth) return failAt(node, "nesting deeper than " + std::to_string(kMaxYamlDepth) + " levels");
+    if (out.size() > limit_)
+      return Status::error("the document contains excessive aliasing: it expands beyond " + std::to_string(limit_) +
+                           " bytes of JSON");
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null: out += "null"; return Status::ok();
@@ -155,6 +166,8 @@ class YamlToJson {
     }
     return Status::ok();
   }
+
+  std::size_t limit_;
 };
 
 Result<std::vector<std::string>> convertYaml(std::string_view yaml) {
@@ -168,7 +181,7 @@ Result<std::vector<std::string>> convertYaml(std::string_view yaml) {
     const std::vector<YAML::Node> docs = YAML::LoadAll(text);
     std::vector<std::string> out;
     out.reserve(docs.size());
-    YamlToJson converter;
+    YamlToJson converter(std::max(kMinExpansionLimit, kExpansionFactor * yaml.size()));
     for (const auto& doc : docs) {
       if (doc.IsNull()) continue;  // "---" with nothing after it
       std::string json;

@@ -146,5 +146,23 @@ TEST(YamlTest, RandomBytesGiveAnErrorOrJsonNotACrash) {
   EXPECT_LT(converted, 4001u);
 }
 
+// "Billion laughs": ~300 bytes whose aliases expand to 9^9 scalars. It used to be expanded in full
+// (1.5 GiB, ~20 s, then bad_alloc); now it stops at the expansion limit with a message.
+TEST(YamlTest, AliasBombsStopAtTheExpansionLimit) {
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    bomb += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 9; ++i) bomb += std::string(i ? ", *" : "*") + static_cast<char>(c - 1);
+    bomb += "]\n";
+  }
+  auto r = yamlDocumentToJson(bomb);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_NE(r.error().find("excessive aliasing"), std::string::npos) << r.error();
+  // Aliases that expand modestly still work.
+  auto ok = yamlDocumentToJson("a: &a {k: v}\nb: *a\nc: [*a, *a]\n");
+  ASSERT_TRUE(ok.isOk()) << ok.error();
+  EXPECT_EQ(*ok, R"({"a":{"k":"v"},"b":{"k":"v"},"c":[{"k":"v"},{"k":"v"}]})");
+}
+
 }  // namespace
 }  // namespace kdesched::api
