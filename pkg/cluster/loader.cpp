@@ -102,7 +102,12 @@ Status decodeJsonDocument(std::string_view json, const std::string& where, Decod
   std::string_view kind;
   bool hasKind = false;
   auto kf = obj.find_field_unordered("kind");
-  if (kf.error() == simdjson::SUCCESS && kf.get_string().get(kind) == simdjson::SUCCESS) hasKind = true;
+  if (kf.error() == simdjson::SUCCESS) {
+    hasKind = kf.get_string().get(kind) == simdjson::SUCCESS;
+  } else if (kf.error() != simdjson::NO_SUCH_FIELD) {
+    // The iterator is unusable after a syntax error: using it again (reset) is undefined behaviour.
+    return Status::error(where + ": not valid JSON: " + describe(kf.error()));
+  }
   std::string kindStr(kind);
   if (auto e = obj.reset().error(); e) return Status::error(where + ": not valid JSON: " + describe(e));
   auto itemsField = obj.find_field_unordered("items");
