@@ -55,9 +55,9 @@ TEST(DefaultPlugins, EveryPluginIsRegisteredOnce) {
   framework::Registry r;
   plugins::registerDefaultPlugins(r);
   EXPECT_EQ(r.names(),
-            (std::vector<std::string>{"DefaultEvictor", "LowNodeUtilization", "RemovePodsViolatingInterPodAntiAffinity",
-                                      "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingNodeTaints",
-                                      "RemovePodsViolatingTopologySpreadConstraint"}));
+            (std::vector<std::string>{"DefaultEvictor", "HighNodeUtilization", "LowNodeUtilization",
+                                      "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingNodeAffinity",
+                                      "RemovePodsViolatingNodeTaints", "RemovePodsViolatingTopologySpreadConstraint"}));
 }
 
 TEST(DefaultPluginsDeathTest, RegisteringTwiceStopsWithTheName) {
