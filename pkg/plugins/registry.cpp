@@ -5,8 +5,10 @@
 #include "pkg/base/log.h"
 #include "pkg/plugins/antiaffinity/antiaffinity.h"
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
+#include "pkg/plugins/highnodeutilization/highnodeutilization.h"
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 #include "pkg/plugins/nodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/removepodsviolatingnodetaints/removepodsviolatingnodetaints.h"
 #include "pkg/plugins/topologyspread/topologyspread.h"
 
 namespace kdesched::plugins {
@@ -26,8 +28,10 @@ void mustAdd(framework::Registry& registry, framework::PluginRegistration r) {
 void registerDefaultPlugins(framework::Registry& registry) {
   mustAdd(registry, defaultevictor::registration());
   mustAdd(registry, antiaffinity::registration());
+  mustAdd(registry, highnodeutilization::registration());
   mustAdd(registry, lownodeutilization::registration());
   mustAdd(registry, nodeaffinity::registration());
+  mustAdd(registry, removepodsviolatingnodetaints::registration());
   mustAdd(registry, topologyspread::registration());
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pkg/framework/registry.h"
+#include "pkg/plugins/common/node_usage.h"
 #include "pkg/plugins/lownodeutilization/args.h"
 
 namespace kdesched::plugins::lownodeutilization {
@@ -29,7 +30,6 @@ class LowNodeUtilization : public framework::BalancePlugin {
 
 framework::PluginRegistration registration();
 
-// A percentage for people: rounded to one decimal, without a trailing ".0" ("85", "88.9").
-std::string formatPercent(double percent);
+using nodeusage::formatPercent;
 
 }  // namespace kdesched::plugins::lownodeutilization
