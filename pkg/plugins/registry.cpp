@@ -7,6 +7,7 @@
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 #include "pkg/plugins/nodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/podlifetime/podlifetime.h"
 #include "pkg/plugins/topologyspread/topologyspread.h"
 
 namespace kdesched::plugins {
@@ -28,6 +29,7 @@ void registerDefaultPlugins(framework::Registry& registry) {
   mustAdd(registry, antiaffinity::registration());
   mustAdd(registry, lownodeutilization::registration());
   mustAdd(registry, nodeaffinity::registration());
+  mustAdd(registry, podlifetime::registration());
   mustAdd(registry, topologyspread::registration());
 }
 

@@ -54,9 +54,10 @@ TEST(Registry, RejectsARegistrationWithoutNameOrFactory) {
 TEST(DefaultPlugins, EveryPluginIsRegisteredOnce) {
   framework::Registry r;
   plugins::registerDefaultPlugins(r);
-  EXPECT_EQ(r.names(), (std::vector<std::string>{
-                           "DefaultEvictor", "LowNodeUtilization", "RemovePodsViolatingInterPodAntiAffinity",
-                           "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingTopologySpreadConstraint"}));
+  EXPECT_EQ(r.names(),
+            (std::vector<std::string>{"DefaultEvictor", "LowNodeUtilization", "PodLifeTime",
+                                      "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingNodeAffinity",
+                                      "RemovePodsViolatingTopologySpreadConstraint"}));
 }
 
 TEST(DefaultPluginsDeathTest, RegisteringTwiceStopsWithTheName) {
