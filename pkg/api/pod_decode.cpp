@@ -1,6 +1,7 @@
 // Decoding a Pod: metadata, the spec's scheduling constraints and container resources, the status
 // fields decisions read, and the derived fields (requests as the scheduler computes them, QoS,
 // PVC names) computed once the whole object has been read.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -187,12 +188,16 @@ struct PodParts {
   // volume name (the PVC is "<pod>-<volume>", and the pod name may come later in the document).
   std::vector<std::pair<bool, std::string_view>> claims;
   SchedulingConstraints constraints;
+  ImageList images;  // of the regular containers, in order
+  PodStatusDetail status;
   bool qosFromStatus = false;
 };
 
-Status decodeContainer(Ctx& c, od::value& v, bool init, ContainerResources& out) {
+Status decodeContainer(Ctx& c, od::value& v, bool init, ContainerResources& out, ImageList& images) {
   bool restartAlways = false;
+  Symbol image;
   KD_TRY(forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
+    if (key == "image") return readSymbol(c, f, image);
     if (key == "resources") {
       return forEachField(c, f, [&](std::string_view k, od::value& x) -> Status {
         if (k == "requests") return readResourceList(c, x, out.requests);
@@ -208,6 +213,7 @@ Status decodeContainer(Ctx& c, od::value& v, bool init, ContainerResources& out)
     return Status::ok();
   }));
   out.restartableInit = init && restartAlways;
+  if (!init) images.push_back(image);
   // SetDefaults_Pod: a limit without a request makes the request equal to the limit (per
   // resource). API-server objects already carry it; manifests read from files may not.
   for (const auto& [name, milli] : out.limits) {
@@ -267,7 +273,9 @@ Status decodePodSpec(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
       const bool init = key == "initContainers";
       auto& list = init ? parts.initContainers : parts.containers;
       list.clear();
-      return forEachElement(c, f, [&](od::value& e) { return decodeContainer(c, e, init, list.emplace_back()); });
+      if (!init) parts.images.clear();
+      return forEachElement(
+          c, f, [&](od::value& e) { return decodeContainer(c, e, init, list.emplace_back(), parts.images); });
     }
     if (key == "overhead") return readResourceList(c, f, parts.overhead);
     if (key == "volumes") {
@@ -299,6 +307,68 @@ constexpr std::array<std::pair<std::string_view, QosClass>, 3> kQosClasses{{
     {"Guaranteed", QosClass::Guaranteed},
 }};
 
+Status decodeContainerState(Ctx& c, od::value& v, ContainerStatus& out) {
+  return forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
+    if (key == "waiting") {
+      return forEachField(c, f, [&](std::string_view k, od::value& x) -> Status {
+        if (k == "reason") return readSymbol(c, x, out.waitingReason);
+        return Status::ok();
+      });
+    }
+    if (key == "terminated") {
+      bool null = false;
+      KD_TRY(isNull(c, f, null));
+      if (null) return Status::ok();
+      out.exitCode = 0;  // exitCode is required in the API; a snapshot that omits it means 0
+      return forEachField(c, f, [&](std::string_view k, od::value& x) -> Status {
+        if (k == "reason") return readSymbol(c, x, out.terminatedReason);
+        if (k == "exitCode") return readInt(c, x, *out.exitCode);
+        return Status::ok();
+      });
+    }
+    return Status::ok();
+  });
+}
+
+Status decodeContainerStatuses(Ctx& c, od::value& v, ContainerKind kind, std::vector<ContainerStatus>& out) {
+  std::erase_if(out, [&](const ContainerStatus& s) { return s.kind == kind; });
+  return forEachElement(c, v, [&](od::value& e) -> Status {
+    ContainerStatus cs;
+    cs.kind = kind;
+    KD_TRY(forEachField(c, e, [&](std::string_view key, od::value& f) -> Status {
+      if (key == "restartCount") {
+        KD_TRY(readInt(c, f, cs.restartCount));
+        // The API server rejects it; a hand-written snapshot must not turn restarts negative.
+        if (cs.restartCount < 0) return c.fail("restartCount " + std::to_string(cs.restartCount) + " is negative");
+        return Status::ok();
+      }
+      if (key == "state") return decodeContainerState(c, f, cs);
+      return Status::ok();
+    }));
+    if (!cs.isDefault()) out.push_back(cs);
+    return Status::ok();
+  });
+}
+
+Status decodePodConditions(Ctx& c, od::value& v, Pod& pod, std::vector<PodCondition>& out) {
+  out.clear();
+  pod.ready = false;
+  return forEachElement(c, v, [&](od::value& e) -> Status {
+    Symbol type, status, reason;
+    std::optional<Timestamp> lastTransition;
+    KD_TRY(forEachField(c, e, [&](std::string_view key, od::value& f) -> Status {
+      if (key == "type") return readSymbol(c, f, type);
+      if (key == "status") return readSymbol(c, f, status);
+      if (key == "reason") return readSymbol(c, f, reason);
+      if (key == "lastTransitionTime") return readTimestamp(c, f, lastTransition);
+      return Status::ok();
+    }));
+    if (type.view() == "Ready") pod.ready = status.view() == "True";
+    out.emplace_back(type, status, reason, lastTransition);
+    return Status::ok();
+  });
+}
+
 Status decodePodStatus(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
   return forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
     if (key == "phase") {
@@ -326,13 +396,15 @@ Status decodePodStatus(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
       }
       return Status::ok();
     }
-    if (key == "conditions") {
-      std::optional<std::string_view> ready;
-      KD_TRY(readCondition(c, f, "Ready", ready));
-      pod.ready = ready == "True";
-      return Status::ok();
-    }
+    if (key == "conditions") return decodePodConditions(c, f, pod, parts.status.conditions);
     if (key == "startTime") return readTimestamp(c, f, pod.startTime);
+    if (key == "reason") return readSymbol(c, f, parts.status.reason);
+    if (key == "containerStatuses")
+      return decodeContainerStatuses(c, f, ContainerKind::Regular, parts.status.containers);
+    if (key == "initContainerStatuses")
+      return decodeContainerStatuses(c, f, ContainerKind::Init, parts.status.containers);
+    if (key == "ephemeralContainerStatuses")
+      return decodeContainerStatuses(c, f, ContainerKind::Ephemeral, parts.status.containers);
     return Status::ok();
   });
 }
@@ -372,6 +444,13 @@ Status decodePod(od::object obj, Pod& out) {
     out.requests = computePodRequests(parts.containers, parts.initContainers, parts.overhead);
     if (!parts.qosFromStatus) out.qos = computeQos(parts.containers, parts.initContainers);
     out.scheduling = internConstraints(std::move(parts.constraints));
+    if (!parts.images.empty()) out.images = internImages(std::move(parts.images));
+    if (!parts.status.empty()) {
+      // Kinds in API order whatever order the status lists came in, so equal statuses compare equal.
+      std::stable_sort(parts.status.containers.begin(), parts.status.containers.end(),
+                       [](const ContainerStatus& a, const ContainerStatus& b) { return a.kind < b.kind; });
+      out.statusDetail = std::make_shared<const PodStatusDetail>(std::move(parts.status));
+    }
     return Status::ok();
   });
 }

@@ -8,6 +8,7 @@
 #include "pkg/plugins/highnodeutilization/highnodeutilization.h"
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 #include "pkg/plugins/nodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/podlifetime/podlifetime.h"
 #include "pkg/plugins/removepodsviolatingnodetaints/removepodsviolatingnodetaints.h"
 #include "pkg/plugins/topologyspread/topologyspread.h"
 
@@ -32,6 +33,7 @@ void registerDefaultPlugins(framework::Registry& registry) {
   mustAdd(registry, lownodeutilization::registration());
   mustAdd(registry, nodeaffinity::registration());
   mustAdd(registry, removepodsviolatingnodetaints::registration());
+  mustAdd(registry, podlifetime::registration());
   mustAdd(registry, topologyspread::registration());
 }
 

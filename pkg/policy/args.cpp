@@ -292,6 +292,28 @@ Status ArgsReader::readStringList(std::string_view key, std::optional<std::vecto
   return Status::ok();
 }
 
+Status ArgsReader::readInt32List(std::string_view key, std::optional<std::vector<std::int32_t>>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key).node;
+  if (isUnset(v)) return Status::ok();
+  if (!v.IsSequence()) return error(key, "must be a list of integers, got " + describeValue(v));
+  std::vector<std::int32_t> items;
+  items.reserve(v.size());
+  std::size_t i = 0;
+  for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+    YAML::Node item = *it;
+    IntegerValue n = parseInteger(item);
+    if (!n.ok || !n.inRange || n.value < std::numeric_limits<std::int32_t>::min() ||
+        n.value > std::numeric_limits<std::int32_t>::max()) {
+      return Status::error(pathOf(key) + "[" + std::to_string(i) +
+                           "]: must be an integer between -2147483648 and 2147483647, got " + describeValue(item));
+    }
+    items.push_back(static_cast<std::int32_t>(n.value));
+  }
+  out = std::move(items);
+  return Status::ok();
+}
+
 Status ArgsReader::readDuration(std::string_view key, std::optional<double>& outSeconds) {
   if (!structural_.isOk()) return structural_;
   YAML::Node v = get(key).node;

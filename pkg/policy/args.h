@@ -52,6 +52,7 @@ class ArgsReader {
   Status readDouble(std::string_view key, std::optional<double>& out);
   Status readString(std::string_view key, std::optional<std::string>& out);
   Status readStringList(std::string_view key, std::optional<std::vector<std::string>>& out);
+  Status readInt32List(std::string_view key, std::optional<std::vector<std::int32_t>>& out);  // exitCodes
   // A Go duration string ("5m", "1h30m", "90s", "300ms") → seconds.
   Status readDuration(std::string_view key, std::optional<double>& outSeconds);
   Status readLabelSelector(std::string_view key, std::optional<api::LabelSelector>& out);

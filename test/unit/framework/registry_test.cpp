@@ -55,7 +55,7 @@ TEST(DefaultPlugins, EveryPluginIsRegisteredOnce) {
   framework::Registry r;
   plugins::registerDefaultPlugins(r);
   EXPECT_EQ(r.names(),
-            (std::vector<std::string>{"DefaultEvictor", "HighNodeUtilization", "LowNodeUtilization",
+            (std::vector<std::string>{"DefaultEvictor", "HighNodeUtilization", "LowNodeUtilization", "PodLifeTime",
                                       "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingNodeAffinity",
                                       "RemovePodsViolatingNodeTaints", "RemovePodsViolatingTopologySpreadConstraint"}));
 }

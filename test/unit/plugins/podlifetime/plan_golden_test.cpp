@@ -1,0 +1,61 @@
+// The plan `kdesched plan` prints for the PodLifeTime worked example (README, Strategies), built
+// in-process. UPDATE_GOLDEN=1 rewrites plan.golden.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "pkg/plan/plan.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kDir = fs::path(KDESCHED_SOURCE_DIR) / "test/testdata/podlifetime";
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string plan(kdesched::plan::OutputFormat format) {
+  kdesched::plan::PlanOptions options;
+  options.snapshotPath = (kDir / "snapshot.json").string();
+  options.policyPath = (kDir / "policy.yaml").string();
+  options.format = format;
+  options.now = 1796032800;  // 2026-11-30T10:00:00Z
+  std::ostringstream out;
+  kdesched::Status st = kdesched::plan::runPlan(options, out);
+  EXPECT_TRUE(st.isOk()) << st.message();
+  return out.str();
+}
+
+TEST(PodLifeTimePlanGolden, WorkedExample) {
+  std::string actual = plan(kdesched::plan::OutputFormat::Table);
+  fs::path golden = kDir / "plan.golden";
+  if (std::getenv("UPDATE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << actual;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " missing: run with UPDATE_GOLDEN=1 and review the diff";
+  EXPECT_EQ(actual, readFile(golden)) << "plan output differs from " << golden;
+}
+
+// The facts the README states, so a golden rewritten by mistake cannot drift from them: the
+// oldest stuck pod first, the PDB-covered one refused, the healthy, young and kube-system ones kept.
+TEST(PodLifeTimePlanGolden, EvictsWhatTheReadmeSays) {
+  std::string out = plan(kdesched::plan::OutputFormat::Table);
+  auto report = out.find("report-8d2e-1");
+  auto api = out.find("api-5f7c-1");
+  ASSERT_NE(report, std::string::npos) << out;
+  ASSERT_NE(api, std::string::npos) << out;
+  EXPECT_LT(report, api) << out;
+  EXPECT_NE(out.find("2 evictions, 1 refused"), std::string::npos) << out;
+  for (const char* kept : {"api-5f7c-2", "api-5f7c-3", "dns-6b9d-1"})
+    EXPECT_EQ(out.find(kept), std::string::npos) << kept << "\n" << out;
+}
+
+}  // namespace
