@@ -7,6 +7,8 @@
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 #include "pkg/plugins/nodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/removefailedpods/removefailedpods.h"
+#include "pkg/plugins/removepodshavingtoomanyrestarts/removepodshavingtoomanyrestarts.h"
 #include "pkg/plugins/topologyspread/topologyspread.h"
 
 namespace kdesched::plugins {
@@ -28,6 +30,8 @@ void registerDefaultPlugins(framework::Registry& registry) {
   mustAdd(registry, antiaffinity::registration());
   mustAdd(registry, lownodeutilization::registration());
   mustAdd(registry, nodeaffinity::registration());
+  mustAdd(registry, removefailedpods::registration());
+  mustAdd(registry, removepodshavingtoomanyrestarts::registration());
   mustAdd(registry, topologyspread::registration());
 }
 

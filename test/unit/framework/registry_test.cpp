@@ -55,7 +55,8 @@ TEST(DefaultPlugins, EveryPluginIsRegisteredOnce) {
   framework::Registry r;
   plugins::registerDefaultPlugins(r);
   EXPECT_EQ(r.names(), (std::vector<std::string>{
-                           "DefaultEvictor", "LowNodeUtilization", "RemovePodsViolatingInterPodAntiAffinity",
+                           "DefaultEvictor", "LowNodeUtilization", "RemoveFailedPods",
+                           "RemovePodsHavingTooManyRestarts", "RemovePodsViolatingInterPodAntiAffinity",
                            "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingTopologySpreadConstraint"}));
 }
 
