@@ -21,10 +21,10 @@ std::string readFile(const fs::path& p) {
   return s.str();
 }
 
-std::string plan(kdesched::plan::OutputFormat format) {
+std::string plan(kdesched::plan::OutputFormat format, fs::path policy = kDir / "policy.yaml") {
   kdesched::plan::PlanOptions options;
   options.snapshotPath = (kDir / "snapshot.yaml").string();
-  options.policyPath = (kDir / "policy.yaml").string();
+  options.policyPath = policy.string();
   options.format = format;
   options.now = 1796032800;  // 2026-11-30T10:00:00Z
   std::ostringstream out;
@@ -52,6 +52,13 @@ TEST(RemoveFailedPodsPlanGolden, EvictsWhatTheSnapshotShows) {
   EXPECT_NE(out.find("\"evictions\": 3"), std::string::npos) << out;
   for (const char* pod : {"import-28474-q9w3z", "db-0", "debug", "report-28470-h5j6k", "web-7d9f8b6c5d-r8t2m"})
     EXPECT_EQ(out.find(pod), std::string::npos) << pod << "\n" << out;
+}
+
+// The example policy in policies/ does what its comments say on the same cluster.
+TEST(RemoveFailedPodsPlanGolden, ExamplePolicy) {
+  std::string out =
+      plan(kdesched::plan::OutputFormat::Json, fs::path(KDESCHED_SOURCE_DIR) / "policies/remove-failed-pods.yaml");
+  EXPECT_NE(out.find("\"evictions\": 3"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -22,10 +22,10 @@ std::string readFile(const fs::path& p) {
   return s.str();
 }
 
-std::string plan(kdesched::plan::OutputFormat format) {
+std::string plan(kdesched::plan::OutputFormat format, fs::path policy = kDir / "policy.yaml") {
   kdesched::plan::PlanOptions options;
   options.snapshotPath = (kDir / "snapshot.yaml").string();
-  options.policyPath = (kDir / "policy.yaml").string();
+  options.policyPath = policy.string();
   options.format = format;
   options.now = 1796032800;  // 2026-11-30T10:00:00Z
   std::ostringstream out;
@@ -53,6 +53,13 @@ TEST(RemovePodsHavingTooManyRestartsPlanGolden, EvictsWhatTheSnapshotShows) {
   EXPECT_NE(out.find("\"evictions\": 3"), std::string::npos) << out;
   for (const char* pod : {"worker-5b6c7d8e9-g5h6i", "cache-0", "node-agent-p9q8r"})
     EXPECT_EQ(out.find(pod), std::string::npos) << pod << "\n" << out;
+}
+
+// The example policy in policies/ does what its comments say on the same cluster.
+TEST(RemovePodsHavingTooManyRestartsPlanGolden, ExamplePolicy) {
+  std::string out =
+      plan(kdesched::plan::OutputFormat::Json, fs::path(KDESCHED_SOURCE_DIR) / "policies/too-many-restarts.yaml");
+  EXPECT_NE(out.find("\"evictions\": 3"), std::string::npos) << out;
 }
 
 }  // namespace
