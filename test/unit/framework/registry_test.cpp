@@ -54,6 +54,7 @@ TEST(Registry, RejectsARegistrationWithoutNameOrFactory) {
 TEST(DefaultPlugins, EveryPluginIsRegisteredOnce) {
   framework::Registry r;
   plugins::registerDefaultPlugins(r);
+  EXPECT_EQ(r.names(),
             (std::vector<std::string>{"DefaultEvictor", "HighNodeUtilization", "LowNodeUtilization", "PodLifeTime",
                                       "RemoveFailedPods", "RemovePodsHavingTooManyRestarts",
                                       "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingNodeAffinity",
