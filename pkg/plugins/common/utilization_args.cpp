@@ -8,6 +8,7 @@ Status validateThresholds(const policy::ArgsReader& r, const std::string& field,
   // A reader over no node, only to build `<field>.<resource>` paths with the usual quoting.
   policy::ArgsReader at(policy::RawArgs{.path = r.pathOf(field)});
   for (const auto& [resource, percent] : t) {
+    if (resource.empty()) return r.error(field, prefix + "a resource name is empty");
     if (percent < 0 || percent > 100) return at.error(resource, prefix + resource + " threshold not in [0, 100] range");
   }
   return Status::ok();

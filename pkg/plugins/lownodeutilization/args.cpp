@@ -1,15 +1,19 @@
 #include "pkg/plugins/lownodeutilization/args.h"
 
+#include <optional>
+
 #include "pkg/plugins/common/utilization_args.h"
 
 namespace kdesched::plugins::lownodeutilization {
 namespace {
 
 // The first resource (by name) one map has and the other lacks, or "".
-std::string firstMissing(const policy::ResourceThresholds& from, const policy::ResourceThresholds& in) {
+// The first resource of `from` that `in` lacks. Optional, not "": an empty resource name is a key
+// like any other here (it used to slip through as "none missing" and abort on map::at).
+std::optional<std::string> firstMissing(const policy::ResourceThresholds& from, const policy::ResourceThresholds& in) {
   for (const auto& [resource, percent] : from)
     if (!in.count(resource)) return resource;
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -48,12 +52,12 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   KD_TRY(nodeusage::validateThresholds(r, "thresholds", a.thresholds, "thresholds config is not valid: "));
   KD_TRY(nodeusage::validateThresholds(r, "targetThresholds", a.targetThresholds,
                                        "targetThresholds config is not valid: "));
-  if (std::string m = firstMissing(a.thresholds, a.targetThresholds); !m.empty())
-    return r.error("targetThresholds", "thresholds and targetThresholds configured different resources (" + m +
+  if (auto m = firstMissing(a.thresholds, a.targetThresholds))
+    return r.error("targetThresholds", "thresholds and targetThresholds configured different resources (" + *m +
                                            " is not in targetThresholds)");
-  if (std::string m = firstMissing(a.targetThresholds, a.thresholds); !m.empty())
+  if (auto m = firstMissing(a.targetThresholds, a.thresholds))
     return r.error("thresholds",
-                   "thresholds and targetThresholds configured different resources (" + m + " is not in thresholds)");
+                   "thresholds and targetThresholds configured different resources (" + *m + " is not in thresholds)");
   if (!a.useDeviationThresholds) {
     policy::ArgsReader at(policy::RawArgs{.path = r.pathOf("thresholds")});
     for (const auto& [resource, percent] : a.thresholds)

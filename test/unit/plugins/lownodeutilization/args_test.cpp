@@ -98,6 +98,11 @@ INSTANTIATE_TEST_SUITE_P(
         RejectedArgs{"different_resources", "thresholds: {cpu: 20, memory: 20}\ntargetThresholds: {cpu: 50}",
                      ".targetThresholds: thresholds and targetThresholds configured different resources (memory is "
                      "not in targetThresholds)"},
+        // Used to abort (std::out_of_range from map::at): "" read as "no resource missing".
+        RejectedArgs{"empty_resource_name", "thresholds: {\"\": 0, cpu: 20}\ntargetThresholds: {cpu: 50}",
+                     ".thresholds: thresholds config is not valid: a resource name is empty"},
+        RejectedArgs{"empty_resource_name_in_target", "thresholds: {cpu: 20}\ntargetThresholds: {\"\": 0, cpu: 50}",
+                     ".targetThresholds: targetThresholds config is not valid: a resource name is empty"},
         RejectedArgs{"different_resources_other_way", "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50, pods: 50}",
                      ".thresholds: thresholds and targetThresholds configured different resources (pods is not in "
                      "thresholds)"},
