@@ -200,7 +200,9 @@ Status decodePvc(od::object obj, PersistentVolumeClaim& out) {
   });
 }
 
-Status decodeObject(Kind kind, od::object obj, Object& out) {
+namespace {
+
+Status decodeByKind(Kind kind, od::object obj, Object& out) {
   switch (kind) {
     case Kind::Pod: return decodePod(obj, out.emplace<Pod>());
     case Kind::Node: return decodeNode(obj, out.emplace<Node>());
@@ -211,6 +213,17 @@ Status decodeObject(Kind kind, od::object obj, Object& out) {
     case Kind::Unknown: break;
   }
   return Status::error("cannot decode an object of unknown kind");
+}
+
+}  // namespace
+
+Status decodeObject(Kind kind, od::object obj, Object& out) {
+  KD_TRY(decodeByKind(kind, obj, out));
+  // Every object the API server stores has a name; without one a snapshot's pod was planned for
+  // eviction as "default/".
+  const bool named = std::visit([](const auto& o) { return !o.name.empty(); }, out);
+  if (!named) return Status::error("metadata.name: missing; every object has a name");
+  return Status::ok();
 }
 
 Result<Object> decodeObjectJson(std::string_view json) {

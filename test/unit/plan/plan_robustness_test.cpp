@@ -68,5 +68,15 @@ TEST_F(TempDir, PlanStopsOnSigterm) {
   EXPECT_EQ(r.exitCode, 124) << "137: SIGTERM was ignored and only SIGKILL stopped it";
 }
 
+// A pod without metadata.name was accepted and planned for eviction as "default/".
+TEST_F(TempDir, AnObjectWithoutANameIsAnError) {
+  std::ofstream(dir_ / "s.json") << R"({"kind":"List","items":[
+    {"kind":"Node","metadata":{"name":"n1"}},
+    {"kind":"Pod","metadata":{"namespace":"default"},"spec":{"nodeName":"n1"},"status":{"phase":"Running"}}]})";
+  CmdResult r = run("plan --snapshot " + (dir_ / "s.json").string() + " --policy-config-file " + kPolicy);
+  EXPECT_EQ(r.exitCode, 2) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("document.items[1] (Pod): metadata.name: missing"));
+}
+
 }  // namespace
 }  // namespace kdesched::testing
