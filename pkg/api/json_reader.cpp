@@ -56,6 +56,10 @@ Status readResourceList(Ctx& c, od::value& v, ResourceList& out) {
   return forEachField(c, v, [&](std::string_view name, od::value& val) -> Status {
     std::int64_t milli = 0;
     KD_TRY(readQuantity(c, val, milli));
+    // As the API server validates requests, limits, overhead, capacity and allocatable: a negative
+    // one would show as "cpu -75%" or silently empty a node.
+    if (milli < 0)
+      return c.fail("must be greater than or equal to 0, got a negative quantity for " + std::string(name));
     out.set(intern(name), milli);
     return Status::ok();
   });

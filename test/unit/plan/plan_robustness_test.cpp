@@ -78,5 +78,21 @@ TEST_F(TempDir, AnObjectWithoutANameIsAnError) {
   EXPECT_THAT(r.err, HasSubstr("document.items[1] (Pod): metadata.name: missing"));
 }
 
+// A -3 cpu request showed as "cpu -75%"; a negative allocatable silently emptied the plan.
+TEST_F(TempDir, NegativeQuantitiesAreErrorsNamingTheObject) {
+  std::ofstream(dir_ / "req.json") << R"({"kind":"List","items":[
+    {"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"-3"}}}]}}]})";
+  std::ofstream(dir_ / "alloc.json") << R"({"kind":"List","items":[
+    {"kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4","memory":"-4Gi"}}}]})";
+  CmdResult req = run("plan --snapshot " + (dir_ / "req.json").string() + " --policy-config-file " + kPolicy);
+  EXPECT_EQ(req.exitCode, 2);
+  EXPECT_THAT(req.err, HasSubstr("(Pod d/p)"));
+  EXPECT_THAT(req.err, HasSubstr("negative quantity for cpu"));
+  CmdResult alloc = run("plan --snapshot " + (dir_ / "alloc.json").string() + " --policy-config-file " + kPolicy);
+  EXPECT_EQ(alloc.exitCode, 2);
+  EXPECT_THAT(alloc.err, HasSubstr("(Node n1)"));
+  EXPECT_THAT(alloc.err, HasSubstr("negative quantity for memory"));
+}
+
 }  // namespace
 }  // namespace kdesched::testing
