@@ -7,35 +7,17 @@
 #include <sstream>
 
 #include "pkg/plan/plan.h"
+#include "test/unit/plugins/plan_golden.h"
 
 namespace kdesched::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(TopologySpreadPlan, Golden) {
-  const fs::path dir = fs::path(KDESCHED_SOURCE_DIR) / "test/testdata/topologyspread";
-  plan::PlanOptions options;
-  options.snapshotPath = (dir / "snapshot.json").string();
-  options.policyPath = (dir / "policy.yaml").string();
-  options.now = 1796032800;  // 2026-11-30T10:00:00Z
-  std::ostringstream out;
-  Status st = plan::runPlan(options, out);
-  ASSERT_TRUE(st.isOk()) << st.message();
-  const fs::path golden = dir / "plan.golden";
-  if (std::getenv("UPDATE_GOLDEN")) {
-    std::ofstream(golden, std::ios::binary) << out.str();
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " missing: run with UPDATE_GOLDEN=1 and review the diff";
-  EXPECT_EQ(out.str(), readFile(golden)) << "plan output differs from " << golden;
+  const fs::path dir = kSourceDir / "test/testdata/topologyspread";
+  expectMatchesGolden(planOf(dir / "snapshot.json", dir / "policy.yaml", plan::OutputFormat::Table),
+                      dir / "plan.golden");
 }
 
 }  // namespace
