@@ -5,6 +5,7 @@
 
 #include "pkg/api/scheduling.h"
 #include "pkg/framework/selection.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::antiaffinity {
 namespace {
@@ -97,13 +98,7 @@ Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h)
 }
 
 framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(
-                std::make_unique<RemovePodsViolatingInterPodAntiAffinity>(std::move(args.value())));
-          }};
+  return common::registrationOf<RemovePodsViolatingInterPodAntiAffinity>(kName, decodeArgs);
 }
 
 }  // namespace kdesched::plugins::antiaffinity

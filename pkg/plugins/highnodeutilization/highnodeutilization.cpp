@@ -4,6 +4,7 @@
 
 #include "pkg/base/log.h"
 #include "pkg/plugins/common/node_usage.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::highnodeutilization {
 namespace {
@@ -104,13 +105,6 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
   return Status::ok();
 }
 
-framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(std::make_unique<HighNodeUtilization>(std::move(args.value())));
-          }};
-}
+framework::PluginRegistration registration() { return common::registrationOf<HighNodeUtilization>(kName, decodeArgs); }
 
 }  // namespace kdesched::plugins::highnodeutilization

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "pkg/base/log.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::lownodeutilization {
 namespace {
@@ -156,13 +157,6 @@ Status LowNodeUtilization::balance(framework::Handle& h) {
   return Status::ok();
 }
 
-framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(std::make_unique<LowNodeUtilization>(std::move(args.value())));
-          }};
-}
+framework::PluginRegistration registration() { return common::registrationOf<LowNodeUtilization>(kName, decodeArgs); }
 
 }  // namespace kdesched::plugins::lownodeutilization

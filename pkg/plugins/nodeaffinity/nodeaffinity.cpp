@@ -2,6 +2,7 @@
 
 #include "pkg/api/scheduling.h"
 #include "pkg/framework/nodefit.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::nodeaffinity {
 namespace {
@@ -108,13 +109,7 @@ Status RemovePodsViolatingNodeAffinity::deschedule(framework::Handle& h) {
 }
 
 framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(
-                std::make_unique<RemovePodsViolatingNodeAffinity>(std::move(args.value())));
-          }};
+  return common::registrationOf<RemovePodsViolatingNodeAffinity>(kName, decodeArgs);
 }
 
 }  // namespace kdesched::plugins::nodeaffinity

@@ -4,6 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "pkg/plugins/common/registration.h"
+
 namespace kdesched::plugins::podlifetime {
 namespace {
 
@@ -159,14 +161,6 @@ Status PodLifeTime::deschedule(framework::Handle& h) {
   return Status::ok();
 }
 
-framework::PluginRegistration registration() {
-  return {
-      kName,
-      [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
-        auto args = decodeArgs(raw);
-        if (!args.isOk()) return args.status();
-        return std::unique_ptr<framework::Plugin>(std::make_unique<PodLifeTime>(std::move(args.value()), ctx.now));
-      }};
-}
+framework::PluginRegistration registration() { return common::registrationOf<PodLifeTime>(kName, decodeArgs); }
 
 }  // namespace kdesched::plugins::podlifetime

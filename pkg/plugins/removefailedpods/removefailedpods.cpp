@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pkg/plugins/common/age.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::removefailedpods {
 namespace {
@@ -83,14 +84,6 @@ Status RemoveFailedPods::deschedule(framework::Handle& h) {
   return Status::ok();
 }
 
-framework::PluginRegistration registration() {
-  return {
-      kName,
-      [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
-        auto args = decodeArgs(raw);
-        if (!args.isOk()) return args.status();
-        return std::unique_ptr<framework::Plugin>(std::make_unique<RemoveFailedPods>(std::move(args.value()), ctx.now));
-      }};
-}
+framework::PluginRegistration registration() { return common::registrationOf<RemoveFailedPods>(kName, decodeArgs); }
 
 }  // namespace kdesched::plugins::removefailedpods

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/plugins/common/registration.h"
+
 namespace kdesched::plugins::removepodshavingtoomanyrestarts {
 namespace {
 
@@ -65,13 +67,7 @@ Status RemovePodsHavingTooManyRestarts::deschedule(framework::Handle& h) {
 }
 
 framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(
-                std::make_unique<RemovePodsHavingTooManyRestarts>(std::move(args.value())));
-          }};
+  return common::registrationOf<RemovePodsHavingTooManyRestarts>(kName, decodeArgs);
 }
 
 }  // namespace kdesched::plugins::removepodshavingtoomanyrestarts

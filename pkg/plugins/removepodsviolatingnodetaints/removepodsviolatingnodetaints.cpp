@@ -1,6 +1,7 @@
 #include "pkg/plugins/removepodsviolatingnodetaints/removepodsviolatingnodetaints.h"
 
 #include "pkg/api/scheduling.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::removepodsviolatingnodetaints {
 
@@ -40,13 +41,7 @@ Status RemovePodsViolatingNodeTaints::deschedule(framework::Handle& h) {
 }
 
 framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(
-                std::make_unique<RemovePodsViolatingNodeTaints>(std::move(args.value())));
-          }};
+  return common::registrationOf<RemovePodsViolatingNodeTaints>(kName, decodeArgs);
 }
 
 }  // namespace kdesched::plugins::removepodsviolatingnodetaints

@@ -4,6 +4,7 @@
 #include <span>
 #include <unordered_set>
 
+#include "pkg/plugins/common/registration.h"
 #include "pkg/plugins/topologyspread/balancing.h"
 #include "pkg/plugins/topologyspread/domains.h"
 
@@ -55,13 +56,7 @@ Status RemovePodsViolatingTopologySpreadConstraint::balance(framework::Handle& h
 }
 
 framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(
-                std::make_unique<RemovePodsViolatingTopologySpreadConstraint>(std::move(args.value())));
-          }};
+  return common::registrationOf<RemovePodsViolatingTopologySpreadConstraint>(kName, decodeArgs);
 }
 
 }  // namespace kdesched::plugins::topologyspread
