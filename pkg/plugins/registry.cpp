@@ -9,6 +9,7 @@
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 #include "pkg/plugins/nodeaffinity/nodeaffinity.h"
 #include "pkg/plugins/podlifetime/podlifetime.h"
+#include "pkg/plugins/removeduplicates/removeduplicates.h"
 #include "pkg/plugins/removefailedpods/removefailedpods.h"
 #include "pkg/plugins/removepodshavingtoomanyrestarts/removepodshavingtoomanyrestarts.h"
 #include "pkg/plugins/removepodsviolatingnodetaints/removepodsviolatingnodetaints.h"
@@ -36,6 +37,7 @@ void registerDefaultPlugins(framework::Registry& registry) {
   mustAdd(registry, nodeaffinity::registration());
   mustAdd(registry, removepodsviolatingnodetaints::registration());
   mustAdd(registry, podlifetime::registration());
+  mustAdd(registry, removeduplicates::registration());
   mustAdd(registry, removefailedpods::registration());
   mustAdd(registry, removepodshavingtoomanyrestarts::registration());
   mustAdd(registry, topologyspread::registration());

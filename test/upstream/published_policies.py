@@ -37,7 +37,7 @@ EXPECTED = {
 
 
 # Upstream plugins kdesched does not have yet (issue 13). A policy refused for anything else fails.
-PENDING_PLUGINS = {"RemoveDuplicates"}
+PENDING_PLUGINS: set[str] = set()
 
 
 def only_pending_plugins(stderr, path):

@@ -56,7 +56,7 @@ TEST(DefaultPlugins, EveryPluginIsRegisteredOnce) {
   plugins::registerDefaultPlugins(r);
   EXPECT_EQ(r.names(),
             (std::vector<std::string>{"DefaultEvictor", "HighNodeUtilization", "LowNodeUtilization", "PodLifeTime",
-                                      "RemoveFailedPods", "RemovePodsHavingTooManyRestarts",
+                                      "RemoveDuplicates", "RemoveFailedPods", "RemovePodsHavingTooManyRestarts",
                                       "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingNodeAffinity",
                                       "RemovePodsViolatingNodeTaints", "RemovePodsViolatingTopologySpreadConstraint"}));
 }
