@@ -36,7 +36,8 @@ EXPECTED = {
 }
 
 
-# Upstream plugins kdesched does not have yet (issue 13). A policy refused for anything else fails.
+# Upstream plugins kdesched does not have yet (empty since all 11 landed; kept for the next
+# upstream release's plugins). A policy refused for anything else fails.
 PENDING_PLUGINS: set[str] = set()
 
 

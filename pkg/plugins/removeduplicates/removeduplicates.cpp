@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
 #include <vector>
 
 #include "pkg/api/scheduling.h"
 #include "pkg/base/log.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::removeduplicates {
 namespace {
@@ -136,13 +136,6 @@ Status RemoveDuplicates::balance(framework::Handle& h) {
   return Status::ok();
 }
 
-framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(std::make_unique<RemoveDuplicates>(std::move(args.value())));
-          }};
-}
+framework::PluginRegistration registration() { return common::registrationOf<RemoveDuplicates>(kName, decodeArgs); }
 
 }  // namespace kdesched::plugins::removeduplicates
