@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes snapshot.json: the PodLifeTime worked example (README, Strategies) at 2026-11-30T10:00Z."""
+"""Writes snapshot.json: the PodLifeTime worked example (docs/strategies/pod-lifetime.md) at 2026-11-30T10:00Z."""
 import json
 import os
 

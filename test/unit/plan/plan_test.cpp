@@ -168,7 +168,7 @@ TEST_P(PolicyExamples, PlanMatchesGolden) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, PolicyExamples,
                          ::testing::Values("anti-affinity", "node-affinity", "low-node-utilization", "topology-spread",
-                                           "default"),
+                                           "high-node-utilization", "remove-duplicates", "default"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n)

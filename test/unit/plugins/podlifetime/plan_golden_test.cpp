@@ -1,4 +1,4 @@
-// The plan `kdesched plan` prints for the PodLifeTime worked example (README, Strategies), built
+// The plan `kdesched plan` prints for the PodLifeTime worked example (docs/strategies/pod-lifetime.md), built
 // in-process. UPDATE_GOLDEN=1 rewrites plan.golden.
 #include <gtest/gtest.h>
 
@@ -24,7 +24,7 @@ TEST(PodLifeTimePlanGolden, WorkedExample) {
   kdesched::testing::expectMatchesGolden(actual, kDir / "plan.golden");
 }
 
-// The facts the README states, so a golden rewritten by mistake cannot drift from them: the
+// The facts the docs page states, so a golden rewritten by mistake cannot drift from them: the
 // oldest stuck pod first, the PDB-covered one refused, the healthy, young and kube-system ones kept.
 TEST(PodLifeTimePlanGolden, EvictsWhatTheReadmeSays) {
   std::string out = plan(kdesched::plan::OutputFormat::Table);
