@@ -11,6 +11,7 @@
 #include "pkg/daemon/runtime.h"
 #include "pkg/evictor/api_sink.h"
 #include "pkg/trigger/antiflapping.h"
+#include "pkg/trigger/interest.h"
 #include "pkg/trigger/planner.h"
 
 namespace kdesched::daemon {
@@ -70,6 +71,8 @@ std::unique_ptr<trigger::Planner> startPlanner(const Options& o, Runtime& rt, Cy
       },
       antiFlapping);
   runner.retryCooldownRefusals(planner.get());
+  planner->setInterest(trigger::interestOf(rt.engine().profiles));
+  planner->setDeadlines(trigger::deadlinesOf(rt.engine().profiles));
   planner->start();
   log::info("event triggers on", {{"debounce_seconds", c.debounceSeconds},
                                   {"quiet_seconds", c.quietSeconds},

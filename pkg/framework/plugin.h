@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -130,6 +131,17 @@ class FilterPlugin : public virtual Plugin {
 class PreEvictionFilterPlugin : public virtual Plugin {
  public:
   virtual FilterResult preEvictionFilter(const api::Pod& pod, const Handle& h) const = 0;
+};
+
+// A deschedule plugin whose verdict on a pod can change with time alone (an age, the time since a
+// condition's last transition). The event triggers ask it when to look at a pod again, so the pod
+// goes when its time comes rather than up to one interval later.
+class DeadlinePlugin : public virtual Plugin {
+ public:
+  // The earliest wall time (whole seconds) after `now` at which the plugin would pick `pod` as it
+  // is now, if nothing about the pod changes; nullopt when time alone will not make it a candidate
+  // (already one, or never). The evictor's filters are not consulted.
+  virtual std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const = 0;
 };
 
 // Pods a plugin lists: upstream's ListPodsOnANode drops Succeeded/Failed pods.

@@ -15,15 +15,40 @@ PodSeed seedOf(const api::Pod& p) {
   return {p.key(), p.ns, p.name, p.labels, p.nodeName, p.constraints().hasRequiredAntiAffinity()};
 }
 
+std::int64_t restarts(const api::Pod& p) {
+  std::int64_t n = 0;
+  for (const api::ContainerStatus& c : p.status().containers) n += c.restartCount;
+  return n;
+}
+
+// What a bound pod's status change means to the status plugins; "" when nothing they read changed.
+std::string statusChange(const api::Pod& before, const api::Pod& now) {
+  if (now.phase == api::PodPhase::Failed && before.phase != api::PodPhase::Failed) return "pod-failed";
+  if (restarts(now) > restarts(before)) return "pod-restarted";
+  if (before.phase != now.phase || !(before.status() == now.status())) return "pod-status";
+  return "";
+}
+
 }  // namespace
 
-std::string addSeed(const cluster::StoreEvent& event, Seeds& seeds) {
+std::string addSeed(const cluster::StoreEvent& event, Seeds& seeds, const Interest& interest) {
   if (auto* c = std::get_if<cluster::Change<api::Pod>>(&event)) {
     if (c->type == cluster::EventType::Deleted) {
       seeds.balance = true;
       return "pod-deleted";
     }
     const api::Pod& now = *c->after;
+    if (interest.podStatus && c->before && !now.nodeName.empty() && c->before->nodeName == now.nodeName &&
+        !now.isTerminating()) {
+      std::string kind = statusChange(*c->before, now);
+      if (!kind.empty()) {
+        PodSeed seed = seedOf(now);
+        seed.placement = !sameLabels(c->before->labels, now.labels) && !now.isTerminal();
+        seed.status = true;
+        seeds.pods.push_back(std::move(seed));
+        return kind;
+      }
+    }
     if (now.nodeName.empty() || now.isTerminal() || now.isTerminating()) {
       // A pod starting to terminate frees its node: imbalance may follow, violations cannot.
       if (c->before && !c->before->isTerminating() && now.isTerminating()) {
@@ -53,7 +78,7 @@ std::string addSeed(const cluster::StoreEvent& event, Seeds& seeds) {
       return "node-readiness";
     }
     if (!changed) return "";
-    seeds.nodes.push_back({a.name});
+    seeds.nodes.push_back({a.name, !taintsEqual(a.taints, b.taints)});
     return "node-changed";
   }
   return "";
@@ -124,6 +149,16 @@ bool countedBySpread(const cluster::Snapshot& snapshot, const api::Pod& live) {
   return false;
 }
 
+// Another live pod of the same controller runs on the same node: a duplicate (RemoveDuplicates).
+bool besideSibling(const cluster::Snapshot& snapshot, const api::Pod& live) {
+  const api::OwnerReference* o = live.controllerRef();
+  if (!o) return false;
+  for (const api::Pod* sibling : snapshot.podsOfOwner(o->uid))
+    if (sibling != &live && sibling->nodeName == live.nodeName && !sibling->isTerminal() && !sibling->isTerminating())
+      return true;
+  return false;
+}
+
 void addPodSeeds(const cluster::Snapshot& snapshot, const std::vector<PodSeed>& seeds, Scope& scope) {
   if (seeds.empty()) return;
   const api::NamespaceLabelsFn nsLabels = [&snapshot](const api::Symbol& ns) -> const api::Labels* {
@@ -137,13 +172,18 @@ void addPodSeeds(const cluster::Snapshot& snapshot, const std::vector<PodSeed>& 
     const api::Pod* live = nullptr;
     for (const api::Pod* p : snapshot.podsOnNode(seed.node))
       if (p->ns == seed.ns && p->name == seed.name) live = p;
-    if (!live || live->isTerminating() || live->isTerminal()) continue;  // gone or going since the event
+    if (!live || live->isTerminating()) continue;  // gone or going since the event
+    if (seed.status) {
+      scope.pods.insert(seed.key);
+      scope.plugins.insert(kStatusPlugins.begin(), kStatusPlugins.end());
+    }
+    if (!seed.placement || live->isTerminal()) continue;
     if (seed.carriesAntiAffinity) {
       scope.pods.insert(seed.key);
       scope.plugins.insert(kAntiAffinityPlugin);
     }
     addCarriersSelecting(snapshot, groups, *live, *seedNode, nsLabels, scope);
-    if (!scope.balance && countedBySpread(snapshot, *live)) scope.balance = true;
+    if (!scope.balance && (countedBySpread(snapshot, *live) || besideSibling(snapshot, *live))) scope.balance = true;
   }
 }
 
@@ -152,8 +192,13 @@ void addNodeSeeds(const cluster::Snapshot& snapshot, const std::vector<NodeSeed>
     const api::Node* node = snapshot.node(seed.name);
     if (!node) continue;
     scope.balance = true;
+    const bool taints = seed.taintsChanged && !node->taints.empty();
     for (const api::Pod* p : snapshot.podsOnNode(node->nameSym)) {
       if (p->isTerminal() || p->isTerminating()) continue;
+      if (taints) {
+        scope.pods.insert(p->key());
+        scope.plugins.insert(kNodeTaintsPlugin);
+      }
       const auto& c = p->constraints();
       if (c.nodeAffinity && (c.nodeAffinity->required || !c.nodeAffinity->preferred.empty())) {
         scope.pods.insert(p->key());

@@ -46,6 +46,11 @@ Planner::Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runn
 
 Planner::~Planner() { stop(); }
 
+void Planner::setInterest(Interest interest) {
+  std::lock_guard<std::mutex> lock(mu_);
+  schedule_.setInterest(interest);
+}
+
 void Planner::subscribe() {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -53,6 +58,53 @@ void Planner::subscribe() {
     subscribed_ = true;
   }
   store_.subscribe([this](const cluster::StoreEvent& e) { onEvent(e); });
+  if (deadlineFn_) rescanDeadlines();
+}
+
+std::optional<DeadlineEntry> Planner::deadlineOf(const api::Pod& pod) {
+  if (pod.nodeName.empty() || pod.isTerminating()) return std::nullopt;
+  const Clock::WallTime wallNow = clock_->wallNow();
+  const auto nowSeconds = std::chrono::floor<std::chrono::seconds>(wallNow.time_since_epoch()).count();
+  std::optional<DeadlineEntry> entry;
+  for (PodDeadline& d : deadlineFn_(pod, nowSeconds)) {
+    // 50 ms past the second the plugin waits for, so its whole-second clock has reached it.
+    const Clock::TimePoint due =
+        clock_->now() +
+        std::chrono::duration_cast<Clock::Duration>(Clock::WallTime(std::chrono::seconds(d.at)) - wallNow) +
+        std::chrono::milliseconds(50);
+    if (entry && entry->due < due) continue;
+    if (!entry || due < entry->due) entry = DeadlineEntry{pod.key(), {}, due};
+    entry->plugins.insert(std::move(d.plugin));
+  }
+  return entry;
+}
+
+void Planner::updateDeadline(const cluster::StoreEvent& e) {
+  auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
+  if (!c) return;
+  const std::string key = c->after ? c->after->key() : c->before->key();
+  std::optional<DeadlineEntry> entry;
+  if (c->type != cluster::EventType::Deleted) entry = deadlineOf(*c->after);
+  std::lock_guard<std::mutex> lock(mu_);
+  schedule_.setDeadline(key, std::move(entry), clock_->now());
+}
+
+void Planner::rescanDeadlines() {
+  cluster::SnapshotPtr snapshot = store_.snapshot();
+  std::vector<DeadlineEntry> found;
+  for (const api::Pod* p : snapshot->pods())
+    if (auto entry = deadlineOf(*p)) found.push_back(std::move(*entry));
+  const Clock::TimePoint now = clock_->now();
+  std::size_t kept = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (DeadlineEntry& d : found) {
+      std::string pod = d.pod;
+      kept += schedule_.setDeadline(pod, std::move(d), now) ? 1 : 0;
+    }
+    schedule_.scheduleRescan(now + seconds(config_.deadlineHorizonSeconds / 2));
+  }
+  log::debug("deadline queue rescanned", {{"pods_with_deadlines", found.size()}, {"queued_within_horizon", kept}});
 }
 
 void Planner::start() {
@@ -103,6 +155,7 @@ void Planner::onEvent(const cluster::StoreEvent& e) {
                                         {c->after->ns.str(), c->after->name, c->after->uid});
     }
   }
+  if (deadlineFn_) updateDeadline(e);
   const Clock::TimePoint now = clock_->now();
   std::string kind;
   {
@@ -168,6 +221,10 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
       std::lock_guard<std::mutex> lock(mu_);
       for (Deferred& d : later) schedule_.defer(std::move(d));
     }
+    if (s.balance) {
+      std::lock_guard<std::mutex> lock(mu_);
+      schedule_.requestBalance(now);
+    }
     if (!scope.pods->empty() && !scope.plugins.empty()) {
       log::info("triggered run", {{"pods", scope.pods->size()},
                                   {"plugins", join(s.plugins)},
@@ -192,11 +249,38 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
     log::info("triggered run after rollout grace", {{"pods", pods->size()}});
     runner_.runScoped(scope, earliest);
   }
+  if (!due.deadlines.empty()) runDeadlines(due.deadlines);
+  if (due.rescan) rescanDeadlines();
   if (due.balance) {
     framework::CycleScope scope;
     scope.runDeschedule = false;
     log::info("triggered balance run");
     runner_.runScoped(scope, due.balanceFirstEvent);
+  }
+}
+
+void Planner::runDeadlines(const std::vector<DeadlineEntry>& due) {
+  framework::CycleScope scope;
+  scope.runBalance = false;
+  auto pods = std::make_shared<std::unordered_set<std::string>>();
+  std::set<std::string> plugins;
+  for (const DeadlineEntry& d : due) {
+    pods->insert(d.pod);
+    plugins.insert(d.plugins.begin(), d.plugins.end());
+  }
+  scope.plugins.assign(plugins.begin(), plugins.end());
+  scope.pods = pods;
+  log::info("deadline run", {{"pods", pods->size()}, {"plugins", join(plugins)}});
+  runner_.runScoped(scope, due.front().due);
+  // A pod the run left (refused, or another criterion's time still to come) may have a later
+  // deadline: queue it again.
+  cluster::SnapshotPtr snapshot = store_.snapshot();
+  for (const DeadlineEntry& d : due) {
+    const api::Pod* pod = findPod(*snapshot, d.pod);
+    if (!pod) continue;
+    std::optional<DeadlineEntry> next = deadlineOf(*pod);
+    std::lock_guard<std::mutex> lock(mu_);
+    schedule_.setDeadline(d.pod, std::move(next), clock_->now());
   }
 }
 

@@ -41,8 +41,13 @@ class Planner {
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
 
-  // Subscribes to the store (once). Call after the caches synced: the initial LIST is not a burst of
-  // "new" violations; the first periodic cycle covers it.
+  // Before subscribe(): which events the enabled plugins can act on, and the enabled plugins'
+  // deadlines (none: no deadline queue).
+  void setInterest(Interest interest);
+  void setDeadlines(DeadlineFn deadlines) { deadlineFn_ = std::move(deadlines); }
+
+  // Subscribes to the store (once), and fills the deadline queue from it. Call after the caches
+  // synced: the initial LIST is not a burst of "new" violations; the first periodic cycle covers it.
   void subscribe();
   // subscribe(), then the driver thread: it runs what is due, as it comes due.
   void start();
@@ -64,6 +69,12 @@ class Planner {
   void onEvent(const cluster::StoreEvent& e);
   void loop();
   void run(DueWork due, Clock::TimePoint now);
+  void runDeadlines(const std::vector<DeadlineEntry>& due);
+  // The pod's earliest deadline within reach, as an entry of the queue.
+  std::optional<DeadlineEntry> deadlineOf(const api::Pod& pod);
+  void updateDeadline(const cluster::StoreEvent& e);
+  // Looks at every pod of the store for deadlines within the horizon; schedules the next look.
+  void rescanDeadlines();
   // Moves candidates whose own controller is mid-rollout out of `scope`; returns them, due after
   // the rollout grace.
   std::vector<Deferred> deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope,
@@ -75,6 +86,7 @@ class Planner {
   std::shared_ptr<Clock> clock_;
   EventCounter counter_;
   AntiFlapping* antiFlapping_;
+  DeadlineFn deadlineFn_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -11,6 +11,7 @@
 #include "pkg/base/clock.h"
 #include "pkg/trigger/affected.h"
 #include "pkg/trigger/config.h"
+#include "pkg/trigger/deadlines.h"
 
 namespace kdesched::trigger {
 
@@ -29,13 +30,19 @@ struct DueWork {
   std::vector<Deferred> deferred;
   bool balance = false;
   Clock::TimePoint balanceFirstEvent{};
-  bool empty() const { return seeds.pods.empty() && seeds.nodes.empty() && deferred.empty() && !balance; }
+  std::vector<DeadlineEntry> deadlines;
+  bool rescan = false;  // time to look for deadlines within the horizon again
+  bool empty() const {
+    return seeds.pods.empty() && seeds.nodes.empty() && deferred.empty() && !balance && deadlines.empty() && !rescan;
+  }
 };
 
 // Not thread-safe: the Planner calls it under its lock.
 class TriggerSchedule {
  public:
-  explicit TriggerSchedule(TriggerConfig config) : config_(config) {}
+  explicit TriggerSchedule(TriggerConfig config, Interest interest = {})
+      : config_(config), interest_(interest), deadlines_(config.maxDeadlines) {}
+  void setInterest(Interest interest) { interest_ = interest; }
 
   // Adds what `event` seeds, at `now`. A deschedule batch is due once events pause for `quiet`,
   // and at the latest `debounce` after its first event; a balance run `balanceDebounce` after the
@@ -43,6 +50,13 @@ class TriggerSchedule {
   std::string onEvent(const cluster::StoreEvent& event, Clock::TimePoint now);
   // Adds a deferred candidate; a pod already waiting keeps its place (and its due time).
   void defer(Deferred d);
+  // A balance run, `balanceDebounce` after `now` unless one is already pending.
+  void requestBalance(Clock::TimePoint now);
+  // Sets or clears (nullopt) a pod's deadline; one beyond the horizon from `now` is left to a rescan.
+  // False when it was left out.
+  bool setDeadline(const std::string& pod, std::optional<DeadlineEntry> entry, Clock::TimePoint now);
+  void scheduleRescan(Clock::TimePoint at) { rescanDue_ = at; }
+  std::size_t deadlineCount() const { return deadlines_.size(); }
 
   // The earliest time something is due; none when nothing is pending.
   std::optional<Clock::TimePoint> nextWakeup() const;
@@ -54,6 +68,9 @@ class TriggerSchedule {
   Clock::TimePoint batchDue() const;
 
   TriggerConfig config_;
+  Interest interest_;
+  DeadlineQueue deadlines_;
+  std::optional<Clock::TimePoint> rescanDue_;
   Seeds seeds_;
   std::optional<Clock::TimePoint> firstEvent_;  // of the pending deschedule batch
   Clock::TimePoint lastEvent_{};

@@ -130,6 +130,25 @@ std::optional<std::string> PodLifeTime::match(const api::Pod& pod, api::Timestam
   return reason;
 }
 
+std::optional<api::Timestamp> PodLifeTime::eligibleAt(const api::Pod& pod, api::Timestamp now) const {
+  if (match(pod, now)) return std::nullopt;
+  // Each criterion, once met, stays met as time passes, so the answer is the first of the times at
+  // which one criterion becomes met for which every other one is met too.
+  std::vector<api::Timestamp> times;
+  if (args_.maxPodLifeTimeSeconds && pod.creationTimestamp)
+    times.push_back(*pod.creationTimestamp + static_cast<api::Timestamp>(*args_.maxPodLifeTimeSeconds) + 1);
+  for (const ConditionFilter& f : args_.conditions) {
+    if (!f.minTimeSinceLastTransitionSeconds) continue;
+    for (const api::PodCondition& c : pod.status().conditions)
+      if (auto at = c.lastTransitionTime())
+        times.push_back(*at + static_cast<api::Timestamp>(*f.minTimeSinceLastTransitionSeconds));
+  }
+  std::sort(times.begin(), times.end());
+  for (api::Timestamp t : times)
+    if (t > now && match(pod, t)) return t;
+  return std::nullopt;
+}
+
 Status PodLifeTime::deschedule(framework::Handle& h) {
   const api::Timestamp now = now_();
   struct Candidate {

@@ -11,7 +11,7 @@
 
 namespace kdesched::plugins::podlifetime {
 
-class PodLifeTime : public framework::DeschedulePlugin {
+class PodLifeTime : public framework::DeschedulePlugin, public framework::DeadlinePlugin {
  public:
   PodLifeTime(Args args, framework::WallSeconds now) : args_(std::move(args)), now_(std::move(now)) {}
   std::string_view name() const override { return kName; }
@@ -20,6 +20,9 @@ class PodLifeTime : public framework::DeschedulePlugin {
   // Why the pod matches every criterion set, in plain words; nullopt when one does not match.
   // Ignores the evictor's filters.
   std::optional<std::string> match(const api::Pod& pod, api::Timestamp now) const;
+  // The first time match() holds: the age passing maxPodLifeTimeSeconds, a matching condition
+  // reaching minTimeSinceLastTransitionSeconds, whichever comes last when both are set.
+  std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const override;
 
  private:
   Args args_;

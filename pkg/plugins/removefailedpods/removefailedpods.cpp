@@ -68,6 +68,13 @@ std::string RemoveFailedPods::violation(const api::Pod& pod, api::Timestamp now)
   return why + ")";
 }
 
+std::optional<api::Timestamp> RemoveFailedPods::eligibleAt(const api::Pod& pod, api::Timestamp now) const {
+  if (pod.phase != api::PodPhase::Failed || !pod.creationTimestamp || !args_.filter.allows(pod)) return std::nullopt;
+  const api::Timestamp at = *pod.creationTimestamp + static_cast<api::Timestamp>(args_.minPodLifetimeSeconds);
+  if (at <= now || violation(pod, at).empty()) return std::nullopt;
+  return at;
+}
+
 Status RemoveFailedPods::deschedule(framework::Handle& h) {
   const api::Timestamp now = now_();
   for (const api::Node* node : h.nodes()) {

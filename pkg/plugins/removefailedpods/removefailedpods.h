@@ -4,6 +4,7 @@
 // and the failed objects stop holding names, IPs and quota.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "pkg/framework/registry.h"
@@ -11,7 +12,7 @@
 
 namespace kdesched::plugins::removefailedpods {
 
-class RemoveFailedPods : public framework::DeschedulePlugin {
+class RemoveFailedPods : public framework::DeschedulePlugin, public framework::DeadlinePlugin {
  public:
   RemoveFailedPods(Args args, framework::WallSeconds now) : args_(std::move(args)), now_(std::move(now)) {}
   std::string_view name() const override { return kName; }
@@ -20,6 +21,8 @@ class RemoveFailedPods : public framework::DeschedulePlugin {
   // Why `pod` should go ("pod failed with reason OOMKilled, created 2h0m ago, ..."), or "" when it
   // does not match the args. Filters of the evictor are not consulted here.
   std::string violation(const api::Pod& pod, api::Timestamp now) const;
+  // When a failed pod that matches the args reaches minPodLifetimeSeconds.
+  std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const override;
 
  private:
   Args args_;

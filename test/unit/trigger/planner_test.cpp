@@ -150,6 +150,23 @@ TEST_F(PlannerTest, DeletionsMakeADebouncedBalanceRun) {
   EXPECT_FALSE(planner.nextWakeup());
 }
 
+TEST_F(PlannerTest, APodBoundBesideItsDuplicateMakesADebouncedBalanceRun) {
+  store.upsert(NodeBuilder("node1").build());
+  store.upsert(PodBuilder("web-1").ownerUid("ReplicaSet", "web", "rs1").node("node1").build());
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.subscribe();
+  store.upsert(PodBuilder("web-2").ownerUid("ReplicaSet", "web", "rs1").node("node1").build());
+  clock->advanceSeconds(0.2);
+  EXPECT_TRUE(planner.runDue());  // the deschedule batch: nothing in scope, a balance run asked for
+  EXPECT_TRUE(rec.runs.empty());
+  ASSERT_TRUE(planner.nextWakeup());
+  clock->advanceSeconds(30);
+  EXPECT_TRUE(planner.runDue());
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_TRUE(rec.runs[0].runBalance);
+  EXPECT_FALSE(rec.runs[0].runDeschedule);
+}
+
 TEST_F(PlannerTest, RetryLaterLooksAtTheCandidateAgainOnce) {
   trigger::Planner planner(store, config(), rec, clock);
   planner.retryLater("default/payment", {trigger::kAntiAffinityPlugin}, 300);
