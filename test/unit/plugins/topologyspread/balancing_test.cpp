@@ -144,6 +144,30 @@ TEST(TopologySpreadPartition, WithoutTheFitCheckAPodThatFitsNowhereGoesBeforeAPr
   EXPECT_EQ(out.evicted, ns1({"web-y"}));
 }
 
+TEST(TopologySpreadPartition, PodProtectedInOneMoveIsTestedAgainOnceTheMovesHaveChangedItsCounts) {
+  // Hostname [n1 4, n2 0, n3 0] (tier=h, ScheduleAnyway) moves 2 pods to n2, then 1 to n3.
+  // web-a ranks highest; it asks more than n2 has, and its zone spread (app=web, DoNotSchedule,
+  // not balanced) first rejects n3: zone C 1 + 1 - global minimum 0 (zone B) > 1. The first move
+  // sends web-m1 and web-m2 (app=web too) to n2, raising the minimum to 1: n3 now accepts web-a,
+  // which goes in the second move ahead of web-x. Upstream evicts the same three pods.
+  std::vector<NodePtr> nodes = {zoneNode("n1", "zoneA"),
+                                NodeBuilder("n2").zone("zoneB").allocatable(1000, 8 * kGi).build(),
+                                zoneNode("n3", "zoneC")};
+  auto hostname = spread(1, kHostname, UnsatisfiableAction::ScheduleAnyway, selectorOf("tier", "h"));
+  auto pod = [&](const char* name) {
+    return PodBuilder(name, "ns1").node("n1").app("web").label("tier", "h").requests(100, 128 * kMi).spread(hostname);
+  };
+  ClusterBuilder b;
+  for (const auto& n : nodes) b.add(n);
+  b.add(pod("web-a").priority(10).requests(1500, 128 * kMi).spread(webSpread(1, kZone)).build());
+  b.add(pod("web-m1").priority(5).build());
+  b.add(pod("web-m2").priority(4).build());
+  b.add(pod("web-x").build());
+  b.add(PodBuilder("web-c", "ns1").node("n3").app("web").build());
+  auto out = runPolicy(policyWith(kPlugin, "balance", "      constraints: [ScheduleAnyway]\n"), *b.snapshot());
+  EXPECT_EQ(out.evicted, ns1({"web-m2", "web-m1", "web-a"}));
+}
+
 // Zone B's nodes are tainted and only web-p tolerates the taint, so the zone constraint can only
 // move web-p; web-q ranks highest (priority), so the hostname constraint's order takes it first.
 api::Toleration zoneBToleration() {
