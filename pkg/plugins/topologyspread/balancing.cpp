@@ -85,7 +85,14 @@ void Placements::reserve(const api::Pod& pod, int n) {
 
 ConstraintBalancer::ConstraintBalancer(const framework::Handle& h, const Args& args, NamespaceDomains& ns, int k,
                                        Placements& placements, std::vector<Candidate>& candidates)
-    : h_(h), args_(args), ns_(ns), k_(k), c_(ns.constraint(k)), placements_(placements), candidates_(candidates) {}
+    : h_(h),
+      args_(args),
+      ns_(ns),
+      k_(k),
+      c_(ns.constraint(k)),
+      placements_(placements),
+      candidates_(candidates),
+      changes_(ns.constraints.size(), 0) {}
 
 void ConstraintBalancer::run() {
   const int domains = c_.countedDomains;
@@ -168,7 +175,9 @@ void ConstraintBalancer::findBelowAverage() {
 //  2. walking from the end, pods that can move (with the fit check off, those that fit some
 //     below-average node first). They are planned lowest rank first, the order upstream takes
 //     them in; one that can no longer move once the pods before it have used the room is
-//     protected, and the next pod that can move goes instead;
+//     protected, and the next pod that can move goes instead. The walk does not go back to a pod
+//     it passed over, though the moves planned since may have let it move: so each pod is tested
+//     at most once per walk (and once more when planned), which bounds a move's cost;
 //  3. when too few can move, protected pods from the end make up the count: upstream's
 //     bookkeeping moves them too (without evicting them), so the loop always ends.
 void ConstraintBalancer::moveBetween(int di, int dj, int move) {
@@ -244,13 +253,23 @@ ConstraintBalancer::Verdict ConstraintBalancer::evaluate(int ei, int toDomain) {
   PodEntry& e = ns_.entry(ei);
   // Already leaving for another constraint: taking it again costs no further eviction.
   if (e.chosen) return {kMovable, e.target};
+  const std::uint64_t deps = depsOf(e);
   if (auto it = verdicts_.find(ei); it != verdicts_.end()) {
     const Memo& m = it->second;
-    if (m.verdict.tier == kProtected || (m.planned == planned_ && m.toDomain == toDomain)) return m.verdict;
+    if (m.verdict.tier == kProtected ? m.deps == deps : m.planned == planned_ && m.toDomain == toDomain)
+      return m.verdict;
   }
   Verdict v = judge(e, toDomain);
-  verdicts_.insert_or_assign(ei, Memo{planned_, toDomain, v});
+  verdicts_.insert_or_assign(ei, Memo{planned_, toDomain, deps, v});
   return v;
+}
+
+// Changes only grow, so the sum changes exactly when one of e's other constraints' counts did.
+std::uint64_t ConstraintBalancer::depsOf(const PodEntry& e) const {
+  std::uint64_t sum = 0;
+  for (int ci : e.declared)
+    if (ci != k_) sum += changes_[static_cast<std::size_t>(ci)];
+  return sum;
 }
 
 // The test itself, the same for the partition and the target: taking e out of its domains must
@@ -289,16 +308,22 @@ void ConstraintBalancer::choose(PodEntry& e, int target, int toDomain) {
   e.chosen = true;
   e.target = target;
   ++planned_;
-  for (const auto& [ci, d] : e.counted) ns_.constraint(ci).live.add(d, -1);
+  for (const auto& [ci, d] : e.counted) {
+    ns_.constraint(ci).live.add(d, -1);
+    ++changes_[static_cast<std::size_t>(ci)];
+  }
   if (target >= 0) {
     for (int ci : e.matched) {
       Constraint& m = ns_.constraint(ci);
       const auto& value = (*m.nodeValues)[static_cast<std::size_t>(target)];
-      if (value) m.live.add(m.domain(*value, false), +1);
+      if (!value) continue;
+      m.live.add(m.domain(*value, false), +1);
+      ++changes_[static_cast<std::size_t>(ci)];
     }
     placements_.reserve(*e.pod, target);
   } else {
     c_.live.add(toDomain, +1);
+    ++changes_[static_cast<std::size_t>(k_)];
   }
   candidates_.push_back({e.pod, reason(from)});
 }

@@ -124,17 +124,30 @@ class ConstraintBalancer {
   Below below_;
   int maxD_ = -1, minD_ = -1;                // largest and smallest domain as found (for reasons)
   std::unordered_map<int, bool> fitsBelow_;  // per template: fits some below-average node
-  // Per pod, its last verdict: reused while no pod has been chosen since (`planned_` counts the
-  // choices) for the same destination domain. A protected verdict is kept for the rest of this
-  // constraint, so each pod is judged protected at most once: the moves planned meanwhile use up
-  // room far more often than they free any.
+  // Per pod, its last verdict and what it was drawn from, so a reused verdict is always the one
+  // judge() would give now. In a cycle nodeFit per (template, node) never changes (Placements
+  // keeps it), the room on a node only shrinks as moves are planned, and the removal and placement
+  // checks read the live counts of the pod's other constraints. Hence:
+  //  - a movable verdict names a target whose room the next choice may take: it holds while no
+  //    pod has been chosen since (`planned_` counts the choices), for the same destination domain
+  //    (which decides the target's pass);
+  //  - a protected verdict can only turn when a choice changes the counts of one of the pod's
+  //    other constraints (`changes_`): no node starts to fit or regains room, and the target
+  //    search tries every below-average node whatever the destination domain. A pod declaring
+  //    only the constraint being balanced is judged protected once per constraint.
+  // Reusing costs O(constraints the pod declares). A walk asks about a pod once (moveBetween), so
+  // a protected pod costs at most one more target search per move out of its domain, and only
+  // after its other constraints' counts changed.
   struct Memo {
     std::uint64_t planned;
     int toDomain;
+    std::uint64_t deps;  // depsOf() when judged
     Verdict verdict;
   };
+  std::uint64_t depsOf(const PodEntry& e) const;
   std::unordered_map<int, Memo> verdicts_;
   std::uint64_t planned_ = 0;
+  std::vector<std::uint64_t> changes_;  // per constraint of the namespace: choices that changed its counts
 };
 
 }  // namespace kdesched::plugins::topologyspread

@@ -144,6 +144,62 @@ TEST(TopologySpreadPartition, WithoutTheFitCheckAPodThatFitsNowhereGoesBeforeAPr
   EXPECT_EQ(out.evicted, ns1({"web-y"}));
 }
 
+TEST(TopologySpreadPartition, PodProtectedInOneMoveIsTestedAgainOnceTheMovesHaveChangedItsCounts) {
+  // Hostname [n1 4, n2 0, n3 0] (tier=h, ScheduleAnyway) moves 2 pods to n2, then 1 to n3.
+  // web-a ranks highest; it asks more than n2 has, and its zone spread (app=web, DoNotSchedule,
+  // not balanced) first rejects n3: zone C 1 + 1 - global minimum 0 (zone B) > 1. The first move
+  // sends web-m1 and web-m2 (app=web too) to n2, raising the minimum to 1: n3 now accepts web-a,
+  // which goes in the second move ahead of web-x. Upstream evicts the same three pods.
+  std::vector<NodePtr> nodes = {zoneNode("n1", "zoneA"),
+                                NodeBuilder("n2").zone("zoneB").allocatable(1000, 8 * kGi).build(),
+                                zoneNode("n3", "zoneC")};
+  auto hostname = spread(1, kHostname, UnsatisfiableAction::ScheduleAnyway, selectorOf("tier", "h"));
+  auto pod = [&](const char* name) {
+    return PodBuilder(name, "ns1").node("n1").app("web").label("tier", "h").requests(100, 128 * kMi).spread(hostname);
+  };
+  ClusterBuilder b;
+  for (const auto& n : nodes) b.add(n);
+  b.add(pod("web-a").priority(10).requests(1500, 128 * kMi).spread(webSpread(1, kZone)).build());
+  b.add(pod("web-m1").priority(5).build());
+  b.add(pod("web-m2").priority(4).build());
+  b.add(pod("web-x").build());
+  b.add(PodBuilder("web-c", "ns1").node("n3").app("web").build());
+  auto out = runPolicy(policyWith(kPlugin, "balance", "      constraints: [ScheduleAnyway]\n"), *b.snapshot());
+  EXPECT_EQ(out.evicted, ns1({"web-m2", "web-m1", "web-a"}));
+}
+
+TEST(TopologySpreadPartition, WalkDoesNotGoBackToAPodItPassedOverInTheSameMove) {
+  // Rack [r1 4, r2 0] (tier=h, ScheduleAnyway) moves 2 pods to r2: n2 (1000m) and n3 (tainted,
+  // only web-a tolerates it). web-a ranks highest, but its zone spread (app=web, DoNotSchedule)
+  // rejects n3 (zone C 1 + 1 - minimum 0 > 1), so web-p1 and web-p2 (600m each) are taken.
+  // web-p2 goes to n2 first, which raises the zone minimum to 1 and leaves 400m: web-p1 no longer
+  // fits. n3 would now accept web-a, but the walk has passed it (each pod is asked once per
+  // walk, which bounds a move's cost): web-q, next down the order, replaces web-p1.
+  const std::string rack = "rack";
+  std::vector<NodePtr> nodes = {
+      NodeBuilder("n1").zone("zoneA").label(rack, "r1").build(),
+      NodeBuilder("n2").zone("zoneB").label(rack, "r2").allocatable(1000, 8 * kGi).build(),
+      NodeBuilder("n3").zone("zoneC").label(rack, "r2").taint("dedicated", "c", api::TaintEffect::NoSchedule).build()};
+  auto racks = spread(1, rack, UnsatisfiableAction::ScheduleAnyway, selectorOf("tier", "h"));
+  auto pod = [&](const char* name, std::int64_t cpu) {
+    return PodBuilder(name, "ns1").node("n1").label("tier", "h").requests(cpu, 128 * kMi).spread(racks);
+  };
+  ClusterBuilder b;
+  for (const auto& n : nodes) b.add(n);
+  b.add(pod("web-a", 1500)
+            .app("web")
+            .priority(10)
+            .toleration({"dedicated", api::TolerationOp::Equal, "c", api::TaintEffect::NoSchedule, std::nullopt})
+            .spread(webSpread(1, kZone))
+            .build());
+  b.add(pod("web-p1", 600).app("web").priority(5).build());
+  b.add(pod("web-p2", 600).app("web").priority(4).build());
+  b.add(pod("web-q", 100).build());
+  b.add(PodBuilder("web-c", "ns1").node("n3").app("web").build());
+  auto out = runPolicy(policyWith(kPlugin, "balance", "      constraints: [ScheduleAnyway]\n"), *b.snapshot());
+  EXPECT_EQ(out.evicted, ns1({"web-p2", "web-q"}));
+}
+
 // Zone B's nodes are tainted and only web-p tolerates the taint, so the zone constraint can only
 // move web-p; web-q ranks highest (priority), so the hostname constraint's order takes it first.
 api::Toleration zoneBToleration() {
