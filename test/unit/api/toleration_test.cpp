@@ -1,13 +1,16 @@
 // Tolerations with the comparison operators Gt/Lt (TaintTolerationComparisonOperators) and with
 // operators this build does not know: matched as k8s.io/api v0.36.1 Toleration.ToleratesTaint
-// with enableComparisonOperators (what upstream descheduler v0.36 passes).
+// with enableComparisonOperators (what upstream descheduler v0.36 passes), and decoded without
+// refusing the pod.
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "pkg/api/scheduling.h"
+#include "test/unit/api/decode_fixtures.h"
 
 namespace kdesched::api {
 namespace {
@@ -101,6 +104,68 @@ INSTANTIATE_TEST_SUITE_P(
         ComparisonCase{"Unknown empty key and value", tol(TolerationOp::Unknown, "", ""), taint(""), false},
         ComparisonCase{"Unknown numbers", tol(TolerationOp::Unknown, "5"), taint("10"), false}),
     [](const auto& info) { return testName(info.param.name); });
+
+// --- decoding ----------------------------------------------------------------------------------
+
+struct OperatorCase {
+  const char* name;
+  const char* op;  // the JSON value of "operator"
+  TolerationOp want;
+};
+
+class TolerationOperatorDecodeTest : public ::testing::TestWithParam<OperatorCase> {};
+
+std::string podWithToleration(const std::string& op) {
+  return R"({"metadata":{"name":"p","namespace":"ns"},"spec":{"nodeName":"n1","tolerations":[)"
+         R"({"key":"node.example.com/sla","operator":)" +
+         op + R"(,"value":"950","effect":"NoSchedule"}]}})";
+}
+
+TEST_P(TolerationOperatorDecodeTest, DecodesThePod) {
+  const auto& c = GetParam();
+  const Toleration want{"node.example.com/sla", c.want, "950", TaintEffect::NoSchedule, std::nullopt};
+  auto pod = podFromJson(podWithToleration(c.op));
+  ASSERT_TRUE(pod.isOk()) << pod.error();
+  EXPECT_EQ(pod->constraints().tolerations, std::vector<Toleration>{want});
+  // The daemon's single-object path (a GET of one pod).
+  auto obj = decodeObjectJson(R"({"kind":"Pod",)" + podWithToleration(c.op).substr(1));
+  ASSERT_TRUE(obj.isOk()) << obj.error();
+  ASSERT_TRUE(std::holds_alternative<Pod>(*obj));
+  EXPECT_EQ(std::get<Pod>(*obj).constraints().tolerations, std::vector<Toleration>{want});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, TolerationOperatorDecodeTest,
+    ::testing::Values(OperatorCase{"Gt", R"("Gt")", TolerationOp::Gt}, OperatorCase{"Lt", R"("Lt")", TolerationOp::Lt},
+                      OperatorCase{"Equal", R"("Equal")", TolerationOp::Equal},
+                      OperatorCase{"empty is Equal", R"("")", TolerationOp::Equal},
+                      OperatorCase{"Exists", R"("Exists")", TolerationOp::Exists},
+                      OperatorCase{"a future operator", R"("Between")", TolerationOp::Unknown},
+                      OperatorCase{"operators are case sensitive", R"("gt")", TolerationOp::Unknown}),
+    [](const auto& info) { return testName(info.param.name); });
+
+TEST(TolerationOperatorDecodeTest, FromYaml) {
+  auto pod = podFromYaml(R"(metadata: {name: p, namespace: ns}
+spec:
+  tolerations:
+  - {key: node.example.com/sla, operator: Gt, value: "950", effect: NoSchedule}
+  - {key: node.example.com/sla, operator: Lt, value: "-3"}
+)");
+  ASSERT_TRUE(pod.isOk()) << pod.error();
+  EXPECT_EQ(
+      pod->constraints().tolerations,
+      (std::vector<Toleration>{{"node.example.com/sla", TolerationOp::Gt, "950", TaintEffect::NoSchedule, std::nullopt},
+                               {"node.example.com/sla", TolerationOp::Lt, "-3", TaintEffect::None, std::nullopt}}));
+}
+
+// Only a string naming no operator is tolerated; a value of the wrong JSON type is still an error.
+TEST(TolerationOperatorDecodeTest, NonStringOperatorIsAnError) {
+  for (const char* op : {"1", "true", "[\"Gt\"]", "{}"}) {
+    auto pod = podFromJson(podWithToleration(op));
+    ASSERT_FALSE(pod.isOk()) << op;
+    EXPECT_EQ(pod.error().rfind("spec.tolerations[0].operator: expected string, got ", 0), 0u) << pod.error();
+  }
+}
 
 }  // namespace
 }  // namespace kdesched::api
