@@ -26,10 +26,12 @@ constexpr std::array<std::pair<std::string_view, NodeSelectorOp>, 6> kNodeSelect
 }};
 
 // An empty operator is Equal (core/v1 Toleration).
-constexpr std::array<std::pair<std::string_view, TolerationOp>, 3> kTolerationOps{{
+constexpr std::array<std::pair<std::string_view, TolerationOp>, 5> kTolerationOps{{
     {"", TolerationOp::Equal},
     {"Equal", TolerationOp::Equal},
     {"Exists", TolerationOp::Exists},
+    {"Gt", TolerationOp::Gt},
+    {"Lt", TolerationOp::Lt},
 }};
 
 // A toleration's empty effect tolerates every effect.
@@ -147,10 +149,21 @@ Status decodeAffinity(Ctx& c, od::value& v, SchedulingConstraints& out) {
   });
 }
 
+// An operator not in kTolerationOps is Unknown, not an error: the API server accepted it, and
+// refusing it would refuse the pod, and in the daemon the whole LIST page with it.
+Status readTolerationOp(Ctx& c, od::value& v, TolerationOp& out) {
+  std::string_view s;
+  KD_TRY(readString(c, v, s));
+  const auto known =
+      std::find_if(kTolerationOps.begin(), kTolerationOps.end(), [&](const auto& e) { return e.first == s; });
+  out = known == kTolerationOps.end() ? TolerationOp::Unknown : known->second;
+  return Status::ok();
+}
+
 Status decodeToleration(Ctx& c, od::value& v, Toleration& out) {
   return forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
     if (key == "key") return readString(c, f, out.key);
-    if (key == "operator") return readEnum(c, f, kTolerationOps, "operator", out.op);
+    if (key == "operator") return readTolerationOp(c, f, out.op);
     if (key == "value") return readString(c, f, out.value);
     if (key == "effect") return readEnum(c, f, kTolerationEffects, "effect", out.effect);
     if (key == "tolerationSeconds") return readOptInt64(c, f, out.tolerationSeconds);

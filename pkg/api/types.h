@@ -91,7 +91,10 @@ struct Taint {
   bool operator==(const Taint&) const = default;
 };
 
-enum class TolerationOp { Equal, Exists };
+// Gt/Lt compare the taint's value with the toleration's as integers (TaintTolerationComparisonOperators).
+// Unknown is an operator this build does not know, one a newer API server may allow: it tolerates
+// nothing, as upstream's ToleratesTaint does for any operator it does not know.
+enum class TolerationOp { Equal, Exists, Gt, Lt, Unknown };
 
 struct Toleration {
   std::string key;  // empty with Exists tolerates every key

@@ -92,6 +92,19 @@ std::vector<Case> tolerationCases() {
                 "",
                 "",
                 {}});
+  // Gt/Lt compare the taint's value with the toleration's as integers (here 990 against 950).
+  cs.push_back({"Gt toleration below the taint value",
+                {tainted("node1", "sla", "990", TaintEffect::NoSchedule), clean()},
+                {on1("p").toleration(tol("sla", TolerationOp::Gt, "950")).build()},
+                "",
+                "",
+                {}});
+  cs.push_back({"Lt toleration below the taint value",
+                {tainted("node1", "sla", "990", TaintEffect::NoSchedule), clean()},
+                {on1("p").toleration(tol("sla", TolerationOp::Lt, "950")).build()},
+                "",
+                "",
+                {"default/p"}});
   // tolerationSeconds only bounds NoExecute: a NoSchedule toleration with it still tolerates.
   cs.push_back({"tolerationSeconds is irrelevant for NoSchedule",
                 {dedicated(), clean()},
