@@ -2,6 +2,7 @@
 // evictor contract: plugins say "I would evict this pod, because ..."; the evictor decides.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,7 +91,15 @@ class CycleState {
   const api::ResourceList* cachedUsage(const api::Symbol& node) const;
   void cacheUsage(const api::Symbol& node, api::ResourceList usage);
 
+  // A node list a plugin derives from a snapshot alone (e.g. DefaultEvictor's ready nodes for
+  // nodeFit), kept for the cycle under the plugin instance's and the snapshot's addresses; null
+  // until cached.
+  const std::vector<const api::Node*>* cachedNodes(const void* owner, const cluster::Snapshot& s) const;
+  const std::vector<const api::Node*>& cacheNodes(const void* owner, const cluster::Snapshot& s,
+                                                  std::vector<const api::Node*> nodes);
+
  private:
+  std::map<std::pair<const void*, const cluster::Snapshot*>, std::vector<const api::Node*>> nodeLists_;
   std::unordered_set<const api::Pod*> evicted_;
   std::unordered_map<api::Symbol, api::ResourceList> usage_;
 };

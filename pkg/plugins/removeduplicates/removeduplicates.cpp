@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "pkg/api/scheduling.h"
@@ -50,32 +52,58 @@ std::vector<std::string> containerKeys(const api::Pod& pod, const std::vector<st
   return keys;
 }
 
-// Upstream's getTargetNodes: for each distinct set of constraints among the duplicates, the nodes
-// whose NoSchedule/NoExecute taints they tolerate and whose labels match their nodeSelector and
-// required node affinity; a set matching a single node adds nothing. Cordoned nodes count, as
+// The nodes a pod's constraints let it run on (NoSchedule/NoExecute taints tolerated, nodeSelector
+// and required node affinity matched), computed once per distinct set of those three parts in a
+// cycle: they are interned, so workloads that differ only in other constraints (anti-affinity,
+// spread) share one pass over the nodes instead of one each.
+class TargetNodes {
+ public:
+  explicit TargetNodes(const std::vector<const api::Node*>& nodes) : nodes_(nodes) {}
+
+  const std::vector<const api::Node*>& matching(const api::SchedulingConstraints& c) {
+    auto it = byConstraints_.find(&c);
+    if (it != byConstraints_.end()) return *it->second;
+    api::SchedulingConstraints filter;
+    filter.nodeSelector = c.nodeSelector;
+    filter.nodeAffinity = c.nodeAffinity;
+    filter.tolerations = c.tolerations;
+    std::shared_ptr<const api::SchedulingConstraints> key = api::internConstraints(std::move(filter));
+    auto [slot, added] = byFilter_.try_emplace(key.get());
+    if (added) {
+      slot->second.key = key;
+      for (const api::Node* n : nodes_)
+        if (api::toleratesNoScheduleNoExecute(key->tolerations, n->taints) &&
+            api::podMatchesNodeSelectorAndAffinity(*key, *n))
+          slot->second.nodes.push_back(n);
+    }
+    byConstraints_.emplace(&c, &slot->second.nodes);
+    return slot->second.nodes;
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const api::SchedulingConstraints> key;  // keeps the interned block alive
+    std::vector<const api::Node*> nodes;
+  };
+  const std::vector<const api::Node*>& nodes_;
+  std::unordered_map<const api::SchedulingConstraints*, const std::vector<const api::Node*>*> byConstraints_;
+  std::unordered_map<const api::SchedulingConstraints*, Entry> byFilter_;
+};
+
+// Upstream's getTargetNodes: the union, over the distinct constraints among the duplicates, of the
+// nodes each lets them run on; a set matching a single node adds nothing. Cordoned nodes count, as
 // upstream's.
-std::size_t targetNodeCount(const Group& g, const std::vector<const api::Node*>& nodes) {
-  std::vector<const api::SchedulingConstraints*> distinct;
-  for (const auto& [node, pods] : g.duplicates) {
+std::size_t targetNodeCount(const Group& g, TargetNodes& targets) {
+  std::vector<const std::vector<const api::Node*>*> sets;
+  for (const auto& [node, pods] : g.duplicates)
     for (const api::Pod* pod : pods) {
-      const api::SchedulingConstraints& c = pod->constraints();
-      if (std::none_of(distinct.begin(), distinct.end(),
-                       [&](const api::SchedulingConstraints* d) { return d == &c || *d == c; }))
-        distinct.push_back(&c);
+      const std::vector<const api::Node*>* m = &targets.matching(pod->constraints());
+      if (m->size() > 1 && std::find(sets.begin(), sets.end(), m) == sets.end()) sets.push_back(m);
     }
-  }
-  std::set<const api::Node*> targets;
-  std::vector<const api::Node*> matching;
-  for (const api::SchedulingConstraints* c : distinct) {
-    matching.clear();
-    for (const api::Node* n : nodes) {
-      if (api::toleratesNoScheduleNoExecute(c->tolerations, n->taints) &&
-          api::podMatchesNodeSelectorAndAffinity(*c, *n))
-        matching.push_back(n);
-    }
-    if (matching.size() > 1) targets.insert(matching.begin(), matching.end());
-  }
-  return targets.size();
+  if (sets.size() == 1) return sets.front()->size();
+  std::unordered_set<const api::Node*> all;
+  for (const auto* m : sets) all.insert(m->begin(), m->end());
+  return all.size();
 }
 
 std::string describeOwner(const OwnerKey& k) {
@@ -109,10 +137,11 @@ void collect(framework::Handle& h, const Args& a, const api::Node& node, std::ma
 Status RemoveDuplicates::balance(framework::Handle& h) {
   std::map<OwnerKey, Group> groups;
   for (const api::Node* node : h.nodes()) collect(h, args_, *node, groups);
+  TargetNodes targetNodes(h.nodes());
   // Upstream walks owners and nodes in Go map order; kdesched by owner key, then node name.
   for (const auto& [owner, g] : groups) {
     if (g.duplicates.empty()) continue;
-    std::size_t targets = targetNodeCount(g, h.nodes());
+    std::size_t targets = targetNodeCount(g, targetNodes);
     if (targets < 2) {
       log::debug("fewer than two nodes the duplicates could run on, none evicted",
                  {{"owner", describeOwner(owner)}, {"nodes", static_cast<std::int64_t>(targets)}});

@@ -213,6 +213,16 @@ std::vector<Case> targetNodeCases() {
        "",
        "",
        {"default/c"}});
+  // The duplicates b (ssd only: node1, node2) and c, d (anywhere: all four) give the union of their
+  // target nodes, four: at most one per node, so three go (two nodes would leave two on node1).
+  cs.push_back({"target nodes are the union over the duplicates' distinct constraints",
+                {NodeBuilder("node1").label("disk", "ssd").build(), NodeBuilder("node2").label("disk", "ssd").build(),
+                 NodeBuilder("node3").build(), NodeBuilder("node4").build()},
+                {web("a", "node1").build(), web("b", "node1").nodeSelector("disk", "ssd").build(),
+                 web("c", "node1").build(), web("d", "node1").build()},
+                "",
+                "",
+                {"default/b", "default/c", "default/d"}});
   // 5 pods over 3 nodes: at most ceil(5/3) = 2 per node, so node1 keeps two and node2's two stay.
   cs.push_back({"upperAvg rounds up",
                 threeNodes(),
