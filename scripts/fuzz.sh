@@ -42,6 +42,16 @@ max_len() {
   esac
 }
 
+# test/fuzz/dict/<name>.dict: tokens the mutator splices in (keys, operators, suffixes).
+dict_of() {
+  case "$1" in
+    snapshot_json | snapshot_yaml | list_page | watch_event) echo kube ;;
+    yaml_json | policy | kubeconfig) echo yaml ;;
+    label_selector) echo selector ;;
+    quantity) echo quantity ;;
+  esac
+}
+
 # Repository data a target starts from, besides its committed seeds.
 repo_seeds() {
   case "$1" in
@@ -82,7 +92,8 @@ run_target() {
   for d in "test/fuzz/seeds/${t}" "test/fuzz/regressions/${t}"; do [ -d "${d}" ] && dirs+=("${d}"); done
   touch "${stamp}"
   "${slot[@]}" "${BUILD}/fuzz_${t}" -max_total_time="${seconds}" -max_len="$(max_len "${t}")" -timeout=10 \
-    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="${out}/" "${dirs[@]}" >"${log}" 2>&1 || rc=$?
+    -rss_limit_mb=2048 -dict="test/fuzz/dict/$(dict_of "${t}").dict" -print_final_stats=1 \
+    -artifact_prefix="${out}/" "${dirs[@]}" >"${log}" 2>&1 || rc=$?
   local execs corp new
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "${log}" | tail -n1)"
   corp="$(find "${corpus}" -type f | wc -l)"

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "pkg/api/decode.h"
@@ -35,18 +36,37 @@ bool startsLikeJson(std::string_view text) {
   return first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
 }
 
+std::string keyOf(const api::Object& object) {
+  return std::visit([](const auto& o) { return cluster::objectKey(o); }, object);
+}
+
+// What a cycle does with a loaded store: take a snapshot and read it through its indexes. The
+// snapshot must hold exactly what the store holds.
+void useStore(const cluster::Store& store) {
+  const auto snap = store.snapshot();
+  invariant(snap->pods().size() == store.count(api::Kind::Pod), "snapshot and store disagree on the pod count");
+  invariant(snap->nodes().size() == store.count(api::Kind::Node), "snapshot and store disagree on the node count");
+  for (const api::Pod* pod : snap->pods()) {
+    (void)snap->podsOnNode(pod->nodeName);
+    (void)snap->podsInNamespace(pod->ns);
+    (void)snap->pdbsInNamespace(pod->ns);
+    (void)snap->namespaceByName(pod->ns.str());
+  }
+  for (const api::Node* node : snap->nodes()) (void)snap->node(node->name);
+}
+
 void snapshotJson(std::string_view input) {
   // Inputs that do not start like JSON take the YAML path, which snapshot_yaml covers.
   if (!startsLikeJson(input)) return;
   cluster::Store store;
-  (void)cluster::loadSnapshot(input, "fuzz.json", store);
+  if (cluster::loadSnapshot(input, "fuzz.json", store).isOk()) useStore(store);
 }
 
 void snapshotYaml(std::string_view input) {
   // The document marker keeps the loader on its YAML path whatever the input starts with.
   const std::string text = "---\n" + std::string(input);
   cluster::Store store;
-  (void)cluster::loadSnapshot(text, "fuzz.yaml", store);
+  if (cluster::loadSnapshot(text, "fuzz.yaml", store).isOk()) useStore(store);
 }
 
 void yamlJson(std::string_view input) {
@@ -126,28 +146,49 @@ bool splitKind(std::string_view input, api::Kind& kind, std::string_view& rest) 
   return kind != api::Kind::Unknown;
 }
 
+// A decoded page replaces what the store held of its kind, as a relist does.
 void listPage(std::string_view input) {
   api::Kind kind;
   std::string_view rest;
   if (!splitKind(input, kind, rest)) return;
   std::string body(rest);
   kube::ListPage page;
-  (void)kube::decodeListPage(kind, body, page);
+  if (!kube::decodeListPage(kind, body, page).isOk()) return;
+  std::set<std::string> keys;
+  for (const auto& o : page.objects) keys.insert(keyOf(o));
+  cluster::Store store;
+  store.replace(kind, std::move(page.objects));
+  invariant(store.count(kind) == keys.size(), "the store after a relist does not hold one object per key");
+  useStore(store);
 }
 
+// Each line is one event of a stream, applied to a store as the reflector applies it; a set of keys
+// tracks what the store must hold.
 void watchEvent(std::string_view input) {
   api::Kind kind;
   std::string_view rest;
   if (!splitKind(input, kind, rest)) return;
-  // One parser for the whole stream, as the reflector keeps one per watch.
-  api::JsonParser parser;
+  api::JsonParser parser;  // one for the whole stream, as the reflector keeps one per watch
+  cluster::Store store;
+  std::set<std::string> keys;
   while (!rest.empty()) {
     const auto eol = rest.find('\n');
     std::string line(rest.substr(0, eol));
     rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
     kube::WatchEvent event;
-    (void)kube::decodeWatchEvent(kind, line, parser, event);
+    if (!kube::decodeWatchEvent(kind, line, parser, event).isOk()) continue;
+    if (event.type == kube::WatchEventType::Added || event.type == kube::WatchEventType::Modified) {
+      // api::Kind lists the kinds in the order of api::Object's alternatives.
+      invariant(event.object.index() == static_cast<std::size_t>(kind), "a watch event decoded into another kind");
+      keys.insert(keyOf(event.object));
+      store.upsert(std::move(event.object));
+    } else if (event.type == kube::WatchEventType::Deleted) {
+      keys.erase(keyOf(event.object));
+      store.remove(kind, keyOf(event.object));
+    }
   }
+  invariant(store.count(kind) == keys.size(), "the store after a watch stream does not hold one object per key");
+  useStore(store);
 }
 
 constexpr std::array kTargets{
