@@ -8,6 +8,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct Input {
   std::string target;
   fs::path path;
 };
+
+// ctest lists each case with its parameter: the file, not a byte dump.
+void PrintTo(const Input& input, std::ostream* os) { *os << input.path.string(); }
 
 std::vector<Input> collect(const char* kind) {
   std::vector<Input> out;
