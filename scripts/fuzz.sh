@@ -90,10 +90,16 @@ run_target() {
   for f in $(repo_seeds "${t}"); do cp "${f}" "${seeds}/$(echo "${f}" | tr / _)"; done
   local dirs=("${corpus}" "${seeds}")
   for d in "test/fuzz/seeds/${t}" "test/fuzz/regressions/${t}"; do [ -d "${d}" ] && dirs+=("${d}"); done
+  # libFuzzer ends without running destructors: the kubeconfig target's scratch directory would
+  # outlive the run in /tmp, so it goes to a per-target TMPDIR that is emptied afterwards.
+  local tmp
+  tmp="$(cd "${BUILD}" && pwd)/tmp/${t}"
+  mkdir -p "${tmp}"
   touch "${stamp}"
-  "${slot[@]}" "${BUILD}/fuzz_${t}" -max_total_time="${seconds}" -max_len="$(max_len "${t}")" -timeout=10 \
+  TMPDIR="${tmp}" "${slot[@]}" "${BUILD}/fuzz_${t}" -max_total_time="${seconds}" -max_len="$(max_len "${t}")" -timeout=10 \
     -rss_limit_mb=2048 -dict="test/fuzz/dict/$(dict_of "${t}").dict" -print_final_stats=1 \
     -artifact_prefix="${out}/" "${dirs[@]}" >"${log}" 2>&1 || rc=$?
+  rm -rf "${tmp}"
   local execs corp new
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "${log}" | tail -n1)"
   corp="$(find "${corpus}" -type f | wc -l)"
