@@ -99,7 +99,10 @@ bool tooLarge(std::string_view s) {
     const bool negative = !x.empty() && x[0] == '-';
     if (!x.empty() && (x[0] == '+' || x[0] == '-')) x.remove_prefix(1);
     const auto [ptr, ec] = std::from_chars(x.data(), x.data() + x.size(), exponent);
-    if (ec == std::errc::result_out_of_range) exponent = 1LL << 40;  // as far out of range either way
+    // Any exponent beyond ±2^40 decides the same way, and clamping it keeps the digit counts
+    // added below from overflowing ("12e9223372036854775807" did).
+    constexpr long long kFarOut = 1LL << 40;
+    if (ec == std::errc::result_out_of_range || exponent > kFarOut) exponent = kFarOut;
     if (negative) exponent = -exponent;
   }
   const std::string_view mantissa = s.substr(0, e);

@@ -183,6 +183,11 @@ Status decodeWatchEvent(api::Kind kind, std::string& line, api::JsonParser& pars
     for (auto field : root) {
       std::string_view key;
       if (auto e = field.unescaped_key().get(key)) return jsonError("", e);
+      // A repeated field is refused: with a second "type" after the object, the event kept the
+      // object decoded (or skipped, for a BOOKMARK) under the first type.
+      if ((key == "type" && haveType) || (key == "object" && haveObject)) {
+        return Status::error(std::string(key) + ": appears more than once in the event");
+      }
       if (key == "type") {
         std::string_view t;
         if (auto e = field.value().get_string().get(t)) return jsonError("type", e);

@@ -372,6 +372,11 @@ TEST(DecodeWatchEvent, MalformedLinesAreErrorsNotCrashes) {
       {badQuantity, "object (default/a): spec.containers[0].resources.requests.cpu"},
       {event("ADDED", R"({"metadata":{"name":"x","resourceVersion":"1"},"spec":{"containers":"nope"}})"),
        "spec.containers"},
+      // fuzz_watch_event: the second type turned a bookmark into a MODIFIED event of an empty pod.
+      {R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":""}},"type":"MODIFIED"})",
+       "type: appears more than once"},
+      {R"({"object":{"metadata":{"resourceVersion":"1"}},"type":"DELETED","object":{}})",
+       "object: appears more than once"},
   };
   for (const auto& [text, want] : cases) {
     std::string line = text;
