@@ -49,6 +49,7 @@ class ReflectorTest : public ::testing::Test {
     ClientConfig cfg;
     cfg.server = "https://api:6443";
     cfg.qps = -1;
+    cfg.requestTimeout = {};  // its timer would sleep on the fake clock, whose sleeps return at once
     auto t = std::make_unique<FakeTransport>();
     transport_ = t.get();
     client_ = std::make_unique<Client>(cfg, std::move(t), clock_);
