@@ -36,6 +36,14 @@ bool durationFlag(const std::string& flag, const std::string& value, double& sec
   return true;
 }
 
+// A duration that must not be zero: these bound how long kdesched waits, and have no "off".
+bool positiveDurationFlag(const std::string& flag, const std::string& value, double& seconds) {
+  if (!durationFlag(flag, value, seconds)) return false;
+  if (seconds >= 0.001) return true;
+  std::cerr << "kdesched: " << flag << ": must be at least 1ms, got \"" << value << "\"\n";
+  return false;
+}
+
 std::chrono::milliseconds ms(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
@@ -44,6 +52,7 @@ std::chrono::milliseconds ms(double seconds) {
 struct DaemonFlags {
   kdesched::daemon::Options d;
   std::string interval = "0", leaseDuration = "2m17s", renewDeadline = "1m47s", retryPeriod = "26s";
+  std::string requestTimeout = "30s", cacheStaleAfter = "2m";
   std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
   int verbosity = 0;
   std::vector<std::string> ignored;  // upstream flags taken out before parsing (upstream_flags.h)
@@ -92,6 +101,13 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
   app.add_flag("--fail-on-eviction-errors", f.d.failOnEvictionErrors,
                "One-shot mode: exit 1 when the API server refused or failed evictions (upstream exits 0)");
   app.add_option("--cache-sync-timeout", f.d.syncTimeoutSeconds, "Seconds to wait for the first LIST of every resource")
+      ->capture_default_str();
+  app.add_option("--api-request-timeout", f.requestTimeout,
+                 "kdesched only: the longest one API request may take (Go duration; a watch: until it is opened)")
+      ->capture_default_str();
+  app.add_option("--cache-stale-after", f.cacheStaleAfter,
+                 "kdesched only: a resource whose LIST and WATCH keep failing this long (Go duration) is stale: no "
+                 "cycle until it resyncs (a 401/403 makes it stale at once)")
       ->capture_default_str();
 }
 
@@ -148,7 +164,9 @@ int runDaemon(DaemonFlags& f) {
   if (!durationFlag("--descheduling-interval", f.interval, f.d.intervalSeconds) ||
       !durationFlag("--leader-elect-lease-duration", f.leaseDuration, lease) ||
       !durationFlag("--leader-elect-renew-deadline", f.renewDeadline, renew) ||
-      !durationFlag("--leader-elect-retry-period", f.retryPeriod, retry))
+      !durationFlag("--leader-elect-retry-period", f.retryPeriod, retry) ||
+      !positiveDurationFlag("--api-request-timeout", f.requestTimeout, f.d.requestTimeoutSeconds) ||
+      !positiveDurationFlag("--cache-stale-after", f.cacheStaleAfter, f.d.cacheStaleAfterSeconds))
     return kExitBadInput;
   f.d.leader.leaseDuration = ms(lease);
   f.d.leader.renewDeadline = ms(renew);

@@ -81,6 +81,7 @@ std::string CycleRunner::whyNot() const {
   if (parts_.stop.cancelled()) return "shutting down";
   if (parts_.leader && !parts_.leader->isLeader()) return "not the leader";
   if (std::string relisting = parts_.cache.relisting(); !relisting.empty()) return "relisting " + relisting;
+  if (std::string stale = parts_.cache.stale(); !stale.empty()) return "cache stale: " + stale;
   return "";
 }
 
@@ -145,7 +146,11 @@ RunReport CycleRunner::runPeriodic() {
 
 void CycleRunner::runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent) {
   RunReport r = runOnce(scope);
-  if (!r.ran) return;
+  if (!r.ran) {
+    // The periodic cycle that follows recovery looks at everything, these pods included.
+    log::debug("triggered run skipped", {{"reason", r.skipReason}});
+    return;
+  }
   const double delay = parts_.clock->secondsSince(firstEvent);
   log::info("triggered run finished", {{"evicted", r.evicted},
                                        {"refused", r.refused},

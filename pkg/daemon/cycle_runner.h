@@ -22,7 +22,7 @@ namespace kdesched::daemon {
 
 struct RunReport {
   bool ran = false;
-  std::string skipReason;        // why it did not run: shutdown, not the leader, a cache relisting
+  std::string skipReason;        // why it did not run: shutdown, not the leader, a cache relisting or stale
   framework::CycleResult cycle;  // its seconds include waiting for the evictions' answers
   std::size_t evicted = 0;       // settled: submissions the server refused later count as refused
   std::size_t refused = 0;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <thread>
 
@@ -101,6 +102,22 @@ Relist awaitRelist(Runtime& rt, Cancellation& stop, double timeoutSeconds) {
   return Relist::Done;
 }
 
+// A stale cache (a resource's LIST or WATCH refused, or failing for too long) holds the cycle that is
+// due until every resource has resynced, however long that takes: the cache's own warnings,
+// /readyz and kdesched_cache_stale say why meanwhile. Nothing is lost by waiting (a cycle only ever
+// evicts), and the cycle runs as soon as the cache can be trusted again. False: stopped first.
+bool awaitFresh(Runtime& rt, Cancellation& stop, const std::vector<kube::StaleResource>& stale) {
+  for (const kube::StaleResource& r : stale)
+    log::warn("cache stale, skipping the cycle",
+              {{"resource", r.resource}, {"verb", r.verb}, {"reason", r.reason}, {"stale_seconds", r.seconds}});
+  const Clock::TimePoint since = rt.clock().now();
+  while (!rt.health().staleResources().empty())
+    if (!rt.clock().sleepFor(kRelistPoll, &stop)) return false;
+  log::info("cache resynced, running the cycle",
+            {{"waited_seconds", std::round(rt.clock().secondsSince(since) * 10) / 10}});
+  return true;
+}
+
 // Cycles on the interval (non-sliding: the period is measured from each cycle's start), or the one
 // cycle of a one-shot run. Returns the exit code so far.
 int cycleLoop(const Options& o, Runtime& rt, CycleRunner& runner, Cancellation& stop, std::atomic<bool>& lost) {
@@ -110,6 +127,15 @@ int cycleLoop(const Options& o, Runtime& rt, CycleRunner& runner, Cancellation& 
     if (!rt.isLeader()) {
       lost = true;
       break;
+    }
+    if (const auto stale = rt.health().staleResources(); !stale.empty()) {
+      // A one-shot run never decides on a cache it cannot trust, and has no later cycle.
+      if (o.intervalSeconds <= 0) {
+        log::error("cache stale; no cycle", {{"stale", rt.health().stale()}, {"exit", kExitFailure}});
+        return kExitFailure;
+      }
+      if (!awaitFresh(rt, stop, stale)) break;
+      continue;  // from the top: leadership and a relist may have changed meanwhile
     }
     if (!rt.health().relisting().empty()) {
       const Relist r = awaitRelist(rt, stop, o.syncTimeoutSeconds);
@@ -160,7 +186,8 @@ int run(const Options& o) {
   switch (rt->startCache()) {
     case Runtime::Sync::Synced: break;
     case Runtime::Sync::Stopped: return rt->finish(kExitOk);
-    case Runtime::Sync::TimedOut: return rt->finish(kExitFailure);
+    case Runtime::Sync::TimedOut:
+    case Runtime::Sync::Refused: return rt->finish(kExitFailure);
   }
   std::atomic<bool> lost{false};
   if (!rt->lead([&] {

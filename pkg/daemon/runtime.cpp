@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include <algorithm>
+
 #include "pkg/api/decode.h"
 #include "pkg/base/log.h"
 #include "pkg/kube/cpprest_transport.h"
@@ -23,6 +25,13 @@ Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& 
     return Status::error("PriorityClass \"" + name + "\" has no readable value: " +
                          (object.isOk() ? std::string("the answer is not a PriorityClass") : object.error()));
   return pc->value;
+}
+
+metrics::Readiness readinessOf(bool synced, const std::string& stale, const evictor::Leadership* leader) {
+  if (!synced) return {false, stale.empty() ? "caches not synced" : "caches not synced: " + stale};
+  if (!stale.empty()) return {false, "cache stale: " + stale};
+  if (leader) return {true, leader->isLeader() ? "leader" : "standby"};
+  return {true, "ok"};
 }
 
 std::unique_ptr<Runtime> Runtime::create(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop) {
@@ -53,6 +62,7 @@ bool Runtime::connect() {
   }
   if (options_.qps > 0) config->qps = options_.qps;
   if (options_.burst > 0) config->burst = options_.burst;
+  config->requestTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(options_.requestTimeoutSeconds * 1000));
   auto transport = kube::makeCpprestTransport(*config);
   if (!transport.isOk()) {
     log::error("cannot set up the API client", {{"error", transport.error()}});
@@ -88,11 +98,21 @@ void Runtime::buildCache() {
   }
   reflectorObservers_ =
       std::make_unique<kube::ReflectorObservers>(std::vector<kube::ReflectorObserver*>{&health_, watchMetrics_.get()});
-  for (const kube::Resource& r :
-       {kube::kPods, kube::kNodes, kube::kNamespaces, kube::kPodDisruptionBudgets, kube::kPersistentVolumeClaims}) {
+  for (const kube::Resource& r : kube::kCachedResources) {
     kube::ReflectorOptions ro;
     ro.clock = clock_;
+    ro.listOnly = options_.intervalSeconds <= 0;
     reflectors_.push_back(std::make_unique<kube::Reflector>(*client_, r, store_, ro, reflectorObservers_.get()));
+  }
+  if (metrics_) {
+    metrics_->cacheStaleSource([&health = health_] {
+      const std::vector<kube::StaleResource> stale = health.staleResources();
+      std::vector<std::pair<std::string, bool>> out;
+      for (const kube::Resource& r : kube::kCachedResources)
+        out.emplace_back(r.name, std::any_of(stale.begin(), stale.end(),
+                                             [&](const kube::StaleResource& s) { return s.resource == r.name; }));
+      return out;
+    });
   }
 }
 
@@ -113,10 +133,18 @@ bool Runtime::synced() const {
   return true;
 }
 
-metrics::Readiness Runtime::readiness() const {
-  if (!synced()) return {false, "caches not synced"};
-  if (elector_) return {true, elector_->isLeader() ? "leader" : "standby"};
-  return {true, "ok"};
+metrics::Readiness Runtime::readiness() const { return readinessOf(synced(), health_.stale(), elector_.get()); }
+
+bool Runtime::refused() const {
+  bool any = false;
+  for (const kube::StaleResource& r : health_.staleResources()) {
+    if (!r.denied) continue;
+    log::error(
+        "access to the cluster refused; no cycle runs",
+        {{"resource", r.resource}, {"verb", r.verb}, {"reason", r.reason}, {"exit", kExitFailure}, {"hint", r.hint()}});
+    any = true;
+  }
+  return any;
 }
 
 Runtime::Sync Runtime::startCache() {
@@ -124,9 +152,13 @@ Runtime::Sync Runtime::startCache() {
   const Clock::TimePoint deadline = clock_->now() + seconds(options_.syncTimeoutSeconds);
   while (!synced()) {
     if (stop_.cancelled()) return Sync::Stopped;
+    // A one-shot run has no later cycle to wait for: a refused LIST ends it now, not after the
+    // sync timeout. The daemon waits on, for the RBAC rule to be applied.
+    if (options_.intervalSeconds <= 0 && refused()) return Sync::Refused;
     if (clock_->now() > deadline) {
       log::error("the cache did not sync",
                  {{"timeout_seconds", options_.syncTimeoutSeconds},
+                  {"stale", health_.stale()},
                   {"hint",
                    "check the API server address, credentials and RBAC (get/list/watch pods, nodes, namespaces, "
                    "poddisruptionbudgets, persistentvolumeclaims)"}});

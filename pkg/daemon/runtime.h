@@ -24,6 +24,10 @@ namespace kdesched::daemon {
 // A PriorityClass's value, read from the API server (DefaultEvictor's priorityThreshold.name).
 Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& name);
 
+// What /readyz answers: ready once every cache has synced and none is stale (`stale` as
+// CacheFreshness::stale() says it); the reason names what is missing.
+metrics::Readiness readinessOf(bool synced, const std::string& stale, const evictor::Leadership* leader);
+
 class Runtime {
  public:
   // Builds everything and starts the metrics server. What fails (the kubeconfig, the policy, the
@@ -33,9 +37,10 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  enum class Sync { Synced, Stopped, TimedOut };
+  enum class Sync { Synced, Stopped, TimedOut, Refused };
   // Starts the reflectors and waits until every cache holds its first LIST (or shutdown, or the
-  // sync timeout, which is logged with the RBAC hint).
+  // sync timeout, which is logged with the RBAC hint). A one-shot run stops waiting at the first
+  // refused LIST (Refused, logged with the resource and the verb): it would never sync.
   Sync startCache();
   // With leader election: blocks until this replica leads (false: shut down first), then renews in
   // the background; `onLost` runs once when leadership is lost. Without: true at once.
@@ -57,12 +62,17 @@ class Runtime {
 
  private:
   Runtime(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop)
-      : options_(options), clock_(std::move(clock)), stop_(stop) {}
+      : options_(options),
+        clock_(std::move(clock)),
+        stop_(stop),
+        health_(clock_, seconds(options.cacheStaleAfterSeconds)) {}
   bool connect();
   bool loadPolicy();
   void buildCache();
   bool serve();
   bool synced() const;
+  // A one-shot run's refused LISTs, logged; true when there were any.
+  bool refused() const;
   void stopAll();
   metrics::Readiness readiness() const;
 

@@ -36,6 +36,10 @@ framework::EvictResult CycleGate::admit(const Decision& d) {
                                 "a relist was requested since this cycle's snapshot (watch history lost: " +
                                     (cache_.relisting().empty() ? std::string("relisted since") : cache_.relisting()) +
                                     "); the snapshot may be stale");
+  // The runner does not start a run on a stale cache; this catches one that went stale during it.
+  if (std::string stale = cache_.stale(); !stale.empty())
+    return EvictResult::refused(Refusal::StaleCache, "cache",
+                                "the cache cannot be trusted: " + stale + "; no eviction until it has resynced");
   if (leader_ && !leader_->isLeader())
     return EvictResult::refused(Refusal::NotLeader, "leader election", "this replica is not the leader any more");
   return {};

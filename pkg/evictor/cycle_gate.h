@@ -1,5 +1,6 @@
 // What may stop a live cycle's evictions, apart from the policy: shutdown, the cache's health (a
-// resource that lost its watch history is relisting), leadership, and pods an earlier run evicted.
+// resource that lost its watch history is relisting, or its cache is stale), leadership, and pods
+// an earlier run evicted.
 #pragma once
 
 #include <chrono>
@@ -37,7 +38,8 @@ class RecentEvictions {
 
 // Checked right before each eviction request of one cycle:
 //  - shutdown: after SIGTERM nothing new is evicted (the rest of the cycle runs without requests);
-//  - the cache: a relist requested since the cycle's snapshot was taken;
+//  - the cache: a relist requested since the cycle's snapshot was taken, or a resource whose
+//    cache went stale (access refused, or no refresh for too long);
 //  - leadership (when `leader` is set): Lease-based election has no fencing;
 //  - `recent` (when set; not in a dry run, where nothing is deleted): a pod an earlier run evicted.
 class CycleGate : public EvictionGate {

@@ -17,6 +17,9 @@ class CacheFreshness {
   virtual std::uint64_t relistRequests() const = 0;
   // The kinds being relisted, comma-separated; "" when every cache is in sync.
   virtual std::string relisting() const = 0;
+  // Why some resource's cache cannot be trusted (access to it refused, or it has not refreshed
+  // for too long), as "pods (watch: 403 Forbidden: ...)"; "" when none.
+  virtual std::string stale() const = 0;
 };
 
 class Leadership {

@@ -71,7 +71,8 @@ std::string drain(LineStream& lines) {
 
 }  // namespace
 
-WatchStream::WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines) : kind_(kind), lines_(std::move(lines)) {}
+WatchStream::WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines, std::unique_ptr<RequestDeadline> deadline)
+    : kind_(kind), deadline_(std::move(deadline)), lines_(std::move(lines)) {}
 
 WatchStream::Next WatchStream::next(WatchEvent& out) {
   for (;;) {
@@ -97,6 +98,15 @@ Client::Client(ClientConfig config, std::unique_ptr<Transport> transport, std::s
       clock_(std::move(clock)),
       tokens_(makeTokenSource(config_, clock_)),
       limiter_(config_.qps, config_.burst, clock_) {}
+
+std::unique_ptr<RequestDeadline> Client::deadlineFor(Cancellation* parent) const {
+  if (config_.requestTimeout <= std::chrono::milliseconds::zero()) return nullptr;
+  return std::make_unique<RequestDeadline>(parent, config_.requestTimeout, clock_);
+}
+
+std::chrono::seconds Client::transportTimeout() const {
+  return std::chrono::ceil<std::chrono::seconds>(config_.requestTimeout) + std::chrono::seconds(5);
+}
 
 Status Client::decorate(HttpRequest& request) {
   request.headers.emplace_back("Accept", "application/json");
@@ -126,11 +136,20 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
     HttpRequest attempt = request;
     attempt.headers = base;
     if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());
+    std::unique_ptr<RequestDeadline> deadline = deadlineFor(options.cancel);
+    if (deadline) {
+      attempt.cancel = deadline->get();
+      // The transport's own timer only as a backstop: ours counts the whole request and says so.
+      attempt.timeout = transportTimeout();
+    }
     auto response = transport_->send(attempt);
     if (!response.isOk()) {
       const bool cancelled = options.cancel && options.cancel->cancelled();
-      return ApiError::transport(request.method + " " + request.target + ": " + response.error(), cancelled);
+      const std::string what = request.method + " " + request.target + ": ";
+      return ApiError::transport(deadline ? deadline->explain(what + response.error()) : what + response.error(),
+                                 cancelled);
     }
+    deadline.reset();
     if (isSuccess(response->status)) return std::move(response).value();
 
     ApiError err = apiErrorFromResponse(response->status, response->reason, response->headers, response->body);
@@ -269,12 +288,17 @@ ApiResult<std::unique_ptr<WatchStream>> Client::watch(const Resource& resource, 
     if (!limiter_.acquire(cancel)) return ApiError::transport("waiting for the client rate limiter", true);
     HttpRequest attempt = request;
     if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());
+    std::unique_ptr<RequestDeadline> deadline = deadlineFor(cancel);
+    if (deadline) attempt.cancel = deadline->get();
     auto opened = transport_->openWatch(attempt);
     if (!opened.isOk()) {
-      return ApiError::transport("watch " + std::string(resource.name) + ": " + opened.error(),
-                                 cancel && cancel->cancelled());
+      const std::string what = "watch " + std::string(resource.name) + ": " + opened.error();
+      return ApiError::transport(deadline ? deadline->explain(what) : what, cancel && cancel->cancelled());
     }
-    if (isSuccess(opened->status)) return std::make_unique<WatchStream>(resource.kind, std::move(opened->lines));
+    if (isSuccess(opened->status)) {
+      if (deadline) deadline->disarm();
+      return std::make_unique<WatchStream>(resource.kind, std::move(opened->lines), std::move(deadline));
+    }
     const std::string body = opened->lines ? drain(*opened->lines) : std::string();
     ApiError err = apiErrorFromResponse(opened->status, opened->reason, opened->headers, body);
     if (err.code == 401 && tokens_ && !refreshedToken) {

@@ -11,44 +11,6 @@
 namespace kdesched::kube {
 namespace {
 
-// A Cancellation that fires when `parent` does or when `timeout` passes, whichever comes first: it
-// bounds one Lease request (client-go puts a deadline on each attempt too), so neither a SIGTERM nor
-// the loss of leadership waits out the HTTP client's own timeout against a hung API server.
-class BoundedCancellation {
- public:
-  BoundedCancellation(Cancellation* parent, std::chrono::nanoseconds timeout, std::shared_ptr<Clock> clock)
-      : cancel_(std::make_shared<Cancellation>()), done_(std::make_shared<Cancellation>()), parent_(parent) {
-    if (parent_) subscription_ = parent_->subscribe([c = cancel_] { c->cancel(); });
-    timer_ = std::thread([c = cancel_, done = done_, expired = expired_, timeout, clock = std::move(clock)] {
-      if (clock->sleepFor(timeout, done.get())) {
-        *expired = true;
-        c->cancel();
-      }
-    });
-  }
-  ~BoundedCancellation() {
-    done_->cancel();
-    timer_.join();
-    if (parent_) parent_->unsubscribe(subscription_);
-  }
-  BoundedCancellation(const BoundedCancellation&) = delete;
-  BoundedCancellation& operator=(const BoundedCancellation&) = delete;
-
-  Cancellation* get() { return cancel_.get(); }
-  // "timed out" when the deadline (not the parent) cut the request.
-  std::string describe(const ApiError& e) const {
-    return *expired_ ? "no answer in time: " + e.describe() : e.describe();
-  }
-
- private:
-  std::shared_ptr<std::atomic<bool>> expired_ = std::make_shared<std::atomic<bool>>(false);
-  std::shared_ptr<Cancellation> cancel_;
-  std::shared_ptr<Cancellation> done_;
-  Cancellation* parent_;
-  std::uint64_t subscription_ = 0;
-  std::thread timer_;
-};
-
 // Release is best effort on the way out: a successor takes over after leaseDuration anyway.
 constexpr std::chrono::seconds kMaxReleaseWait{5};
 
@@ -108,8 +70,9 @@ std::string LeaderElector::body(const Record& r, bool withResourceVersion) const
 bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   const int durationSeconds =
       static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(config_.leaseDuration).count());
-  // One attempt (GET, then PUT or POST) may take at most renewDeadline.
-  BoundedCancellation attempt(cancel, config_.renewDeadline, clock_);
+  // One attempt (GET, then PUT or POST) may take at most renewDeadline, as client-go bounds it; each
+  // request of it also has the client's request timeout, which should be the shorter.
+  RequestDeadline attempt(cancel, config_.renewDeadline, clock_);
   RequestOptions opts;
   opts.cancel = attempt.get();
   auto now = clock_->now();
@@ -118,7 +81,8 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   if (!got) {
     if (got.error().cancelled && cancel && cancel->cancelled()) return false;
     if (got.error().code != 404) {
-      log::warn("cannot read the leader lease", {{"lease", leaseKey()}, {"error", attempt.describe(got.error())}});
+      log::warn("cannot read the leader lease",
+                {{"lease", leaseKey()}, {"error", attempt.explain(got.error().describe())}});
       return false;
     }
     Record fresh{config_.identity, durationSeconds, nowStr, nowStr, 0, ""};
@@ -128,7 +92,7 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
       // 409: another replica created it first (they start together); the next attempt reads it.
       if (created.error().code != 409)
         log::warn("cannot create the leader lease",
-                  {{"lease", leaseKey()}, {"error", attempt.describe(created.error())}});
+                  {{"lease", leaseKey()}, {"error", attempt.explain(created.error().describe())}});
       return false;
     }
     // The version to release from, should release() come before the first renewal.
@@ -183,7 +147,8 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   if (!put) {
     if (put.error().cancelled && cancel && cancel->cancelled()) return false;
     if (put.error().code != 409)
-      log::warn("cannot update the leader lease", {{"lease", leaseKey()}, {"error", attempt.describe(put.error())}});
+      log::warn("cannot update the leader lease",
+                {{"lease", leaseKey()}, {"error", attempt.explain(put.error().describe())}});
     return false;
   }
   try {
@@ -259,15 +224,14 @@ void LeaderElector::release() {
   r.holder.clear();
   r.leaseDurationSeconds = 1;
   r.renewTime = rfc3339(clock_->wallNow(), true);
-  BoundedCancellation bounded(nullptr, std::min<std::chrono::nanoseconds>(config_.renewDeadline, kMaxReleaseWait),
-                              clock_);
+  RequestDeadline bounded(nullptr, std::min<Clock::Duration>(config_.renewDeadline, kMaxReleaseWait), clock_);
   RequestOptions opts;
   opts.cancel = bounded.get();
   auto put = client_.put(leasePath(), body(r, true), opts);
   if (put)
     log::info("released leadership", {{"lease", leaseKey()}, {"identity", config_.identity}});
   else
-    log::warn("cannot release the lease", {{"error", bounded.describe(put.error())}});
+    log::warn("cannot release the lease", {{"error", bounded.explain(put.error().describe())}});
 }
 
 }  // namespace kdesched::kube

@@ -13,6 +13,10 @@ std::string keyOf(const api::Object& obj) {
 
 double secondsBetween(Clock::TimePoint a, Clock::TimePoint b) { return std::chrono::duration<double>(b - a).count(); }
 
+// A failure repeated within this long is logged at debug: with the backoff capped at 30 s a
+// refused LIST would otherwise warn twice a minute for as long as the RBAC rule is missing.
+constexpr std::chrono::minutes kRepeatQuiet{1};
+
 }  // namespace
 
 ReflectorObservers::ReflectorObservers(std::vector<ReflectorObserver*> observers) {
@@ -22,6 +26,10 @@ ReflectorObservers::ReflectorObservers(std::vector<ReflectorObserver*> observers
 
 void ReflectorObservers::onList(api::Kind kind, std::size_t objects, double seconds) {
   for (ReflectorObserver* o : observers_) o->onList(kind, objects, seconds);
+}
+
+void ReflectorObservers::onWatchOpened(api::Kind kind) {
+  for (ReflectorObserver* o : observers_) o->onWatchOpened(kind);
 }
 
 void ReflectorObservers::onWatchRestart(api::Kind kind, const std::string& reason) {
@@ -36,8 +44,8 @@ void ReflectorObservers::onEvent(api::Kind kind, WatchEventType type) {
   for (ReflectorObserver* o : observers_) o->onEvent(kind, type);
 }
 
-void ReflectorObservers::onError(api::Kind kind, const std::string& message) {
-  for (ReflectorObserver* o : observers_) o->onError(kind, message);
+void ReflectorObservers::onError(api::Kind kind, const ReflectorFailure& failure) {
+  for (ReflectorObserver* o : observers_) o->onError(kind, failure);
 }
 
 Reflector::Reflector(Client& client, Resource resource, cluster::Store& store, ReflectorOptions options,
@@ -88,6 +96,7 @@ void Reflector::run() {
         backoff();
         continue;
       }
+      if (options_.listOnly) return;
       needList = false;
     }
     switch (watchOnce()) {
@@ -121,9 +130,10 @@ bool Reflector::relist() {
   if (!listed.isOk()) {
     if (listed.error().cancelled || cancel_.cancelled()) return false;
     if (listed.error().isGone()) rvUnavailable_ = true;
-    log::warn("reflector list failed",
-              {{"resource", resource_.name}, {"requested_rv", rv}, {"error", listed.error().describe()}});
-    reportError("list failed: " + listed.error().describe());
+    const std::string error = listed.error().describe();
+    log::write(unlessRepeated("list " + error, log::Level::Warn), "reflector list failed",
+               {{"resource", resource_.name}, {"requested_rv", rv}, {"error", error}});
+    reportError({"list", listed.error().code, error});
     return false;
   }
   const double seconds = secondsBetween(start, clock_->now());
@@ -158,9 +168,14 @@ Reflector::After Reflector::watchOnce() {
       requestRelist("gone", "watch from rv=" + wo.resourceVersion + " refused: " + opened.error().describe());
       return After::Relist;
     }
-    reportError("watch failed rv=" + wo.resourceVersion + ": " + opened.error().describe());
-    restartWatch("open_failed", opened.error().describe());
-    return After::Backoff;
+    const std::string error = opened.error().describe();
+    ReflectorFailure failure{"watch", opened.error().code, error};
+    reportError(failure);
+    restartWatch("open_failed", error);
+    if (!failure.denied()) return After::Backoff;
+    // Start over with a LIST once allowed again: the cache is replaced, not patched up.
+    rvUnavailable_ = true;
+    return After::Relist;
   }
   std::unique_ptr<WatchStream> stream = std::move(opened).value();
   {
@@ -168,6 +183,8 @@ Reflector::After Reflector::watchOnce() {
     if (cancel_.cancelled()) return After::Stop;
     current_ = stream.get();
   }
+  lastLogged_.clear();  // working again: the next failure is news
+  if (observer_) observer_->onWatchOpened(resource_.kind);
   const After after = handleStream(*stream, start);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -189,9 +206,12 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
             requestRelist("gone", "watch ERROR event: " + event.error.describe());
             return After::Relist;
           }
-          reportError("watch ERROR event: " + event.error.describe());
+          ReflectorFailure failure{"watch", event.error.code, "watch ERROR event: " + event.error.describe()};
+          reportError(failure);
           restartWatch("error_event", event.error.describe());
-          return After::Backoff;
+          if (!failure.denied()) return After::Backoff;
+          rvUnavailable_ = true;
+          return After::Relist;
         }
         apply(event);
         ++events;
@@ -200,8 +220,9 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
         if (cancel_.cancelled()) return After::Stop;
         const auto lasted = clock_->now() - start;
         if (events == 0 && lasted < options_.shortWatch) {
-          reportError("very short watch: closed after " + std::to_string(secondsBetween(start, clock_->now())) +
-                      "s without an event");
+          reportError({"watch", 0,
+                       "very short watch: closed after " + std::to_string(secondsBetween(start, clock_->now())) +
+                           "s without an event"});
           restartWatch("very_short", "closed without events");
           return After::Backoff;
         }
@@ -210,12 +231,12 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
       }
       case WatchStream::Next::Broken:
         if (cancel_.cancelled()) return After::Stop;
-        reportError("watch stream broken: " + stream.problem());
+        reportError({"watch", 0, "watch stream broken: " + stream.problem()});
         restartWatch("broken", stream.problem());
         return After::Backoff;
       case WatchStream::Next::Malformed:
         // We cannot tell what the line meant, so the store may now be missing a change: relist.
-        reportError("malformed watch event: " + stream.problem());
+        reportError({"watch", 0, "malformed watch event: " + stream.problem()});
         requestRelist("malformed", stream.problem());
         return After::Relist;
     }
@@ -257,7 +278,8 @@ void Reflector::backoff() {
 
 void Reflector::restartWatch(const std::string& reason, const std::string& detail) {
   // A watch the server ended on schedule is routine: keep it out of the default log.
-  log::write(reason == "closed" ? log::Level::Debug : log::Level::Info, "reflector watch restart",
+  const log::Level level = reason == "closed" ? log::Level::Debug : unlessRepeated(reason + detail, log::Level::Info);
+  log::write(level, "reflector watch restart",
              {{"resource", resource_.name}, {"reason", reason}, {"rv", lastResourceVersion()}, {"detail", detail}});
   if (observer_) observer_->onWatchRestart(resource_.kind, reason);
 }
@@ -269,8 +291,16 @@ void Reflector::requestRelist(const std::string& reason, const std::string& deta
 }
 
 // Logged by the caller's restart/relist line; here only counted.
-void Reflector::reportError(const std::string& message) {
-  if (observer_) observer_->onError(resource_.kind, message);
+void Reflector::reportError(ReflectorFailure failure) {
+  if (observer_) observer_->onError(resource_.kind, failure);
+}
+
+log::Level Reflector::unlessRepeated(const std::string& key, log::Level level) {
+  const Clock::TimePoint now = clock_->now();
+  if (key == lastLogged_ && now - lastLoggedAt_ < kRepeatQuiet) return log::Level::Debug;
+  lastLogged_ = key;
+  lastLoggedAt_ = now;
+  return level;
 }
 
 }  // namespace kdesched::kube

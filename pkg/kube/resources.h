@@ -23,4 +23,15 @@ inline constexpr Resource kPodDisruptionBudgets{api::Kind::PodDisruptionBudget, 
 inline constexpr Resource kPersistentVolumeClaims{api::Kind::PersistentVolumeClaim, "persistentvolumeclaims",
                                                   "/api/v1/persistentvolumeclaims"};
 
+// Every resource the live modes cache, in the order they start.
+inline constexpr Resource kCachedResources[] = {kPods, kNodes, kNamespaces, kPodDisruptionBudgets,
+                                                kPersistentVolumeClaims};
+
+// The plural resource name of a cached kind ("pods"); the kind's own name for any other.
+inline std::string_view resourceName(api::Kind kind) {
+  for (const Resource& r : kCachedResources)
+    if (r.kind == kind) return r.name;
+  return api::toString(kind);
+}
+
 }  // namespace kdesched::kube

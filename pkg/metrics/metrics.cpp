@@ -132,12 +132,36 @@ void Metrics::triggerRun() { triggerRuns_->Add({}).Increment(); }
 void Metrics::eventToEviction(double seconds) { eventToEviction_->Add({}, kReactionBuckets).Observe(seconds); }
 void Metrics::evictionSuppressed(const std::string& reason) { suppressed_->Add({{"reason", reason}}).Increment(); }
 
+void Metrics::cacheStaleSource(StaleSource source) {
+  std::lock_guard<std::mutex> lock(staleMu_);
+  stale_ = std::move(source);
+}
+
 std::string Metrics::serialize() const {
   std::ostringstream out;
   auto families = registry_->Collect();
   auto processFamilies = process_->Collect();
   families.insert(families.end(), std::make_move_iterator(processFamilies.begin()),
                   std::make_move_iterator(processFamilies.end()));
+  StaleSource stale;
+  {
+    std::lock_guard<std::mutex> lock(staleMu_);
+    stale = stale_;
+  }
+  if (stale) {
+    prometheus::MetricFamily f;
+    f.name = "kdesched_cache_stale";
+    f.help =
+        "1 while a resource's cache cannot be trusted (its LIST or WATCH refused, or failing too long), by resource";
+    f.type = prometheus::MetricType::Gauge;
+    for (const auto& [resource, isStale] : stale()) {
+      prometheus::ClientMetric m;
+      m.label.push_back({"resource", resource});
+      m.gauge.value = isStale ? 1 : 0;
+      f.metric.push_back(std::move(m));
+    }
+    families.push_back(std::move(f));
+  }
   prometheus::TextSerializer().Serialize(out, families);
   return out.str();
 }

@@ -9,9 +9,11 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pkg/metrics/process_collector.h"
@@ -48,6 +50,12 @@ class Metrics {
   void triggerRun();
   void eventToEviction(double seconds);
   void evictionSuppressed(const std::string& reason);
+  // kdesched_cache_stale{resource}: 1 while a resource's cache cannot be trusted (access refused,
+  // or no refresh for too long), else 0. Read from `source` at each scrape rather than pushed: a
+  // cache goes stale by time alone, and a scrape must show it without anything else noticing
+  // first. Every resource the source names is a series.
+  using StaleSource = std::function<std::vector<std::pair<std::string, bool>>()>;
+  void cacheStaleSource(StaleSource source);
 
   // Text exposition format of everything registered and of the process collector.
   std::string serialize() const;
@@ -57,6 +65,8 @@ class Metrics {
   std::shared_ptr<prometheus::Registry> registry_;
   // A prometheus::Registry holds only its own families, so the collector is served beside it.
   std::shared_ptr<ProcessCollector> process_;
+  mutable std::mutex staleMu_;
+  StaleSource stale_;
   prometheus::Family<prometheus::Counter>* evicted_;
   prometheus::Family<prometheus::Counter>* evictedDeprecated_;
   prometheus::Family<prometheus::Histogram>* loop_;

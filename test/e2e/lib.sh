@@ -402,6 +402,30 @@ kds_api() {
     --key "${ADMIN_KEY_FILE}" "$@" "${APISERVER_URL}${path}"
 }
 
+# kds_sa_kubeconfig SA NAMESPACE FILE: a kubeconfig holding a TokenRequest token of the
+# ServiceAccount, the cluster CA and the server URL: what in-cluster config gives a pod of it.
+kds_sa_kubeconfig() {
+  local token
+  token="$(kd_kubectl -n "$2" create token "$1" --duration=2h)" || return 1
+  cat >"$3" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: ${APISERVER_URL}
+    certificate-authority-data: $(base64 -w0 <"${CA_FILE}")
+users:
+- name: $1
+  user:
+    token: ${token}
+contexts:
+- name: $1
+  context: {cluster: test, user: $1, namespace: $2}
+current-context: $1
+EOF
+}
+
 # kds_evict POD: POSTs a policy/v1 Eviction of POD (namespace KDS_NS) as the admin; prints the
 # HTTP status code, keeps the body in WORK/body.
 kds_evict() {

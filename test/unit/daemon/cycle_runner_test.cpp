@@ -154,7 +154,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(SkipCase{"shutdown", [](Fixture& f) { f.stop.cancel(); }, "shutting down"},
                       SkipCase{"notLeader", [](Fixture& f) { f.leadership.leader = false; }, "not the leader"},
                       SkipCase{"relisting", [](Fixture& f) { f.health.relistRequested(api::Kind::Pod); },
-                               "relisting Pod"}),
+                               "relisting Pod"},
+                      SkipCase{"stale",
+                               [](Fixture& f) {
+                                 f.health.onError(api::Kind::Pod, {"watch", 403, "403 Forbidden: pods is forbidden"});
+                               },
+                               "cache stale: pods (watch: 403 Forbidden: pods is forbidden)"}),
     [](const auto& info) { return info.param.name; });
 
 struct MidRunCase {
@@ -186,6 +191,11 @@ INSTANTIATE_TEST_SUITE_P(
     Table, CycleRunnerGates,
     ::testing::Values(MidRunCase{"shutdown", [](Fixture& f) { f.stop.cancel(); }, Refusal::Shutdown},
                       MidRunCase{"staleCache", [](Fixture& f) { f.health.relistRequested(api::Kind::Pod); },
+                                 Refusal::StaleCache},
+                      MidRunCase{"accessRefused",
+                                 [](Fixture& f) {
+                                   f.health.onError(api::Kind::Pod, {"list", 403, "403 Forbidden: pods is forbidden"});
+                                 },
                                  Refusal::StaleCache},
                       MidRunCase{"notLeader", [](Fixture& f) { f.leadership.leader = false; }, Refusal::NotLeader}),
     [](const auto& info) { return info.param.name; });
@@ -283,6 +293,27 @@ TEST(CycleRunner, LogsTheFinishLines) {
   EXPECT_THAT(logs.find("triggered run finished"),
               HasSubstr("msg=\"triggered run finished\" evicted=0 refused=0 candidates=0 balance=false seconds=0 "
                         "event_to_decision_seconds=1.5"));
+}
+
+TEST(CycleRunner, ATriggeredRunOnAStaleCacheIsSkipped) {
+  LogCapture logs;
+  Fixture f;
+  CycleRunner runner(f.parts(f.plan));
+  f.health.onError(api::Kind::Pod, {"watch", 403, "403 Forbidden: pods is forbidden"});
+  framework::CycleScope scope;
+  scope.runBalance = false;
+  scope.plugins = {kAnti};
+  scope.pods =
+      std::make_shared<const std::unordered_set<std::string>>(std::unordered_set<std::string>{"default/payment-0"});
+  runner.runScoped(scope, f.clock->now());
+  EXPECT_TRUE(f.plan.evictions().empty());
+  EXPECT_TRUE(f.plan.refusals().empty()) << "not even looked at";
+  EXPECT_EQ(logs.find("triggered run finished"), "");
+  // Access back (the reflector relisted, then its watch was accepted): the next run goes.
+  f.health.onList(api::Kind::Pod, 2, 0.1);
+  f.health.onWatchOpened(api::Kind::Pod);
+  runner.runScoped(scope, f.clock->now());
+  EXPECT_EQ(f.plan.evictions().size(), 1u);
 }
 
 }  // namespace

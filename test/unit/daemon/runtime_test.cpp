@@ -16,6 +16,7 @@ std::unique_ptr<Client> clientAnswering(Scripted answer, FakeTransport*& transpo
   transport = t.get();
   ClientConfig c;
   c.server = "https://127.0.0.1:6443";
+  c.requestTimeout = {};  // its timer would sleep on the fake clock, whose sleeps return at once
   return std::make_unique<Client>(c, std::move(t), std::make_shared<kdesched::testing::FakeClock>());
 }
 

@@ -16,8 +16,10 @@ Decision decision() { return Decision{nullptr, "n1", "Plugin", "default", "why"}
 struct FakeCache : CacheFreshness {
   std::uint64_t requests = 0;
   std::string pending;
+  std::string staleNow;
   std::uint64_t relistRequests() const override { return requests; }
   std::string relisting() const override { return pending; }
+  std::string stale() const override { return staleNow; }
   void relistRequested(const std::string& kind) {
     ++requests;
     pending = kind;
@@ -65,6 +67,21 @@ TEST(CycleGate, RefusesWhenARelistWasRequestedSinceTheSnapshot) {
   // A cycle that starts after the relist is admitted.
   CycleGate next(stop, h, h.relistRequests());
   EXPECT_EQ(next.admit(decision()).refusal, framework::Refusal::None);
+}
+
+// Belt and braces: the runner starts no run on a stale cache, and an eviction of a run during which
+// the cache went stale is refused as such (not as an API error).
+TEST(CycleGate, RefusesWhileTheCacheIsStale) {
+  Cancellation stop;
+  FakeCache h;
+  CycleGate gate(stop, h, h.relistRequests());
+  h.staleNow = "pods (watch: 403 Forbidden: pods is forbidden)";
+  auto r = gate.admit(decision());
+  EXPECT_EQ(r.refusal, framework::Refusal::StaleCache);
+  EXPECT_EQ(r.by, "cache");
+  EXPECT_THAT(r.detail, HasSubstr("pods (watch: 403 Forbidden"));
+  h.staleNow.clear();
+  EXPECT_EQ(gate.admit(decision()).refusal, framework::Refusal::None) << "resynced: admitted again";
 }
 
 TEST(CycleGate, RefusesWhenNotLeader) {

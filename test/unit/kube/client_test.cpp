@@ -35,6 +35,8 @@ class ClientTest : public ::testing::Test {
     cfg.server = "https://api:6443";
     cfg.bearerToken = "tok";
     cfg.qps = -1;  // most tests are not about rate limiting
+    // The request timeout's timer sleeps on the clock, and this fake clock's sleeps return at once.
+    cfg.requestTimeout = {};
     return cfg;
   }
 

@@ -22,6 +22,7 @@ class EvictionApiTest : public ::testing::Test {
     cfg.bearerToken = "tok";
     cfg.qps = qps;
     cfg.burst = burst;
+    cfg.requestTimeout = {};  // its timer would sleep on the fake clock, whose sleeps return at once
     auto t = std::make_unique<FakeTransport>();
     transport_ = t.get();
     client_ = std::make_unique<Client>(std::move(cfg), std::move(t), clock_);

@@ -35,6 +35,7 @@ struct Scripted {
   std::optional<std::string> transportError;
   std::vector<std::string> lines;
   End end = End::Hang;
+  bool answers = true;  // false: no response at all (not even headers) until the request is cancelled
 
   static Scripted json(std::string body, int status = 200) {
     Scripted s;
@@ -45,6 +46,12 @@ struct Scripted {
   static Scripted failure(std::string message) {
     Scripted s;
     s.transportError = std::move(message);
+    return s;
+  }
+  // A server that accepted the connection and never answers (paused, or a stalled proxy).
+  static Scripted silence() {
+    Scripted s;
+    s.answers = false;
     return s;
   }
   static Scripted watch(std::vector<std::string> lines, End end) {
@@ -141,13 +148,9 @@ class FakeTransport final : public Transport {
         sends_.pop_front();
       }
     }
-    if (!s) {
-      // Unscripted: wait like a slow server until the caller gives up.
-      if (!request.cancel) return Status::error("unscripted request " + request.target);
-      while (!request.cancel->waitFor(std::chrono::hours(1))) {
-      }
-      return Status::error("cancelled");
-    }
+    // Unscripted: wait like a slow server until the caller gives up.
+    if (!s) s = Scripted::silence();
+    if (!s->answers) return silent(request);
     if (s->transportError) return Status::error(*s->transportError);
     HttpResponse r;
     r.status = s->status;
@@ -168,6 +171,7 @@ class FakeTransport final : public Transport {
       }
     }
     if (!s) s = Scripted::watch({}, Scripted::End::Hang);
+    if (!s->answers) return silent(request);
     if (s->transportError) return Status::error(*s->transportError);
     StreamResponse r;
     r.status = s->status;
@@ -180,6 +184,14 @@ class FakeTransport final : public Transport {
   }
 
  private:
+  // Blocks until the request is cancelled (by its caller or its deadline), then fails as a cut
+  // connection does.
+  static Status silent(const HttpRequest& request) {
+    if (!request.cancel) return Status::error("unscripted request " + request.target + " without a cancellation");
+    while (!request.cancel->waitFor(std::chrono::hours(1))) {
+    }
+    return Status::error("cancelled");
+  }
   static Seen record(const HttpRequest& r) { return Seen{r.method, r.target, r.headers, r.body, r.timeout}; }
   static std::string reasonFor(int status) {
     switch (status) {

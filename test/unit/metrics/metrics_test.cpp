@@ -56,6 +56,21 @@ TEST(Metrics, CountsEvictionsAndRefusals) {
   EXPECT_NE(text.find("descheduler_loop_duration_seconds_count 1"), std::string::npos);
 }
 
+TEST(Metrics, CacheStaleIsReadAtEachScrape) {
+  Metrics m("0.1.0", {});
+  EXPECT_EQ(m.serialize().find("kdesched_cache_stale"), std::string::npos) << "no source, no series";
+  bool podsStale = false;
+  m.cacheStaleSource([&] { return std::vector<std::pair<std::string, bool>>{{"pods", podsStale}, {"nodes", false}}; });
+  std::string text = m.serialize();
+  EXPECT_NE(text.find("# TYPE kdesched_cache_stale gauge"), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_cache_stale{resource=\"pods\"} 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_cache_stale{resource=\"nodes\"} 0"), std::string::npos) << text;
+  podsStale = true;
+  text = m.serialize();
+  EXPECT_NE(text.find("kdesched_cache_stale{resource=\"pods\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_cache_stale{resource=\"nodes\"} 0"), std::string::npos) << text;
+}
+
 TEST(Server, ServesMetricsHealthAndReadiness) {
   Metrics m("0.1.0", {});
   bool ready = false;
