@@ -12,6 +12,7 @@
 #include "pkg/api/timestamp.h"
 #include "pkg/base/log.h"
 #include "pkg/daemon/daemon.h"
+#include "pkg/metrics/tls.h"
 #include "pkg/plan/plan.h"
 #include "pkg/policy/args.h"
 
@@ -89,6 +90,9 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
   app.add_option("--tls-private-key-file", f.d.tls.keyFile, "Private key (PEM) of --tls-cert-file");
   app.add_option("--tls-min-version", f.d.tls.minVersion,
                  "Lowest TLS version served: VersionTLS10, VersionTLS11, VersionTLS12 (default), VersionTLS13");
+  app.add_option("--tls-cipher-suites", f.d.tls.cipherSuites,
+                 "Comma-separated cipher suites for TLS 1.0-1.2, Go's names (TLS 1.3 suites are always on)")
+      ->delimiter(',');
   app.add_flag("--plain-http", f.d.tls.plainHttp,
                "kdesched only: serve /metrics and the probes over plain HTTP instead of HTTPS");
   app.add_flag("--disable-metrics", f.d.disableMetrics, "Do not register metrics");
@@ -179,6 +183,15 @@ int runDaemon(DaemonFlags& f) {
     std::string names;
     for (const auto& n : f.ignored) names += (names.empty() ? "" : ",") + n;
     kdesched::log::warn("ignoring upstream flags kdesched does not implement", {{"flags", names}});
+  }
+  // Checked before anything connects, as upstream's serving options are.
+  if (!f.d.tls.plainHttp && f.d.port != 0) {
+    kdesched::Status st = kdesched::metrics::tlsMinVersion(f.d.tls.minVersion).status();
+    if (st.isOk()) st = kdesched::metrics::tlsCipherSuites(f.d.tls.cipherSuites).status();
+    if (!st.isOk()) {
+      std::cerr << "kdesched: " << st.message() << "\n";
+      return kExitBadInput;
+    }
   }
   if (f.d.leaderElect && f.d.dryRun) {
     kdesched::log::warn("--leader-elect is ignored with --dry-run",

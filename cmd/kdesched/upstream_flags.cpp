@@ -13,8 +13,7 @@ constexpr std::array<std::string_view, 7> kIgnoredBools = {
     "--enable-http2",         "--disable-http2-serving",        "--permit-address-sharing",
     "--permit-port-sharing",  "--otel-fallback-no-op-on-error", "--log-json-split-stream",
     "--log-text-split-stream"};
-constexpr std::array<std::string_view, 15> kIgnoredValued = {"--cert-dir",
-                                                             "--tls-cipher-suites",
+constexpr std::array<std::string_view, 14> kIgnoredValued = {"--cert-dir",
                                                              "--tls-sni-cert-key",
                                                              "--tls-curve-preferences",
                                                              "--http2-max-streams-per-connection",

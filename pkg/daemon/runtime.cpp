@@ -119,7 +119,7 @@ void Runtime::buildCache() {
 bool Runtime::serve() {
   server_ = std::make_unique<metrics::Server>(metrics_.get(), [this] { return readiness(); });
   if (options_.port == 0) return true;
-  Status st = server_->start(options_.bindAddress, options_.port, options_.tls, clock_->wallNow());
+  Status st = server_->start(options_.bindAddress, options_.port, options_.tls, clock_);
   if (!st.isOk()) {
     log::error("cannot start the metrics server", {{"error", st.message()}});
     return false;

@@ -4,6 +4,7 @@
 #include <openssl/ssl.h>
 
 #include "pkg/base/log.h"
+#include "pkg/metrics/cert_reloader.h"
 
 namespace kdesched::metrics {
 
@@ -53,7 +54,33 @@ Server::Server(Metrics* metrics, std::function<Readiness()> readiness) : impl_(s
 
 Server::~Server() { stop(); }
 
-Status Server::start(const std::string& bindAddress, int port, const TlsOptions& tls, Clock::WallTime now) {
+namespace {
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// Checked when a connection arrives, at most this often: a renewed certificate is served within a
+// second of being written (upstream watches the files and also polls once a minute).
+constexpr std::chrono::seconds kCertificateCheckInterval{1};
+
+Result<std::shared_ptr<CertificateReloader>> certificates(const TlsOptions& tls, const std::string& bindAddress,
+                                                          const std::shared_ptr<Clock>& clock) {
+  if (tls.certFile.empty() != tls.keyFile.empty())
+    return Status::error("--tls-cert-file and --tls-private-key-file go together: give both or neither");
+  if (!tls.certFile.empty())
+    return CertificateReloader::fromFiles(tls.certFile, tls.keyFile, clock, kCertificateCheckInterval);
+  const bool unspecified = bindAddress.empty() || bindAddress == "0.0.0.0" || bindAddress == "::";
+  auto pair = selfSignedCertificate(unspecified ? "localhost" : bindAddress, clock->wallNow());
+  if (!pair) return pair.status();
+  return std::make_shared<CertificateReloader>(std::move(*pair));
+}
+
+}  // namespace
+
+Status Server::start(const std::string& bindAddress, int port, const TlsOptions& tls, std::shared_ptr<Clock> clock) {
   const std::string where = bindAddress + ":" + std::to_string(port);
   std::string host = bindAddress.find(':') != std::string::npos ? "[" + bindAddress + "]" : bindAddress;
   std::string url = (tls.plainHttp ? "http://" : "https://") + host + ":" + std::to_string(port);
@@ -61,15 +88,29 @@ Status Server::start(const std::string& bindAddress, int port, const TlsOptions&
   if (!tls.plainHttp) {
     auto minVersion = tlsMinVersion(tls.minVersion);
     if (!minVersion) return minVersion.status();
-    const bool unspecified = bindAddress.empty() || bindAddress == "0.0.0.0" || bindAddress == "::";
-    auto pair = servingCertificate(tls, unspecified ? "localhost" : bindAddress, now);
-    if (!pair) return Status::error("cannot serve metrics on " + where + ": " + pair.error());
-    config.set_ssl_context_callback([pair = *pair, version = *minVersion](boost::asio::ssl::context& ctx) {
+    auto ciphers = tlsCipherSuites(tls.cipherSuites);
+    if (!ciphers) return ciphers.status();
+    if (!ciphers->unavailable.empty())
+      log::warn("skipping TLS cipher suites this OpenSSL does not offer",
+                {{"suites", join(ciphers->unavailable, ",")}, {"flag", "--tls-cipher-suites"}});
+    int floor = *minVersion;
+    if (!ciphers->tls12Possible && floor < TLS1_3_VERSION) {
+      log::warn("--tls-cipher-suites leaves no TLS 1.0-1.2 suite: serving TLS 1.3 only",
+                {{"suites", join(tls.cipherSuites, ",")}});
+      floor = TLS1_3_VERSION;
+    }
+    auto source = certificates(tls, bindAddress, clock);
+    if (!source) return Status::error("cannot serve metrics on " + where + ": " + source.error());
+    // Runs for every accepted connection (cpprestsdk makes one SSL context per connection), so the
+    // pair served is the reloader's current one.
+    config.set_ssl_context_callback([source = *source, floor, list = ciphers->openssl](boost::asio::ssl::context& ctx) {
+      const std::shared_ptr<const CertificatePair> pair = source->current();
       ctx.set_options(boost::asio::ssl::context::default_workarounds | boost::asio::ssl::context::no_sslv2 |
                       boost::asio::ssl::context::no_sslv3);
-      SSL_CTX_set_min_proto_version(ctx.native_handle(), version);
-      ctx.use_certificate_chain(boost::asio::buffer(pair.certificatePem));
-      ctx.use_private_key(boost::asio::buffer(pair.privateKeyPem), boost::asio::ssl::context::pem);
+      SSL_CTX_set_min_proto_version(ctx.native_handle(), floor);
+      if (!list.empty()) SSL_CTX_set_cipher_list(ctx.native_handle(), list.c_str());
+      ctx.use_certificate_chain(boost::asio::buffer(pair->certificatePem));
+      ctx.use_private_key(boost::asio::buffer(pair->privateKeyPem), boost::asio::ssl::context::pem);
     });
   }
   try {

@@ -23,8 +23,8 @@ class Server {
   Server(Metrics* metrics, std::function<Readiness()> readiness);
   ~Server();
   // Starts listening; a taken port, a bad address or an unusable certificate is an error naming it.
-  // `now` stamps a self-signed certificate.
-  Status start(const std::string& bindAddress, int port, const TlsOptions& tls, Clock::WallTime now);
+  // `clock` stamps a self-signed certificate and paces the re-reading of certificate files.
+  Status start(const std::string& bindAddress, int port, const TlsOptions& tls, std::shared_ptr<Clock> clock);
   void stop();
 
  private:

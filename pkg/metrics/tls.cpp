@@ -4,13 +4,17 @@
 #include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/ssl.h>
 #include <openssl/tls1.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -114,11 +118,83 @@ Result<int> tlsMinVersion(const std::string& name) {
                        "\" is not one of VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13");
 }
 
-Result<CertificatePair> servingCertificate(const TlsOptions& options, const std::string& host, Clock::WallTime now) {
-  if (options.certFile.empty() != options.keyFile.empty())
-    return Status::error("--tls-cert-file and --tls-private-key-file go together: give both or neither");
-  if (!options.certFile.empty()) return loadCertificateFiles(options.certFile, options.keyFile);
-  return selfSignedCertificate(host, now);
+namespace {
+
+// Go 1.26's tls.CipherSuites() and tls.InsecureCipherSuites() for TLS 1.0-1.2, plus the two legacy
+// aliases k8s.io/component-base/cli/flag keeps; the TLS 1.3 names are accepted and have no effect.
+constexpr std::array<const char*, 22> kGoTls12Suites = {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
+                                                        "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+                                                        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
+                                                        "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+                                                        "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                                                        "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+                                                        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                                                        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+                                                        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+                                                        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+                                                        "TLS_RSA_WITH_RC4_128_SHA",
+                                                        "TLS_RSA_WITH_3DES_EDE_CBC_SHA",
+                                                        "TLS_RSA_WITH_AES_128_CBC_SHA",
+                                                        "TLS_RSA_WITH_AES_256_CBC_SHA",
+                                                        "TLS_RSA_WITH_AES_128_CBC_SHA256",
+                                                        "TLS_RSA_WITH_AES_128_GCM_SHA256",
+                                                        "TLS_RSA_WITH_AES_256_GCM_SHA384",
+                                                        "TLS_ECDHE_ECDSA_WITH_RC4_128_SHA",
+                                                        "TLS_ECDHE_RSA_WITH_RC4_128_SHA",
+                                                        "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
+                                                        "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256",
+                                                        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256"};
+constexpr std::array<const char*, 3> kGoTls13Suites = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+                                                       "TLS_CHACHA20_POLY1305_SHA256"};
+
+std::string goCanonicalName(const std::string& name) {
+  if (name == "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305") return "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256";
+  if (name == "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305") return "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256";
+  return name;
+}
+
+// IANA name -> OpenSSL name of every TLS 1.0-1.2 suite a server context offers at the default
+// security level.
+std::map<std::string, std::string> opensslSuites() {
+  std::map<std::string, std::string> out;
+  std::unique_ptr<SSL_CTX, Deleter<SSL_CTX, SSL_CTX_free>> ctx(SSL_CTX_new(TLS_server_method()));
+  if (!ctx || SSL_CTX_set_cipher_list(ctx.get(), "ALL") != 1) return out;
+  STACK_OF(SSL_CIPHER)* ciphers = SSL_CTX_get_ciphers(ctx.get());
+  for (int i = 0; i < sk_SSL_CIPHER_num(ciphers); ++i) {
+    const SSL_CIPHER* c = sk_SSL_CIPHER_value(ciphers, i);
+    if (const char* standard = SSL_CIPHER_standard_name(c)) out[standard] = SSL_CIPHER_get_name(c);
+  }
+  return out;
+}
+
+template <std::size_t N>
+bool among(const std::array<const char*, N>& names, const std::string& name) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
+}
+
+}  // namespace
+
+Result<CipherSelection> tlsCipherSuites(const std::vector<std::string>& names) {
+  CipherSelection out;
+  if (names.empty()) return out;
+  const std::map<std::string, std::string> available = opensslSuites();
+  for (const std::string& given : names) {
+    const std::string name = goCanonicalName(given);
+    if (among(kGoTls13Suites, name)) continue;
+    if (!among(kGoTls12Suites, name))
+      return Status::error("--tls-cipher-suites: Cipher suite " + given + " not supported or doesn't exist");
+    auto it = available.find(name);
+    if (it == available.end()) {
+      out.unavailable.push_back(given);
+      continue;
+    }
+    if (!out.openssl.empty()) out.openssl += ':';
+    out.openssl += it->second;
+  }
+  // Only TLS 1.3 names (or none this OpenSSL has): Go then offers no TLS 1.2 suite at all.
+  out.tls12Possible = !out.openssl.empty();
+  if (!out.tls12Possible) out.openssl.clear();
+  return out;
 }
 
 }  // namespace kdesched::metrics

@@ -18,7 +18,6 @@ TEST(UpstreamArgs, EveryUnimplementedUpstreamFlagIsTakenOutWithItsValue) {
                       "--permit-port-sharing",  "--otel-fallback-no-op-on-error", "--log-json-split-stream",
                       "--log-text-split-stream"};
   const Args valued = {"--cert-dir",
-                       "--tls-cipher-suites",
                        "--tls-sni-cert-key",
                        "--tls-curve-preferences",
                        "--http2-max-streams-per-connection",
@@ -55,8 +54,10 @@ TEST(UpstreamArgs, PflagShorthandWithEqualsIsRewritten) {
 // What is not upstream's goes to CLI11 as it came, so a typo is still an error there; a valued
 // flag without its value stays too, so CLI11 says the value is missing.
 TEST(UpstreamArgs, EverythingElsePassesThroughUnchanged) {
-  auto out = normalizeUpstreamArgs({"--polcy-config-file", "p.yaml", "--secure-port", "0", "--tls-cert-file"});
-  EXPECT_THAT(out.args, ElementsAre("--polcy-config-file", "p.yaml", "--secure-port", "0", "--tls-cert-file"));
+  auto out = normalizeUpstreamArgs(
+      {"--polcy-config-file", "p.yaml", "--secure-port", "0", "--tls-cipher-suites=A,B", "--tls-cert-file"});
+  EXPECT_THAT(out.args, ElementsAre("--polcy-config-file", "p.yaml", "--secure-port", "0", "--tls-cipher-suites=A,B",
+                                    "--tls-cert-file"));
   EXPECT_THAT(out.ignored, IsEmpty());
   // After "--" nothing is a flag.
   out = normalizeUpstreamArgs({"--", "--enable-http2", "-v=3"});

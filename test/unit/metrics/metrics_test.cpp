@@ -11,7 +11,7 @@ namespace kdesched::metrics {
 namespace {
 
 using testing::freePort;
-using testing::kNow;
+using testing::testClock;
 
 TlsOptions plainHttp() {
   TlsOptions t;
@@ -76,7 +76,7 @@ TEST(Server, ServesMetricsHealthAndReadiness) {
   bool ready = false;
   Server s(&m, [&] { return Readiness{ready, ready ? "leader" : "caches not synced"}; });
   int port = freePort();
-  ASSERT_TRUE(s.start("127.0.0.1", port, kPlain, kNow).isOk());
+  ASSERT_TRUE(s.start("127.0.0.1", port, kPlain, testClock()).isOk());
   EXPECT_EQ(get(port, "/healthz").first, 200);
   auto notReady = get(port, "/readyz");
   EXPECT_EQ(notReady.first, 503);
@@ -94,9 +94,9 @@ TEST(Server, TakenPortIsAClearError) {
   Metrics m("0.1.0", {});
   int port = freePort();
   Server first(&m, nullptr);
-  ASSERT_TRUE(first.start("127.0.0.1", port, kPlain, kNow).isOk());
+  ASSERT_TRUE(first.start("127.0.0.1", port, kPlain, testClock()).isOk());
   Server second(&m, nullptr);
-  Status st = second.start("127.0.0.1", port, kPlain, kNow);
+  Status st = second.start("127.0.0.1", port, kPlain, testClock());
   ASSERT_FALSE(st.isOk());
   EXPECT_NE(st.message().find("cannot serve metrics on 127.0.0.1:" + std::to_string(port)), std::string::npos)
       << st.message();

@@ -9,17 +9,24 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include <cpprest/http_client.h>
 
 #include "pkg/base/clock.h"
+#include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::metrics::testing {
 
 // 2026-11-30T..., fixed: it stamps self-signed certificates.
 inline const Clock::WallTime kNow = std::chrono::system_clock::time_point(std::chrono::seconds(1796000000));
+
+// A clock for Server::start: it stamps self-signed certificates and paces certificate reloads.
+inline std::shared_ptr<kdesched::testing::FakeClock> testClock() {
+  return std::make_shared<kdesched::testing::FakeClock>();
+}
 
 inline int freePort() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);

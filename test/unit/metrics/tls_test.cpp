@@ -21,6 +21,7 @@ using testing::freePort;
 using testing::get;
 using ::testing::HasSubstr;
 using testing::kNow;
+using testing::testClock;
 
 TlsOptions tls(std::string certFile, std::string keyFile, std::string minVersion = "") {
   TlsOptions t;
@@ -96,7 +97,10 @@ TEST_F(TempDir, CertificateFilesAreCheckedAtStart) {
   EXPECT_THAT(loadCertificateFiles(junk, key).error(), HasSubstr("--tls-cert-file: " + junk + " holds no PEM"));
   EXPECT_THAT(loadCertificateFiles(cert, junk).error(), HasSubstr("--tls-private-key-file: " + junk));
   EXPECT_THAT(loadCertificateFiles(cert, (dir_ / "missing").string()).error(), HasSubstr("cannot read"));
-  EXPECT_THAT(servingCertificate(tls(cert, ""), "h", kNow).error(), HasSubstr("give both or neither"));
+  Metrics m("0.1.0", {});
+  Server s(&m, nullptr);
+  EXPECT_THAT(s.start("127.0.0.1", freePort(), tls(cert, ""), testClock()).message(),
+              HasSubstr("give both or neither"));
 }
 
 // Upstream's probes and ServiceMonitor speak HTTPS to this port: it answers there, not over HTTP.
@@ -104,7 +108,7 @@ TEST(Server, ServesHttpsWithASelfSignedCertificateByDefault) {
   Metrics m("0.1.0", {});
   Server s(&m, nullptr);
   int port = freePort();
-  ASSERT_TRUE(s.start("127.0.0.1", port, TlsOptions{}, kNow).isOk());
+  ASSERT_TRUE(s.start("127.0.0.1", port, TlsOptions{}, testClock()).isOk());
   EXPECT_EQ(get("https", port, "/healthz"), (std::pair<int, std::string>{200, "ok"}));
   auto metrics = get("https", port, "/metrics");
   EXPECT_EQ(metrics.first, 200);
@@ -117,7 +121,7 @@ TEST(Server, TheMinimumTlsVersionIsEnforced) {
   Metrics m("0.1.0", {});
   Server s(&m, nullptr);
   int port = freePort();
-  ASSERT_TRUE(s.start("127.0.0.1", port, tls("", "", "VersionTLS13"), kNow).isOk());
+  ASSERT_TRUE(s.start("127.0.0.1", port, tls("", "", "VersionTLS13"), testClock()).isOk());
   EXPECT_EQ(get("https", port, "/healthz").first, 200);
   auto tls12Only = [](boost::asio::ssl::context& ctx) {
     SSL_CTX_set_max_proto_version(ctx.native_handle(), TLS1_2_VERSION);
@@ -130,11 +134,11 @@ TEST_F(TempDir, AnUnusableCertificateIsAStartError) {
   Metrics m("0.1.0", {});
   Server s(&m, nullptr);
   const std::string junk = write("junk", "x");
-  Status st = s.start("127.0.0.1", freePort(), tls(junk, junk), kNow);
+  Status st = s.start("127.0.0.1", freePort(), tls(junk, junk), testClock());
   ASSERT_FALSE(st.isOk());
   EXPECT_THAT(st.message(), HasSubstr("cannot serve metrics on 127.0.0.1:"));
   EXPECT_THAT(st.message(), HasSubstr("holds no PEM certificate"));
-  st = s.start("127.0.0.1", freePort(), tls("", "", "TLS9"), kNow);
+  st = s.start("127.0.0.1", freePort(), tls("", "", "TLS9"), testClock());
   EXPECT_THAT(st.message(), HasSubstr("--tls-min-version"));
 }
 
