@@ -44,7 +44,7 @@ void startSignalThread() {
 std::unique_ptr<trigger::AntiFlapping> makeAntiFlapping(const Options& o, Runtime& rt) {
   if (o.intervalSeconds <= 0) return nullptr;
   metrics::Metrics* m = rt.metrics();
-  kube::KubeEvictionApi& events = rt.evictionApi();
+  evictor::EvictionApi& events = rt.evictionApi();
   return std::make_unique<trigger::AntiFlapping>(
       rt.engine().extension.antiFlapping, rt.sharedClock(),
       [m, &events](const trigger::AntiFlapping::PodRef& pod, int flaps, double backoff) {

@@ -13,6 +13,7 @@ namespace {
 
 // How often the waits below look at the caches again.
 constexpr std::chrono::milliseconds kSyncPoll{50};
+constexpr std::chrono::seconds kEventDrainLimit{10};
 
 }  // namespace
 
@@ -44,6 +45,7 @@ std::unique_ptr<Runtime> Runtime::create(const Options& options, std::shared_ptr
   // Cancelled by SIGTERM: an eviction or Event request in flight against a hung API server must
   // not hold the shutdown for the HTTP client's timeout.
   rt->evictionApi_ = std::make_unique<kube::KubeEvictionApi>(*rt->client_, rt->clock_, &stop);
+  rt->events_ = std::make_unique<evictor::AsyncEvents>(*rt->evictionApi_, rt->clock_, &stop);
   return rt;
 }
 
@@ -185,6 +187,9 @@ bool Runtime::lead(std::function<void()> onLost) {
 bool Runtime::isLeader() const { return !elector_ || elector_->isLeader(); }
 
 int Runtime::finish(int exitCode) {
+  // The Events of this run's evictions are still being sent: give them a bounded time (on
+  // SIGTERM they are dropped at once).
+  if (events_) events_->drain(kEventDrainLimit);
   if (elector_) elector_->release();
   stopAll();
   log::info("stopped", {{"exit", exitCode}});

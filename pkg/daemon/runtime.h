@@ -11,6 +11,7 @@
 #include "pkg/base/clock.h"
 #include "pkg/cluster/store.h"
 #include "pkg/daemon/daemon.h"
+#include "pkg/evictor/async_events.h"
 #include "pkg/kube/cache_health.h"
 #include "pkg/kube/eviction_api.h"
 #include "pkg/kube/leader_election.h"
@@ -58,7 +59,8 @@ class Runtime {
   cluster::Store& store() { return store_; }
   kube::CacheHealth& health() { return health_; }
   metrics::Metrics* metrics() { return metrics_.get(); }
-  kube::KubeEvictionApi& evictionApi() { return *evictionApi_; }
+  // Evictions go out at once; their Events through a queue (AsyncEvents), drained by finish().
+  evictor::EvictionApi& evictionApi() { return *events_; }
 
  private:
   Runtime(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop)
@@ -90,6 +92,7 @@ class Runtime {
   std::unique_ptr<kube::LeaderElector> elector_;
   std::unique_ptr<metrics::Server> server_;
   std::unique_ptr<kube::KubeEvictionApi> evictionApi_;
+  std::unique_ptr<evictor::AsyncEvents> events_;  // over evictionApi_: declared after it, destroyed before
 };
 
 }  // namespace kdesched::daemon
