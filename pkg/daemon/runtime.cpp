@@ -98,8 +98,8 @@ void Runtime::buildCache() {
     metrics_ = std::make_unique<metrics::Metrics>(KDESCHED_VERSION, ids);
     watchMetrics_ = std::make_unique<metrics::WatchMetrics>(*metrics_);
   }
-  reflectorObservers_ =
-      std::make_unique<kube::ReflectorObservers>(std::vector<kube::ReflectorObserver*>{&health_, watchMetrics_.get()});
+  reflectorObservers_ = std::make_unique<kube::ReflectorObservers>(
+      std::vector<kube::ReflectorObserver*>{&health_, watchMetrics_.get(), &syncWaker_});
   for (const kube::Resource& r : kube::kCachedResources) {
     kube::ReflectorOptions ro;
     ro.clock = clock_;
@@ -166,7 +166,7 @@ Runtime::Sync Runtime::startCache() {
                    "poddisruptionbudgets, persistentvolumeclaims)"}});
       return Sync::TimedOut;
     }
-    clock_->sleepFor(kSyncPoll, &stop_);
+    syncWaker_.sleep(*clock_, kSyncPoll, stop_);
   }
   log::info("caches synced", {{"pods", store_.count(api::Kind::Pod)},
                               {"nodes", store_.count(api::Kind::Node)},

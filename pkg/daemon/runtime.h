@@ -11,6 +11,7 @@
 #include "pkg/base/clock.h"
 #include "pkg/cluster/store.h"
 #include "pkg/daemon/daemon.h"
+#include "pkg/daemon/sync_waker.h"
 #include "pkg/evictor/async_events.h"
 #include "pkg/kube/cache_health.h"
 #include "pkg/kube/eviction_api.h"
@@ -87,6 +88,7 @@ class Runtime {
   std::unique_ptr<metrics::WatchMetrics> watchMetrics_;
   cluster::Store store_;
   kube::CacheHealth health_;
+  SyncWaker syncWaker_;
   std::unique_ptr<kube::ReflectorObservers> reflectorObservers_;
   std::vector<std::unique_ptr<kube::Reflector>> reflectors_;
   std::unique_ptr<kube::LeaderElector> elector_;
