@@ -24,6 +24,7 @@ struct Parts {
   std::string profile = "";  // lines in profiles[0], indented 2
   std::string entry = "";    // lines in the PodLifeTime pluginConfig entry, indented 4
   std::string args = "";     // lines in its args, indented 6
+  std::string evictor = "";  // DefaultEvictor args (pluginConfig[1] when set), indented 6
   std::string plugins = "";  // lines under plugins, indented 4
   std::string set = "";      // lines under plugins.deschedule, indented 6
   std::string argsKey = "args";
@@ -32,10 +33,14 @@ struct Parts {
 };
 
 std::string policyText(const Parts& p) {
-  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + p.top + "profiles:\n- name: p\n" + p.profile +
-         "  pluginConfig:\n  - name: PodLifeTime\n" + p.entry + "    " + p.argsKey +
-         ":\n      maxPodLifeTimeSeconds: 3600\n      namespaces: {include: [shop]}\n" + p.args + "  plugins:\n" +
-         p.plugins + "    " + p.descheduleKey + ":\n" + p.set + "      " + p.enabledKey + ": [PodLifeTime]\n";
+  std::string y = "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + p.top;
+  y += "profiles:\n- name: p\n" + p.profile;
+  y += "  pluginConfig:\n  - name: PodLifeTime\n" + p.entry;
+  y += "    " + p.argsKey + ":\n      maxPodLifeTimeSeconds: 3600\n      namespaces: {include: [shop]}\n" + p.args;
+  if (!p.evictor.empty()) y += "  - name: DefaultEvictor\n    args:\n" + p.evictor;
+  y += "  plugins:\n" + p.plugins;
+  y += "    " + p.descheduleKey + ":\n" + p.set + "      " + p.enabledKey + ": [PodLifeTime]\n";
+  return y;
 }
 
 // Two ready nodes (a cycle needs two); every pod is two hours old, so PodLifeTime wants each one
@@ -121,7 +126,13 @@ INSTANTIATE_TEST_SUITE_P(
                 {.top = "gracePeriodSecond: 5\n"},
                 {"policy.yaml: gracePeriodSecond: unknown top-level field, ignored (as upstream ignores it); did you "
                  "mean \"gracePeriodSeconds\"?"},
-                kShop}),
+                kShop},
+        // Empty strings upstream treats as unset: no warning, and the same meaning.
+        Relaxed{"priority_value_with_empty_name",
+                {.evictor = "      priorityThreshold: {value: 1000, name: \"\"}\n"},
+                {},
+                {"shop/web"}},
+        Relaxed{"no_eviction_policy_empty", {.evictor = "      noEvictionPolicy: \"\"\n"}, {}, kShop}),
     [](const ::testing::TestParamInfo<Relaxed>& info) { return info.param.name; });
 
 // The neighbours that stay errors: upstream would drop the field silently and evict more.
@@ -161,6 +172,14 @@ INSTANTIATE_TEST_SUITE_P(
         Kept{"kdesched_typo",
              {.top = "kdeshed: {}\n"},
              "policy.yaml: kdeshed: unknown field \"kdeshed\" (did you mean \"kdesched\"?)"},
+        Kept{"priority_value_and_name",
+             {.evictor = "      priorityThreshold: {value: 1000, name: high}\n"},
+             "policy.yaml: profiles[0].pluginConfig[1].args.priorityThreshold: priority threshold misconfigured, only "
+             "one of priorityThreshold fields can be set"},
+        Kept{"no_eviction_policy_unknown",
+             {.evictor = "      noEvictionPolicy: Never\n"},
+             "policy.yaml: profiles[0].pluginConfig[1].args.noEvictionPolicy: noEvictionPolicy accepts only "
+             "[\"Preferred\" \"Mandatory\"] values, got \"Never\""},
         // Inside args upstream is strict too.
         Kept{"unknown_arg",
              {.args = "      namespace: {include: [shop]}\n"},
