@@ -116,18 +116,30 @@ Status readPlugins(ArgsReader& r, Plugins& out, Warnings& warnings) {
   return ignoreUnknown(r, warnings);
 }
 
-// `what` names the field for the operator: "every profile needs a unique name".
-Status requireName(ArgsReader& r, const std::optional<std::string>& name, const std::string& what) {
-  if (!name) return r.error("name", "missing; " + what);
-  if (name->empty()) return r.error("name", what + ", got \"\"");
-  return Status::ok();
+// Upstream runs a profile without a name, or under another profile's name, as written: so does
+// kdesched, and says so.
+void checkProfileName(const ArgsReader& r, const std::optional<std::string>& name, const std::vector<Profile>& others,
+                      Warnings& warnings) {
+  if (!name || name->empty()) {
+    warnings.push_back(r.pathOf("name") + ": " + (name ? "empty" : "missing") +
+                       "; the profile runs unnamed, as upstream runs it (profile=\"\" in logs and metrics)");
+    return;
+  }
+  for (const Profile& other : others) {
+    if (other.name == *name) {
+      warnings.push_back(r.pathOf("name") + ": " + quote(*name) + " is also used by " + other.path +
+                         "; both run, as upstream runs them, and share the profile label in logs and metrics");
+      return;
+    }
+  }
 }
 
 Status readPluginConfig(ArgsReader& c, Profile& p, std::vector<std::string>& configPaths, Warnings& warnings) {
   PluginConfig cfg;
   std::optional<std::string> pluginName;
   if (Status s = c.readString("name", pluginName); !s) return s;
-  if (Status s = requireName(c, pluginName, "every pluginConfig entry needs the plugin's name"); !s) return s;
+  if (!pluginName) return c.error("name", "missing; every pluginConfig entry needs the plugin's name");
+  if (pluginName->empty()) return c.error("name", "every pluginConfig entry needs the plugin's name, got \"\"");
   for (std::size_t i = 0; i < p.pluginConfig.size(); ++i) {
     if (p.pluginConfig[i].name == *pluginName) {
       // Upstream would silently use one of the two: say which entries collide instead.
@@ -150,13 +162,8 @@ Status readProfile(ArgsReader& r, std::vector<Profile>& profiles, Warnings& warn
   p.path = r.path();
   std::optional<std::string> name;
   if (Status s = r.readString("name", name); !s) return s;
-  if (Status s = requireName(r, name, "every profile needs a unique name"); !s) return s;
-  for (const Profile& other : profiles) {
-    if (other.name == *name) {
-      return r.error("name", "duplicate profile name (also used by " + other.path + "), got \"" + *name + "\"");
-    }
-  }
-  p.name = *name;
+  checkProfileName(r, name, profiles, warnings);
+  p.name = name.value_or("");
 
   std::vector<std::string> configPaths;
   Status st = r.readObjectList(

@@ -27,6 +27,7 @@ struct Parts {
   std::string evictor = "";  // DefaultEvictor args (pluginConfig[1] when set), indented 6
   std::string plugins = "";  // lines under plugins, indented 4
   std::string set = "";      // lines under plugins.deschedule, indented 6
+  std::string more = "";     // profiles after profiles[0]
   std::string argsKey = "args";
   std::string descheduleKey = "deschedule";
   std::string enabledKey = "enabled";
@@ -40,7 +41,7 @@ std::string policyText(const Parts& p) {
   if (!p.evictor.empty()) y += "  - name: DefaultEvictor\n    args:\n" + p.evictor;
   y += "  plugins:\n" + p.plugins;
   y += "    " + p.descheduleKey + ":\n" + p.set + "      " + p.enabledKey + ": [PodLifeTime]\n";
-  return y;
+  return y + p.more;
 }
 
 // Two ready nodes (a cycle needs two); every pod is two hours old, so PodLifeTime wants each one
@@ -65,6 +66,17 @@ struct Relaxed {
 void PrintTo(const Relaxed& c, std::ostream* os) { *os << c.name; }
 
 const std::vector<std::string> kShop = {"shop/vip", "shop/web"};
+const std::vector<std::string> kAll = {"default/other", "shop/vip", "shop/web"};
+
+// A second profile that evicts the old pods of `default`, opened by `nameLine` ("name: q"), or by
+// its pluginConfig when `nameLine` is empty.
+std::string defaultProfile(const std::string& nameLine) {
+  std::string body =
+      "pluginConfig:\n  - name: PodLifeTime\n"
+      "    args: {maxPodLifeTimeSeconds: 3600, namespaces: {include: [default]}}\n"
+      "  plugins: {deschedule: {enabled: [PodLifeTime]}}\n";
+  return nameLine.empty() ? "- " + body : "- " + nameLine + "\n  " + body;
+}
 
 std::string ignored(const std::string& path, const std::string& suggestion = "") {
   return "policy.yaml: " + path + ": unknown field, ignored (as upstream ignores it)" +
@@ -127,6 +139,22 @@ INSTANTIATE_TEST_SUITE_P(
                 {"policy.yaml: gracePeriodSecond: unknown top-level field, ignored (as upstream ignores it); did you "
                  "mean \"gracePeriodSeconds\"?"},
                 kShop},
+        // Upstream runs a profile without a name, or with another one's, as written.
+        Relaxed{"profile_without_name",
+                {.more = defaultProfile("")},
+                {"policy.yaml: profiles[1].name: missing; the profile runs unnamed, as upstream runs it (profile=\"\" "
+                 "in logs and metrics)"},
+                kAll},
+        Relaxed{"profile_with_empty_name",
+                {.more = defaultProfile("name: \"\"")},
+                {"policy.yaml: profiles[1].name: empty; the profile runs unnamed, as upstream runs it (profile=\"\" in "
+                 "logs and metrics)"},
+                kAll},
+        Relaxed{"profiles_sharing_a_name",
+                {.more = defaultProfile("name: p")},
+                {"policy.yaml: profiles[1].name: \"p\" is also used by profiles[0]; both run, as upstream runs them, "
+                 "and share the profile label in logs and metrics"},
+                kAll},
         // Empty strings upstream treats as unset: no warning, and the same meaning.
         Relaxed{"priority_value_with_empty_name",
                 {.evictor = "      priorityThreshold: {value: 1000, name: \"\"}\n"},

@@ -393,12 +393,6 @@ std::vector<ErrorCase> errorCases() {
        "policy.yaml: metricsCollector.enable: unknown field \"enable\" (did you mean \"enabled\"?)"},
       {"ProfilesNotAList", header() + "profiles:\n  name: p\n", "policy.yaml: profiles: must be a list, got a mapping"},
       {"ProfileNotAMapping", header() + "profiles:\n  - p\n", "policy.yaml: profiles[0]: must be a mapping, got \"p\""},
-      {"ProfileWithoutName", header() + "profiles:\n  - pluginConfig: []\n",
-       "policy.yaml: profiles[0].name: missing; every profile needs a unique name"},
-      {"ProfileWithEmptyName", header() + "profiles:\n  - name: \"\"\n",
-       "policy.yaml: profiles[0].name: every profile needs a unique name, got \"\""},
-      {"DuplicateProfile", header() + "profiles:\n  - name: p\n  - name: q\n  - name: p\n",
-       "policy.yaml: profiles[2].name: duplicate profile name (also used by profiles[0]), got \"p\""},
       // Upstream's YAML reader (go-yaml v2) takes a bare `no` for false, so this fails there too.
       {"Yaml11BooleanAsName", header() + "profiles:\n  - name: no\n",
        "policy.yaml: profiles[0].name: must be a string (quote it: \"no\"), got no"},
