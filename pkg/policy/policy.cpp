@@ -242,8 +242,9 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   }
   if (Status s = top.readInt64("gracePeriodSeconds", policy.gracePeriodSeconds); !s) return s;
   if (policy.gracePeriodSeconds && *policy.gracePeriodSeconds < 0) {
-    return top.error("gracePeriodSeconds",
-                     "must be a non-negative integer, got " + std::to_string(*policy.gracePeriodSeconds));
+    // Upstream passes it on unchecked, and the API server reads a negative grace period as 1s.
+    policy.warnings.push_back("gracePeriodSeconds: " + std::to_string(*policy.gracePeriodSeconds) +
+                              " is negative; sent as is, as upstream sends it, and the API server then uses 1 second");
   }
   if (Status s = readUnsupported(top); !s) return s;
   // kdesched's own settings live under one top-level key that no upstream field uses; upstream

@@ -155,6 +155,12 @@ INSTANTIATE_TEST_SUITE_P(
                 {"policy.yaml: profiles[1].name: \"p\" is also used by profiles[0]; both run, as upstream runs them, "
                  "and share the profile label in logs and metrics"},
                 kAll},
+        // Upstream sends a negative grace period unchecked; the API server reads it as 1 second.
+        Relaxed{"negative_grace_period",
+                {.top = "gracePeriodSeconds: -1\n"},
+                {"policy.yaml: gracePeriodSeconds: -1 is negative; sent as is, as upstream sends it, and the API "
+                 "server then uses 1 second"},
+                kShop},
         // Empty strings upstream treats as unset: no warning, and the same meaning.
         Relaxed{"priority_value_with_empty_name",
                 {.evictor = "      priorityThreshold: {value: 1000, name: \"\"}\n"},
@@ -162,6 +168,12 @@ INSTANTIATE_TEST_SUITE_P(
                 {"shop/web"}},
         Relaxed{"no_eviction_policy_empty", {.evictor = "      noEvictionPolicy: \"\"\n"}, {}, kShop}),
     [](const ::testing::TestParamInfo<Relaxed>& info) { return info.param.name; });
+
+TEST(LenientLoad, ANegativeGracePeriodIsSentAsWritten) {
+  auto engine = engineFor(policyText({.top = "gracePeriodSeconds: -5\n"}), kNow);
+  ASSERT_TRUE(engine.isOk()) << engine.error();
+  EXPECT_EQ(engine->policy.gracePeriodSeconds, -5);
+}
 
 // The neighbours that stay errors: upstream would drop the field silently and evict more.
 struct Kept {

@@ -372,8 +372,6 @@ std::vector<ErrorCase> errorCases() {
        "policy.yaml: maxNoOfPodsToEvictTotal: must be a non-negative integer, got \"5\""},
       {"HugeLimit", header() + "maxNoOfPodsToEvictTotal: 4294967296\n",
        "policy.yaml: maxNoOfPodsToEvictTotal: must be at most 4294967295, got 4294967296"},
-      {"NegativeGracePeriod", header() + "gracePeriodSeconds: -5\n",
-       "policy.yaml: gracePeriodSeconds: must be a non-negative integer, got -5"},
       {"GracePeriodNotANumber", header() + "gracePeriodSeconds: 30s\n",
        "policy.yaml: gracePeriodSeconds: must be an integer, got \"30s\""},
       {"EventNotificationNotABool", header() + "evictionFailureEventNotification: sometimes\n",
