@@ -530,6 +530,7 @@ Status ArgsReader::unknownKeys(std::vector<std::string>& out) const {
     std::string key = it->first.Scalar();
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     if (std::find(ignored_.begin(), ignored_.end(), key) != ignored_.end()) continue;
+    if (args_.pluginArgs && (key == "apiVersion" || key == "kind")) continue;
     if (key == "<<") return error(key, "YAML merge keys are not supported: write the fields out in full");
     out.push_back(std::move(key));
   }

@@ -149,6 +149,7 @@ Status readPluginConfig(ArgsReader& c, Profile& p, std::vector<std::string>& con
   }
   cfg.name = *pluginName;
   if (Status s = c.readRaw("args", cfg.args); !s) return s;
+  cfg.args.pluginArgs = true;
   // A misspelt `args` would leave the plugin on empty args, which for several plugins means
   // "every pod" (no namespaces, no label selector): that stays an error.
   if (Status s = ignoreUnknown(c, warnings, {"args"}); !s) return s;

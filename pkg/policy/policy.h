@@ -25,6 +25,9 @@ struct YamlValue;  // a yaml-cpp node: pkg/policy/detail/yaml_value.h, for pkg/p
 struct RawArgs {
   std::shared_ptr<const detail::YamlValue> value = nullptr;  // null when `args` was omitted
   std::string path;
+  // A pluginConfig entry's `args`: its top level also takes `apiVersion` and `kind`, with any value,
+  // and ignores them (upstream's args types embed a TypeMeta).
+  bool pluginArgs = false;
 
   // True when the args are present and not YAML null.
   bool isSet() const;

@@ -161,6 +161,11 @@ INSTANTIATE_TEST_SUITE_P(
                 {"policy.yaml: gracePeriodSeconds: -1 is negative; sent as is, as upstream sends it, and the API "
                  "server then uses 1 second"},
                 kShop},
+        // Upstream's args types embed a TypeMeta: both keys are accepted there, with any value.
+        Relaxed{"type_meta_in_args",
+                {.args = "      apiVersion: descheduler/v1alpha2\n      kind: PodLifeTimeArgs\n"},
+                {},
+                kShop},
         // Empty strings upstream treats as unset: no warning, and the same meaning.
         Relaxed{"priority_value_with_empty_name",
                 {.evictor = "      priorityThreshold: {value: 1000, name: \"\"}\n"},
@@ -224,7 +229,12 @@ INSTANTIATE_TEST_SUITE_P(
         Kept{"unknown_arg",
              {.args = "      namespace: {include: [shop]}\n"},
              "policy.yaml: profiles[0].pluginConfig[0].args.namespace: unknown field \"namespace\" (did you mean "
-             "\"namespaces\"?)"}),
+             "\"namespaces\"?)"},
+        // Only the top level of args embeds the TypeMeta.
+        Kept{"kind_nested_in_args",
+             {.args = "      labelSelector: {kind: x}\n"},
+             "policy.yaml: profiles[0].pluginConfig[0].args.labelSelector.kind: unknown field \"kind\" (known fields: "
+             "matchLabels, matchExpressions)"}),
     [](const ::testing::TestParamInfo<Kept>& info) { return info.param.name; });
 
 }  // namespace
