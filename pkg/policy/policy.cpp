@@ -104,15 +104,18 @@ Status readPlugins(ArgsReader& r, Plugins& out, Warnings& warnings) {
   if (Status s = r.readObject("balance", set(out.balance)); !s) return s;
   if (Status s = r.readObject("filter", set(out.filter)); !s) return s;
   // The README writes `preEvictionFilter`, upstream's Go JSON tag is `preevictionfilter`: a policy
-  // written either way must work unchanged.
-  bool camel = false, lower = false;
-  if (Status s = r.readObject("preEvictionFilter", set(out.preEvictionFilter), &camel); !s) return s;
-  PluginSet lowerSet;
-  if (Status s = r.readObject("preevictionfilter", set(lowerSet), &lower); !s) return s;
-  if (camel && lower) {
-    return r.error("preevictionfilter", "set either preEvictionFilter or preevictionfilter, not both");
+  // written either way must work unchanged. With both, upstream reads only the lower-case one.
+  if (r.has("preevictionfilter")) {
+    RawArgs camel;
+    if (Status s = r.readRaw("preEvictionFilter", camel); !s) return s;
+    if (camel.isSet()) {
+      warnings.push_back(r.pathOf("preEvictionFilter") +
+                         ": ignored because preevictionfilter is also set (upstream reads only preevictionfilter)");
+    }
+    if (Status s = r.readObject("preevictionfilter", set(out.preEvictionFilter)); !s) return s;
+  } else if (Status s = r.readObject("preEvictionFilter", set(out.preEvictionFilter)); !s) {
+    return s;
   }
-  if (lower) out.preEvictionFilter = std::move(lowerSet);
   return ignoreUnknown(r, warnings);
 }
 

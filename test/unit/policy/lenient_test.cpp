@@ -166,6 +166,14 @@ INSTANTIATE_TEST_SUITE_P(
                 {.args = "      apiVersion: descheduler/v1alpha2\n      kind: PodLifeTimeArgs\n"},
                 {},
                 kShop},
+        // Upstream reads only `preevictionfilter`; the camel-case list, which kdesched also reads
+        // when it is alone, is not even checked when both are there.
+        Relaxed{"both_pre_eviction_filter_spellings",
+                {.plugins = "    preEvictionFilter: {enabled: [NoSuchPlugin]}\n"
+                            "    preevictionfilter: {enabled: [DefaultEvictor]}\n"},
+                {"policy.yaml: profiles[0].plugins.preEvictionFilter: ignored because preevictionfilter is also set "
+                 "(upstream reads only preevictionfilter)"},
+                kShop},
         // Empty strings upstream treats as unset: no warning, and the same meaning.
         Relaxed{"priority_value_with_empty_name",
                 {.evictor = "      priorityThreshold: {value: 1000, name: \"\"}\n"},

@@ -408,10 +408,6 @@ std::vector<ErrorCase> errorCases() {
        "policy.yaml: profiles[0].plugins.deschedule.enabled[1]: must be a plugin name, got \"\""},
       {"EnabledNotAList", profileHead + "    plugins:\n      balance:\n        enabled: LowNodeUtilization\n",
        "policy.yaml: profiles[0].plugins.balance.enabled: must be a list of strings, got \"LowNodeUtilization\""},
-      {"BothPreEvictionFilterSpellings",
-       profileHead + "    plugins:\n      preEvictionFilter: {enabled: [A]}\n      preevictionfilter: {enabled: [B]}\n",
-       "policy.yaml: profiles[0].plugins.preevictionfilter: set either preEvictionFilter or preevictionfilter, not "
-       "both"},
       {"MergeKey", header() + "<<: {maxNoOfPodsToEvictTotal: 1}\n",
        "policy.yaml: \"<<\": YAML merge keys are not supported: write the fields out in full"},
   };
