@@ -86,7 +86,7 @@ bool Runtime::loadPolicy() {
     return false;
   }
   engine_ = std::move(engine.value());
-  for (const std::string& w : engine_.policy.warnings) log::warn("policy field ignored", {{"detail", w}});
+  for (const std::string& w : engine_.policy.warnings) log::warn("policy warning", {{"detail", w}});
   return true;
 }
 

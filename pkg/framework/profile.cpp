@@ -46,7 +46,10 @@ std::vector<std::string> Profile::strategyNames() const {
 }
 
 Result<std::vector<Profile>> buildProfiles(policy::DeschedulerPolicy& pol, const Registry& registry,
-                                           const BuildContext& ctx) {
+                                           const BuildContext& callerCtx) {
+  policy::Warnings pluginWarnings;
+  BuildContext ctx = callerCtx;
+  ctx.warnings = &pluginWarnings;
   std::vector<std::string> errors;
   auto fail = [&](const std::string& path, const std::string& msg) {
     errors.push_back(pol.sourceName + ": " + path + ": " + msg);
@@ -115,6 +118,7 @@ Result<std::vector<Profile>> buildProfiles(policy::DeschedulerPolicy& pol, const
       if (auto* timed = dynamic_cast<DeadlinePlugin*>(d)) out.deadlines.push_back(timed);
     built.push_back(std::move(out));
   }
+  for (std::string& w : pluginWarnings) pol.warnings.push_back(pol.sourceName + ": " + std::move(w));
   if (!errors.empty()) {
     std::string msg;
     for (const auto& e : errors) msg += (msg.empty() ? "" : "\n") + e;

@@ -27,7 +27,7 @@ inline constexpr const char* kDefaultEvictor = "DefaultEvictor";
 
 // Applies upstream's defaulting to `policy` (in place), validates it and builds every profile.
 // All errors are collected, each prefixed with the policy source and field path, and joined by
-// newlines.
+// newlines. The plugins' warnings (BuildContext::warn) are added to policy.warnings, prefixed alike.
 Result<std::vector<Profile>> buildProfiles(policy::DeschedulerPolicy& policy, const Registry& registry,
                                            const BuildContext& ctx);
 

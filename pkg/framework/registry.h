@@ -40,10 +40,18 @@ struct BuildContext {
   // The clock for age-based checks, and for the cycle's timings: the system clock live; plan mode
   // pins its wall time with --now.
   WallSeconds now;
+  // Where a factory reports args that load, as upstream loads them, but do not do what they seem
+  // to (an unknown nodeAffinityType value, skipped). Each line starts with the field path.
+  // buildProfiles points it at the policy's warnings, which the daemon logs and `plan` prints; when
+  // null, warnings are dropped.
+  policy::Warnings* warnings = nullptr;
+  void warn(std::string line) const {
+    if (warnings) warnings->push_back(std::move(line));
+  }
 };
 
 // Decodes, validates and defaults the args at `args` (strictly: unknown keys are errors), then
-// builds the plugin. Errors name the field path.
+// builds the plugin. Errors name the field path; warnings go to ctx.warn.
 using PluginFactory =
     std::function<Result<std::unique_ptr<Plugin>>(const policy::RawArgs& args, const BuildContext& ctx)>;
 

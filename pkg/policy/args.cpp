@@ -1,6 +1,7 @@
 #include "pkg/policy/args.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -138,6 +139,27 @@ std::optional<double> parseGoDuration(std::string_view s) {
   }
   double seconds = static_cast<double>(totalNs / 1e9L);
   return negative ? -seconds : seconds;
+}
+
+bool equalIgnoringCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The closest guarded key `key` is a near miss of, or "".
+std::string_view guardedNearMiss(std::string_view key, const std::vector<std::string_view>& guarded,
+                                 std::size_t maxTypo) {
+  std::string_view best;
+  std::size_t bestDistance = std::numeric_limits<std::size_t>::max();
+  for (std::string_view g : guarded) {
+    std::size_t d = equalIgnoringCase(key, g) ? 0 : editDistance(key, g);
+    // The same "half the word rewritten is another word" bound as closestMatch.
+    if (d > maxTypo || d * 2 > std::max(key.size(), g.size()) || d >= bestDistance) continue;
+    best = g;
+    bestDistance = d;
+  }
+  return best;
 }
 
 }  // namespace
@@ -485,14 +507,17 @@ Status ArgsReader::finish() {
   return error(key, message);
 }
 
-Status ArgsReader::finishLenient(std::size_t maxTypo, std::vector<std::string>& ignored) {
+Status ArgsReader::finishLenient(const std::vector<std::string_view>& guarded, std::size_t maxTypo,
+                                 std::vector<IgnoredKey>& ignored) {
   std::vector<std::string> unknown;
   if (Status s = unknownKeys(unknown); !s) return s;
   for (const std::string& key : unknown) {
-    std::string suggestion = closestMatch(key, known_, maxTypo);
-    if (!suggestion.empty())
-      return error(key, "unknown field " + quote(key) + " (did you mean " + quote(suggestion) + "?)");
-    ignored.push_back(key);
+    if (std::string_view g = guardedNearMiss(key, guarded, maxTypo); !g.empty())
+      return error(key, "unknown field " + quote(key) + " (did you mean " + quote(g) + "?)");
+  }
+  for (std::string& key : unknown) {
+    ignored.push_back({key, closestMatch(key, known_)});
+    ignored_.push_back(std::move(key));
   }
   return Status::ok();
 }
@@ -504,6 +529,8 @@ Status ArgsReader::unknownKeys(std::vector<std::string>& out) const {
   for (auto it = node.begin(); it != node.end(); ++it) {
     std::string key = it->first.Scalar();
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    if (std::find(ignored_.begin(), ignored_.end(), key) != ignored_.end()) continue;
+    if (args_.pluginArgs && (key == "apiVersion" || key == "kind")) continue;
     if (key == "<<") return error(key, "YAML merge keys are not supported: write the fields out in full");
     out.push_back(std::move(key));
   }

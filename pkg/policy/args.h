@@ -75,10 +75,19 @@ class ArgsReader {
   // Unknown keys → `<path>.<key>: unknown field "<key>"` plus ` (did you mean "<known>"?)` when a
   // known key is within edit distance 3, otherwise ` (known fields: a, b, c)`.
   Status finish();
-  // As upstream reads a policy's top level: an unknown key is ignored and named in `ignored`,
-  // except one within edit distance `maxTypo` of a known key, which stays an error with the
-  // did-you-mean (a misspelt limit would otherwise be dropped silently and evict more).
-  Status finishLenient(std::size_t maxTypo, std::vector<std::string>& ignored);
+  // An unknown key read as upstream reads it outside plugin args: ignored, and named with the
+  // closest known key ("" when none is close) so the operator can be warned.
+  struct IgnoredKey {
+    std::string key;
+    std::string suggestion;
+  };
+  // As upstream reads every level of a policy except plugin args: unknown keys are ignored and
+  // listed in `ignored` (later accessors and finish() then pass them over). The exception is a
+  // near miss of a `guarded` key (within `maxTypo` edits, or equal but for case), which stays an
+  // error with the did-you-mean: upstream would silently drop that field and can then evict more
+  // than asked (a misspelt limit, node selector or plugin `args`).
+  Status finishLenient(const std::vector<std::string_view>& guarded, std::size_t maxTypo,
+                       std::vector<IgnoredKey>& ignored);
 
   // An error at `<path>.<key>`: "<path>.<key>: <message>".
   Status error(std::string_view key, const std::string& message) const;
@@ -93,6 +102,7 @@ class ArgsReader {
   RawArgs args_;
   Status structural_;
   std::vector<std::string> known_;
+  std::vector<std::string> ignored_;  // unknown keys already reported by finishLenient
 };
 
 // A Go duration ("5m", "1h30m", "2s", "300ms", "0") in seconds; nullopt when malformed. Used for

@@ -23,11 +23,16 @@ namespace kdesched::policy {
 namespace {
 
 using detail::describeValue;
+using detail::quote;
 
 constexpr std::string_view kApiVersion = "descheduler/v1alpha2";
 constexpr std::string_view kKind = "DeschedulerPolicy";
-// An unknown top-level key this close to a known one is a typo, not a field of another tool.
-constexpr std::size_t kTopLevelTypoDistance = 2;
+// An unknown key this close to a guarded one is a typo of it, not a field of another tool.
+constexpr std::size_t kTypoDistance = 2;
+// The top-level fields whose loss would let a run evict more than asked.
+const std::vector<std::string_view> kTopLevelGuarded = {"nodeSelector", "maxNoOfPodsToEvictPerNode",
+                                                        "maxNoOfPodsToEvictPerNamespace", "maxNoOfPodsToEvictTotal",
+                                                        "kdesched"};
 // A real policy is a few kilobytes; anything far larger is the wrong file, and yaml-cpp needs
 // several times the input size in memory.
 constexpr std::size_t kMaxPolicyBytes = 16u << 20;
@@ -54,7 +59,25 @@ std::string printable(std::string_view s) {
   return out;
 }
 
-Status readPluginSet(ArgsReader& r, PluginSet& out) {
+// Upstream ignores unknown keys everywhere but inside plugin args (its policy decoder is not
+// strict), so kdesched does too, with a warning; a near miss of a `guarded` key stays an error.
+Status ignoreUnknown(ArgsReader& r, Warnings& warnings, const std::vector<std::string_view>& guarded = {},
+                     std::string_view what = "unknown field") {
+  std::vector<ArgsReader::IgnoredKey> ignored;
+  if (Status s = r.finishLenient(guarded, kTypoDistance, ignored); !s) return s;
+  for (const ArgsReader::IgnoredKey& k : ignored) {
+    if (r.path().empty() && k.key == "tracing") {
+      warnings.push_back("tracing: accepted and ignored: kdesched does not export traces");
+      continue;
+    }
+    std::string line = r.pathOf(k.key) + ": " + std::string(what) + ", ignored (as upstream ignores it)";
+    if (!k.suggestion.empty()) line += "; did you mean " + quote(k.suggestion) + "?";
+    warnings.push_back(std::move(line));
+  }
+  return Status::ok();
+}
+
+Status readPluginSet(ArgsReader& r, PluginSet& out, Warnings& warnings) {
   for (auto [key, list] : {std::pair{"enabled", &out.enabled}, std::pair{"disabled", &out.disabled}}) {
     std::optional<std::vector<std::string>> names;
     if (Status s = r.readStringList(key, names); !s) return s;
@@ -66,79 +89,94 @@ Status readPluginSet(ArgsReader& r, PluginSet& out) {
     }
     *list = std::move(*names);
   }
-  return Status::ok();
+  return ignoreUnknown(r, warnings);
 }
 
-Status readPlugins(ArgsReader& r, Plugins& out) {
+Status readPlugins(ArgsReader& r, Plugins& out, Warnings& warnings) {
+  auto set = [&](PluginSet& target) {
+    return [&warnings, &target](ArgsReader& p) { return readPluginSet(p, target, warnings); };
+  };
   // Upstream's Go struct still has these two points; they are decoded and never run.
   PluginSet presort, sort;
-  if (Status s = r.readObject("presort", [&](ArgsReader& p) { return readPluginSet(p, presort); }); !s) return s;
-  if (Status s = r.readObject("sort", [&](ArgsReader& p) { return readPluginSet(p, sort); }); !s) return s;
-  if (Status s = r.readObject("deschedule", [&](ArgsReader& p) { return readPluginSet(p, out.deschedule); }); !s) {
-    return s;
-  }
-  if (Status s = r.readObject("balance", [&](ArgsReader& p) { return readPluginSet(p, out.balance); }); !s) return s;
-  if (Status s = r.readObject("filter", [&](ArgsReader& p) { return readPluginSet(p, out.filter); }); !s) return s;
+  if (Status s = r.readObject("presort", set(presort)); !s) return s;
+  if (Status s = r.readObject("sort", set(sort)); !s) return s;
+  if (Status s = r.readObject("deschedule", set(out.deschedule)); !s) return s;
+  if (Status s = r.readObject("balance", set(out.balance)); !s) return s;
+  if (Status s = r.readObject("filter", set(out.filter)); !s) return s;
   // The README writes `preEvictionFilter`, upstream's Go JSON tag is `preevictionfilter`: a policy
-  // written either way must work unchanged.
-  bool camel = false, lower = false;
-  auto readPre = [&](ArgsReader& p) { return readPluginSet(p, out.preEvictionFilter); };
-  if (Status s = r.readObject("preEvictionFilter", readPre, &camel); !s) return s;
-  PluginSet lowerSet;
-  if (Status s = r.readObject(
-          "preevictionfilter", [&](ArgsReader& p) { return readPluginSet(p, lowerSet); }, &lower);
-      !s) {
+  // written either way must work unchanged. With both, upstream reads only the lower-case one.
+  if (r.has("preevictionfilter")) {
+    RawArgs camel;
+    if (Status s = r.readRaw("preEvictionFilter", camel); !s) return s;
+    if (camel.isSet()) {
+      warnings.push_back(r.pathOf("preEvictionFilter") +
+                         ": ignored because preevictionfilter is also set (upstream reads only preevictionfilter)");
+    }
+    if (Status s = r.readObject("preevictionfilter", set(out.preEvictionFilter)); !s) return s;
+  } else if (Status s = r.readObject("preEvictionFilter", set(out.preEvictionFilter)); !s) {
     return s;
   }
-  if (camel && lower) {
-    return r.error("preevictionfilter", "set either preEvictionFilter or preevictionfilter, not both");
+  return ignoreUnknown(r, warnings);
+}
+
+// Upstream runs a profile without a name, or under another profile's name, as written: so does
+// kdesched, and says so.
+void checkProfileName(const ArgsReader& r, const std::optional<std::string>& name, const std::vector<Profile>& others,
+                      Warnings& warnings) {
+  if (!name || name->empty()) {
+    warnings.push_back(r.pathOf("name") + ": " + (name ? "empty" : "missing") +
+                       "; the profile runs unnamed, as upstream runs it (profile=\"\" in logs and metrics)");
+    return;
   }
-  if (lower) out.preEvictionFilter = std::move(lowerSet);
+  for (const Profile& other : others) {
+    if (other.name == *name) {
+      warnings.push_back(r.pathOf("name") + ": " + quote(*name) + " is also used by " + other.path +
+                         "; both run, as upstream runs them, and share the profile label in logs and metrics");
+      return;
+    }
+  }
+}
+
+Status readPluginConfig(ArgsReader& c, Profile& p, std::vector<std::string>& configPaths, Warnings& warnings) {
+  PluginConfig cfg;
+  std::optional<std::string> pluginName;
+  if (Status s = c.readString("name", pluginName); !s) return s;
+  if (!pluginName) return c.error("name", "missing; every pluginConfig entry needs the plugin's name");
+  if (pluginName->empty()) return c.error("name", "every pluginConfig entry needs the plugin's name, got \"\"");
+  for (std::size_t i = 0; i < p.pluginConfig.size(); ++i) {
+    if (p.pluginConfig[i].name == *pluginName) {
+      // Upstream would silently use one of the two: say which entries collide instead.
+      return c.error("name", "duplicate pluginConfig for this plugin (also at " + configPaths[i] + "), got \"" +
+                                 *pluginName + "\"");
+    }
+  }
+  cfg.name = *pluginName;
+  if (Status s = c.readRaw("args", cfg.args); !s) return s;
+  cfg.args.pluginArgs = true;
+  // A misspelt `args` would leave the plugin on empty args, which for several plugins means
+  // "every pod" (no namespaces, no label selector): that stays an error.
+  if (Status s = ignoreUnknown(c, warnings, {"args"}); !s) return s;
+  p.pluginConfig.push_back(std::move(cfg));
+  configPaths.push_back(c.path());
   return Status::ok();
 }
 
-// `what` names the field for the operator: "every profile needs a unique name".
-Status requireName(ArgsReader& r, const std::optional<std::string>& name, const std::string& what) {
-  if (!name) return r.error("name", "missing; " + what);
-  if (name->empty()) return r.error("name", what + ", got \"\"");
-  return Status::ok();
-}
-
-Status readProfile(ArgsReader& r, std::vector<Profile>& profiles) {
+Status readProfile(ArgsReader& r, std::vector<Profile>& profiles, Warnings& warnings) {
   Profile p;
   p.path = r.path();
   std::optional<std::string> name;
   if (Status s = r.readString("name", name); !s) return s;
-  if (Status s = requireName(r, name, "every profile needs a unique name"); !s) return s;
-  for (const Profile& other : profiles) {
-    if (other.name == *name) {
-      return r.error("name", "duplicate profile name (also used by " + other.path + "), got \"" + *name + "\"");
-    }
-  }
-  p.name = *name;
+  checkProfileName(r, name, profiles, warnings);
+  p.name = name.value_or("");
 
   std::vector<std::string> configPaths;
-  Status st = r.readObjectList("pluginConfig", [&](ArgsReader& c, std::size_t) -> Status {
-    PluginConfig cfg;
-    std::optional<std::string> pluginName;
-    if (Status s = c.readString("name", pluginName); !s) return s;
-    if (Status s = requireName(c, pluginName, "every pluginConfig entry needs the plugin's name"); !s) return s;
-    for (std::size_t i = 0; i < p.pluginConfig.size(); ++i) {
-      if (p.pluginConfig[i].name == *pluginName) {
-        // Upstream would silently use one of the two: say which entries collide instead.
-        return c.error("name", "duplicate pluginConfig for this plugin (also at " + configPaths[i] + "), got \"" +
-                                   *pluginName + "\"");
-      }
-    }
-    cfg.name = *pluginName;
-    if (Status s = c.readRaw("args", cfg.args); !s) return s;
-    p.pluginConfig.push_back(std::move(cfg));
-    configPaths.push_back(c.path());
-    return Status::ok();
-  });
+  Status st = r.readObjectList(
+      "pluginConfig", [&](ArgsReader& c, std::size_t) { return readPluginConfig(c, p, configPaths, warnings); });
   if (!st) return st;
 
-  if (Status s = r.readObject("plugins", [&](ArgsReader& pl) { return readPlugins(pl, p.plugins); }); !s) return s;
+  if (Status s = r.readObject("plugins", [&](ArgsReader& pl) { return readPlugins(pl, p.plugins, warnings); }); !s)
+    return s;
+  if (Status s = ignoreUnknown(r, warnings); !s) return s;
   profiles.push_back(std::move(p));
   return Status::ok();
 }
@@ -208,27 +246,20 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   }
   if (Status s = top.readInt64("gracePeriodSeconds", policy.gracePeriodSeconds); !s) return s;
   if (policy.gracePeriodSeconds && *policy.gracePeriodSeconds < 0) {
-    return top.error("gracePeriodSeconds",
-                     "must be a non-negative integer, got " + std::to_string(*policy.gracePeriodSeconds));
+    // Upstream passes it on unchecked, and the API server reads a negative grace period as 1s.
+    policy.warnings.push_back("gracePeriodSeconds: " + std::to_string(*policy.gracePeriodSeconds) +
+                              " is negative; sent as is, as upstream sends it, and the API server then uses 1 second");
   }
   if (Status s = readUnsupported(top); !s) return s;
   // kdesched's own settings live under one top-level key that no upstream field uses; upstream
   // ignores unknown top-level keys, so a policy with this block still works there unchanged.
   if (Status s = top.readRaw("kdesched", policy.extension); !s) return s;  // at path "kdesched"
 
-  Status st =
-      top.readObjectList("profiles", [&](ArgsReader& r, std::size_t) { return readProfile(r, policy.profiles); });
+  Status st = top.readObjectList(
+      "profiles", [&](ArgsReader& r, std::size_t) { return readProfile(r, policy.profiles, policy.warnings); });
   if (!st) return st;
-  // Upstream ignores unknown top-level keys, and so does kdesched (with a warning), except a near
-  // miss of a known one: `maxNoOfPodsToEvictPerNod` would silently drop a safety limit.
-  std::vector<std::string> ignored;
-  if (Status s = top.finishLenient(kTopLevelTypoDistance, ignored); !s) return s;
-  for (const std::string& key : ignored) {
-    policy.warnings.push_back(policy.sourceName + ": " + top.pathOf(key) + ": " +
-                              (key == "tracing" ? "accepted and ignored: kdesched does not export traces"
-                                                : "unknown top-level field, ignored (as upstream ignores it)"));
-  }
-  return Status::ok();
+  // Dropping a misspelt node selector, limit or kdesched block would evict more than asked.
+  return ignoreUnknown(top, policy.warnings, kTopLevelGuarded, "unknown top-level field");
 }
 
 std::string at(const YAML::Mark& m) {
@@ -281,6 +312,7 @@ Result<DeschedulerPolicy> parseUnguarded(const std::string& yamlText, const std:
   DeschedulerPolicy policy;
   policy.sourceName = sourceName;
   if (Status s = readTopLevel(root, policy); !s) return std::move(s.prefix(sourceName));
+  for (std::string& w : policy.warnings) w = sourceName + ": " + w;
   return policy;
 }
 

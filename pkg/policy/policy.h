@@ -25,6 +25,9 @@ struct YamlValue;  // a yaml-cpp node: pkg/policy/detail/yaml_value.h, for pkg/p
 struct RawArgs {
   std::shared_ptr<const detail::YamlValue> value = nullptr;  // null when `args` was omitted
   std::string path;
+  // A pluginConfig entry's `args`: its top level also takes `apiVersion` and `kind`, with any value,
+  // and ignores them (upstream's args types embed a TypeMeta).
+  bool pluginArgs = false;
 
   // True when the args are present and not YAML null.
   bool isSet() const;
@@ -32,6 +35,10 @@ struct RawArgs {
   // YAML is an error naming the line and column; empty text gives unset args.
   static Result<RawArgs> fromYaml(std::string_view yaml, std::string path);
 };
+
+// Lines for the operator about input that loads but may not mean what it looks like; each names
+// the field path.
+using Warnings = std::vector<std::string>;
 
 struct PluginConfig {
   std::string name;
@@ -70,9 +77,10 @@ struct DeschedulerPolicy {
   // The top-level `kdesched:` block (event triggers, anti-flapping): decoded by pkg/trigger.
   RawArgs extension;
   std::string sourceName;  // file name used to prefix errors
-  // Top-level keys ignored as upstream ignores them, one line each ("<source>: <key>: ..."): the
-  // daemon logs them at start, `plan` prints them.
-  std::vector<std::string> warnings;
+  // Input accepted as upstream accepts it but worth a word to the operator (an ignored key, a
+  // skipped value), one line each ("<source>: <field.path>: ..."): the daemon logs them at start,
+  // `plan` prints them. Plugins add theirs when profiles are built.
+  Warnings warnings;
 };
 
 // Parses and structurally validates a policy document. Does not know plugins: plugin names and

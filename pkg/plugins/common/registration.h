@@ -1,9 +1,11 @@
 // The registration every plugin without special wiring shares: decode its args (errors carry the
-// field path), then build the plugin from them, and from the cycle's wall clock when its
-// constructor takes one (ages: PodLifeTime, RemoveFailedPods).
+// field path; a decoder that also takes policy::Warnings has them passed on to ctx.warn), then
+// build the plugin from them, and from the cycle's wall clock when its constructor takes one
+// (ages: PodLifeTime, RemoveFailedPods).
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -17,7 +19,16 @@ framework::PluginRegistration registrationOf(std::string_view name, Decode decod
   return {std::string(name),
           [decode](const policy::RawArgs& raw,
                    const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decode(raw);
+            auto args = [&] {
+              if constexpr (std::is_invocable_v<Decode, const policy::RawArgs&, policy::Warnings&>) {
+                policy::Warnings warnings;
+                auto decoded = decode(raw, warnings);
+                for (std::string& w : warnings) ctx.warn(std::move(w));
+                return decoded;
+              } else {
+                return decode(raw);
+              }
+            }();
             if (!args.isOk()) return args.status();
             using Args = std::decay_t<decltype(args.value())>;
             if constexpr (std::is_constructible_v<P, Args, framework::WallSeconds>)

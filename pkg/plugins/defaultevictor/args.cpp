@@ -49,6 +49,9 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     KD_TRY(pr.readInt32("value", a.priorityThresholdValue));
     KD_TRY(pr.readString("name", a.priorityThresholdName));
     KD_TRY(pr.finish());
+    // Upstream's check is `len(Name) > 0`: an empty name next to a value is no name at all.
+    if (a.priorityThresholdValue && a.priorityThresholdName && a.priorityThresholdName->empty())
+      a.priorityThresholdName.reset();
     if (a.priorityThresholdValue && a.priorityThresholdName)
       return Status::error(pr.path() +
                            ": priority threshold misconfigured, only one of priorityThreshold fields can be set");
@@ -65,7 +68,8 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   KD_TRY(r.readDuration("minPodAge", a.minPodAgeSeconds));
   s.reset();
   KD_TRY(r.readString("noEvictionPolicy", s));
-  if (s) {
+  // "" is upstream's unset value (its validation skips it), so it means the default here too.
+  if (s && !s->empty()) {
     if (*s != "Preferred" && *s != "Mandatory")
       return r.error("noEvictionPolicy",
                      "noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values, got \"" + *s + "\"");

@@ -16,13 +16,15 @@ inline constexpr const char* kRequired = "requiredDuringSchedulingIgnoredDuringE
 inline constexpr const char* kPreferred = "preferredDuringSchedulingIgnoredDuringExecution";
 
 struct Args {
-  // Required, non-empty; each entry kRequired or kPreferred, checked in list order.
+  // Required and non-empty in the policy; holds its kRequired and kPreferred entries, in list order
+  // (possibly none, when every value was unknown).
   std::vector<std::string> nodeAffinityType;
   PodListFilter filter;  // namespaces, labelSelector; both unset by default (every pod is listed)
 };
 
-// Decodes strictly and validates; errors name the field path. Unlike upstream (which logs an
-// unknown nodeAffinityType at run time and skips it), an unknown type is a load-time error.
-Result<Args> decodeArgs(const policy::RawArgs& raw);
+// Decodes strictly and validates; errors name the field path. An unknown nodeAffinityType value
+// is dropped with a warning (upstream logs it at run time and skips it); an absent or empty list is
+// an error, as upstream.
+Result<Args> decodeArgs(const policy::RawArgs& raw, policy::Warnings& warnings);
 
 }  // namespace kdesched::plugins::nodeaffinity

@@ -6,6 +6,7 @@
 
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include "pkg/policy/policy.h"
 
@@ -34,11 +35,31 @@ inline policy::RawArgs rawArgs(const std::string& plugin, const std::string& yam
   return policy->profiles.at(0).pluginConfig.at(0).args;
 }
 
+// Decodes `raw` with a decoder that takes warnings or one that does not; the warnings land in
+// `warnings`.
+template <typename Decoder>
+auto decodeWith(Decoder decode, const policy::RawArgs& raw, policy::Warnings& warnings) {
+  if constexpr (std::is_invocable_v<Decoder, const policy::RawArgs&, policy::Warnings&>)
+    return decode(raw, warnings);
+  else
+    return decode(raw);
+}
+
 // The error a decoder gives for `yaml`, or "" when it accepts the args.
 template <typename Decoder>
 std::string decodeError(Decoder decode, const std::string& plugin, const std::string& yaml) {
-  auto args = decode(rawArgs(plugin, yaml));
+  policy::Warnings warnings;
+  auto args = decodeWith(decode, rawArgs(plugin, yaml), warnings);
   return args.isOk() ? "" : args.error();
+}
+
+// The warnings a decoder gives for `yaml` (it must accept the args).
+template <typename Decoder>
+policy::Warnings decodeWarnings(Decoder decode, const std::string& plugin, const std::string& yaml) {
+  policy::Warnings warnings;
+  auto args = decodeWith(decode, rawArgs(plugin, yaml), warnings);
+  EXPECT_TRUE(args.isOk()) << args.error();
+  return warnings;
 }
 
 // One args document a decoder must reject, and the whole error it must give after kArgsPath

@@ -95,6 +95,18 @@ TEST(DefaultEvictorArgs, ReadsEveryField) {
   EXPECT_EQ(dynamic_cast<const de::DefaultEvictor&>(*named.value()).priorityThreshold(), 1000);
 }
 
+// Upstream treats these as unset (its checks are `len(...) > 0`), so they load without a word.
+TEST(DefaultEvictorArgs, EmptyStringsUpstreamTreatsAsUnset) {
+  auto a = decodeArgs(rawArgs(kName, "priorityThreshold: {value: 100, name: \"\"}\nnoEvictionPolicy: \"\""));
+  ASSERT_TRUE(a.isOk()) << a.error();
+  EXPECT_EQ(a->priorityThresholdValue, 100);
+  EXPECT_FALSE(a->priorityThresholdName.has_value());
+  EXPECT_EQ(a->noEvictionPolicy, "");
+  auto p = build("priorityThreshold: {value: 100, name: \"\"}");
+  ASSERT_TRUE(p.isOk()) << p.error();
+  EXPECT_EQ(dynamic_cast<const de::DefaultEvictor&>(*p.value()).priorityThreshold(), 100);
+}
+
 TEST(DefaultEvictorArgs, DeprecatedBooleansAreTheLegacyFormOfPodProtections) {
   struct Case {
     const char* yaml;
@@ -136,6 +148,9 @@ INSTANTIATE_TEST_SUITE_P(
                      ".priorityThreshold: priority threshold misconfigured, only one of priorityThreshold fields can "
                      "be set"},
         // kdesched adds the value it got.
+        // A name alone, even empty, is looked up, as upstream does (which then fails on "").
+        RejectedArgs{"threshold_empty_name_alone", "priorityThreshold: {name: \"\"}",
+                     ".priorityThreshold.name: PriorityClass \"\" not found"},
         RejectedArgs{"threshold_value_too_high", "priorityThreshold: {value: 2000000001}",
                      ".priorityThreshold.value: priority threshold can't be greater than 2000000000, got 2000000001"},
         RejectedArgs{"threshold_name_unknown", "priorityThreshold: {name: missing}",

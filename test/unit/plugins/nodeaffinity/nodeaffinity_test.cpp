@@ -224,6 +224,25 @@ std::vector<Case> cases() {
        "",
        "",
        {"default/b", "default/a"}});
+  // Unknown values load with a warning and are skipped, as upstream skips them every cycle: the
+  // known value still runs, and nothing runs for the unknown one.
+  cs.push_back(
+      {"unknown type skipped, the required one still runs",
+       {unlabelled(), labelled()},
+       {requiring("a").build(), PodBuilder("b").node("node1").preferredNodeAffinity(5, "disk", {"ssd"}).build()},
+       "      nodeAffinityType: [preferredDuringSchedulingIgnoredDuringExecutio, "
+       "requiredDuringSchedulingIgnoredDuringExecution]\n",
+       "",
+       "",
+       {"default/a"}});
+  cs.push_back(
+      {"only unknown types: evicts nothing",
+       {unlabelled(), labelled()},
+       {requiring("a").build(), PodBuilder("b").node("node1").preferredNodeAffinity(5, "disk", {"ssd"}).build()},
+       "      nodeAffinityType: [RequiredDuringSchedulingIgnoredDuringExecution, sometimes]\n",
+       "",
+       "",
+       {}});
   return cs;
 }
 
