@@ -240,8 +240,8 @@ check "the fallback image is values.yaml's default image" q <(tmpl) \
   'container("CronJob")["image"] == __import__("yaml").safe_load(open("'"${CHART}"'/values.yaml"))["image"]["repository"] + ":v" + __import__("yaml").safe_load(open("'"${CHART}"'/Chart.yaml"))["appVersion"]'
 check "deschedulerPolicy: null: no ConfigMap, the workload still mounts one of the chart's name (as upstream)" q <(tmpl --set deschedulerPolicy=null) \
   'not by("ConfigMap") and pod("CronJob")["spec"]["volumes"][0]["configMap"]["name"] == "kdesched"'
-check "policy ConfigMap: a descheduler/v1alpha2 DeschedulerPolicy with kdesched's four plugins + DefaultEvictor" q "${WORK}/cron.yaml" \
-  '(lambda p: p["apiVersion"] == "descheduler/v1alpha2" and p["kind"] == "DeschedulerPolicy" and [c["name"] for c in p["profiles"][0]["pluginConfig"]] == ["DefaultEvictor", "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingTopologySpreadConstraint", "LowNodeUtilization"])(__import__("yaml").safe_load(one("ConfigMap")["data"]["policy.yaml"]))'
+check "policy ConfigMap: upstream's default DeschedulerPolicy (seven plugins + DefaultEvictor)" q "${WORK}/cron.yaml" \
+  '(lambda p: p["apiVersion"] == "descheduler/v1alpha2" and p["kind"] == "DeschedulerPolicy" and [c["name"] for c in p["profiles"][0]["pluginConfig"]] == ["DefaultEvictor", "RemoveDuplicates", "RemovePodsHavingTooManyRestarts", "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingNodeTaints", "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingTopologySpreadConstraint", "LowNodeUtilization"])(__import__("yaml").safe_load(one("ConfigMap")["data"]["policy.yaml"]))'
 check "policy volume: the ConfigMap at /policy-dir" q "${WORK}/cron.yaml" \
   'pod("CronJob")["spec"]["volumes"][0]["configMap"]["name"] == one("ConfigMap")["metadata"]["name"] and container("CronJob")["volumeMounts"][0]["mountPath"] == "/policy-dir"'
 check "ClusterRole: exactly list+watch on the informers' resources, create pods/eviction, create+update events.k8s.io events" q "${WORK}/cron.yaml" \
