@@ -263,6 +263,7 @@ ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& 
     if (continueToken.empty()) break;
   }
   result.objects = std::move(page.objects);
+  result.undecodable = std::move(page.undecodable);
   result.resourceVersion = std::move(page.resourceVersion);
   return result;
 }

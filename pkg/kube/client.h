@@ -43,7 +43,8 @@ struct ListOptions {
 
 struct ListResult {
   std::vector<api::Object> objects;
-  std::string resourceVersion;  // watch from here
+  std::vector<UndecodableObject> undecodable;  // items left out of `objects` (wire.h)
+  std::string resourceVersion;                 // watch from here
   int pages = 0;
   int restarts = 0;  // times an expired continue token made us start over
 };
