@@ -125,6 +125,7 @@ class Client {
   std::chrono::seconds transportTimeout() const;
   // Adds auth, user agent and accept headers; an error when the token cannot be read.
   Status decorate(HttpRequest& request);
+  void trace(const HttpRequest& request, const Result<HttpResponse>& response, Clock::TimePoint sentAt) const;
 
   ClientConfig config_;
   std::unique_ptr<Transport> transport_;
