@@ -136,6 +136,9 @@ Status decodeJsonDocument(std::string_view json, const std::string& where, Decod
   return decodeItem(obj, "", where, out);
 }
 
+// Flow-style YAML larger than this is not tried (hand-written YAML is far smaller).
+constexpr std::size_t kMaxFlowStyleBytes = std::size_t{16} << 20;
+
 // A YAML stream: every document, each a list, an object or an array.
 Status decodeYamlText(std::string_view text, Decoded& out) {
   // yaml-cpp passes bytes that are not UTF-8 through (into comments, or as "not valid JSON" later):
@@ -159,7 +162,8 @@ Status decodeText(std::string_view text, Decoded& out) {
   const api::JsonScan scan = api::scanJsonStream(text);
   if (scan.error) {
     const std::string json = api::textPosition(text, scan.error->offset) + ": not valid JSON: " + scan.error->message;
-    if (!scan.error->unquotedWord) return Status::error(json);
+    // yaml-cpp reads ~10 MB/s: a large broken JSON file is not worth a minute of trying it as YAML.
+    if (!scan.error->unquotedWord || text.size() > kMaxFlowStyleBytes) return Status::error(json);
     Decoded yaml;
     Status st = decodeYamlText(text, yaml);
     if (!st.isOk()) return Status::error(json + " (nor YAML: " + st.message() + ")");

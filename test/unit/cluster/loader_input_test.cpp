@@ -58,6 +58,17 @@ TEST(LoaderInput, YamlFlowStyleIsYaml) {
   EXPECT_EQ(s.count(api::Kind::Node), 1u);
 }
 
+// yaml-cpp reads ~10 MB/s: past 16 MiB a JSON-looking text is not tried as YAML, its JSON error stands.
+TEST(LoaderInput, LargeFlowStyleIsNotTriedAsYaml) {
+  Store s;
+  const std::string text = "{kind: List, items: []}" + std::string((16u << 20) + 1, ' ');
+  auto r = loadSnapshot(text, "snap.json", s);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.error(),
+            "snap.json: line 1, column 2: not valid JSON: expected a string in double quotes as the object key, found "
+            "'kind'");
+}
+
 struct Bad {
   std::string name;
   std::string text;
