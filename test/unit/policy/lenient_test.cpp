@@ -92,7 +92,8 @@ TEST_P(LenientLoad, LoadsWarnsAndEvictsWhatUpstreamEvicts) {
   EXPECT_EQ(engine->policy.warnings, c.warnings);
   evictor::PlanSink sink;
   evictor::EvictionChain chain(engine->limits(), sink);
-  engine->runCycle(*smallCluster(), chain);
+  const auto cluster = smallCluster();  // the decisions point into it: it must outlive them
+  engine->runCycle(*cluster, chain);
   std::vector<std::string> evicted;
   for (const auto& d : sink.evictions()) evicted.push_back(d.pod->key());
   std::sort(evicted.begin(), evicted.end());
