@@ -4,7 +4,6 @@
 #include <exception>
 
 #include "pkg/api/detail/ondemand.h"
-#include "pkg/cluster/store.h"
 
 namespace kdesched::kube {
 namespace {
@@ -21,17 +20,19 @@ Status jsonError(const std::string& where, simdjson::error_code e) {
   return Status::error(where + (where.empty() ? "" : ": ") + "malformed JSON: " + simdjson::error_message(e));
 }
 
-// The store key of an object whose decoding stopped part way, if its name (and namespace, for the
-// namespaced kinds) were read before it stopped; "" otherwise.
-std::string keyOf(const api::Object& obj) {
-  return std::visit(
-      [](const auto& o) {
+// " (ns/name)" for an object that decoded far enough to have a name, for error messages.
+std::string identity(const api::Object& obj) {
+  std::string id;
+  std::visit(
+      [&](const auto& o) {
         if constexpr (requires { o.ns; }) {
-          if (o.ns.view().empty()) return std::string();
+          if (!o.name.empty()) id = " (" + o.ns.str() + "/" + o.name + ")";
+        } else {
+          if (!o.name.empty()) id = " (" + o.name + ")";
         }
-        return o.name.empty() ? std::string() : cluster::objectKey(o);
       },
       obj);
+  return id;
 }
 
 // Anything after the root value other than whitespace means the text was not one JSON document.
@@ -75,10 +76,7 @@ Status decodeItems(api::Kind kind, od::value v, ListPage& out) {
     if (auto e = element.get_object().get(item)) return jsonError(where, e);
     api::Object obj;
     if (Status s = api::decodeObject(kind, item, obj); !s.isOk()) {
-      // The iterator skips what is left of this item. Broken JSON inside it leaves the parser in
-      // error, so the next item or the end of the page fails the whole page, as it must.
-      out.undecodable.push_back({keyOf(obj), s.message()});
-      continue;
+      return Status::error(where + identity(obj) + ": " + s.message());
     }
     out.objects.push_back(std::move(obj));
   }
@@ -123,8 +121,7 @@ Status decodeEventObject(api::Kind kind, od::value v, WatchEvent& out) {
     return Status::ok();
   }
   if (Status s = api::decodeObject(kind, obj, out.object); !s.isOk()) {
-    out.undecodable = UndecodableObject{keyOf(out.object), s.message()};
-    out.object = api::Object{};
+    return Status::error("object" + identity(out.object) + ": " + s.message());
   }
   return Status::ok();
 }
