@@ -3,13 +3,13 @@
 #include <pthread.h>
 
 #include <atomic>
-#include <cmath>
 #include <csignal>
 #include <thread>
 
 #include "pkg/base/log.h"
 #include "pkg/daemon/cycle_runner.h"
 #include "pkg/daemon/runtime.h"
+#include "pkg/daemon/stale_wait.h"
 #include "pkg/evictor/api_sink.h"
 #include "pkg/trigger/antiflapping.h"
 #include "pkg/trigger/interest.h"
@@ -102,22 +102,6 @@ Relist awaitRelist(Runtime& rt, Cancellation& stop, double timeoutSeconds) {
   return Relist::Done;
 }
 
-// A stale cache (a resource's LIST or WATCH refused, or failing for too long) holds the cycle that is
-// due until every resource has resynced, however long that takes: the cache's own warnings,
-// /readyz and kdesched_cache_stale say why meanwhile. Nothing is lost by waiting (a cycle only ever
-// evicts), and the cycle runs as soon as the cache can be trusted again. False: stopped first.
-bool awaitFresh(Runtime& rt, Cancellation& stop, const std::vector<kube::StaleResource>& stale) {
-  for (const kube::StaleResource& r : stale)
-    log::warn("cache stale, skipping the cycle",
-              {{"resource", r.resource}, {"verb", r.verb}, {"reason", r.reason}, {"stale_seconds", r.seconds}});
-  const Clock::TimePoint since = rt.clock().now();
-  while (!rt.health().staleResources().empty())
-    if (!rt.clock().sleepFor(kRelistPoll, &stop)) return false;
-  log::info("cache resynced, running the cycle",
-            {{"waited_seconds", std::round(rt.clock().secondsSince(since) * 10) / 10}});
-  return true;
-}
-
 // Cycles on the interval (non-sliding: the period is measured from each cycle's start), or the one
 // cycle of a one-shot run. Returns the exit code so far.
 int cycleLoop(const Options& o, Runtime& rt, CycleRunner& runner, Cancellation& stop, std::atomic<bool>& lost) {
@@ -134,7 +118,7 @@ int cycleLoop(const Options& o, Runtime& rt, CycleRunner& runner, Cancellation& 
         log::error("cache stale; no cycle", {{"stale", rt.health().stale()}, {"exit", kExitFailure}});
         return kExitFailure;
       }
-      if (!awaitFresh(rt, stop, stale)) break;
+      if (!awaitFresh(clock, stop, [&rt] { return rt.health().staleResources(); }, kRelistPoll)) break;
       continue;  // from the top: leadership and a relist may have changed meanwhile
     }
     if (!rt.health().relisting().empty()) {
