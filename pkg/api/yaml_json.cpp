@@ -1,5 +1,6 @@
 #include "pkg/api/yaml_json.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -17,7 +18,8 @@
 namespace kdesched::api {
 namespace {
 
-constexpr int kMaxYamlDepth = 512;
+// yaml-cpp refuses to parse deeper (it throws DeepRecursion at 500); JSON has the same bound.
+constexpr int kMaxYamlDepth = 500;
 // Aliases let a few hundred bytes of YAML expand to gigabytes ("billion laughs"): the JSON may grow
 // to 16 times the YAML, and to 8 MiB whatever the input, no further (go-yaml refuses such
 // documents too, as "excessive aliasing").
@@ -190,6 +192,11 @@ Result<std::vector<std::string>> convertYaml(std::string_view yaml) {
       out.push_back(std::move(json));
     }
     return out;
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
+    return Status::error("invalid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
+                         std::to_string(e.mark.column + 1) + ": nesting deeper than " + std::to_string(kMaxYamlDepth) +
+                         " levels");
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) return Status::error("invalid YAML: " + e.msg);
     return Status::error("invalid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +

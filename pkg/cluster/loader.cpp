@@ -7,9 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "pkg/api/detail/ondemand.h"
+#include "pkg/api/json_scan.h"
+#include "pkg/api/names.h"
+#include "pkg/api/text_input.h"
 #include "pkg/api/yaml_json.h"
 
 namespace kdesched::cluster {
@@ -19,6 +23,8 @@ namespace od = simdjson::ondemand;
 
 struct Decoded {
   std::vector<api::Object> objects;
+  // "Pod default/web" → where it was read, so a second copy is named with the first.
+  std::unordered_map<std::string, std::string> seen;
   LoadReport report;
 };
 
@@ -29,6 +35,19 @@ std::string itemKindOfList(std::string_view listKind) {
   if (listKind.size() > 4 && listKind.substr(listKind.size() - 4) == "List" && listKind != "List")
     return std::string(listKind.substr(0, listKind.size() - 4));
   return "";
+}
+
+// "Pod default/web", "Node n1", or the kind alone when the metadata did not make it through.
+std::string describe(const std::string& kind, const api::Object& obj) {
+  return std::visit(
+      [&](const auto& o) -> std::string {
+        if (o.name.empty()) return kind;
+        if constexpr (requires { o.ns; }) {
+          if (!o.ns.view().empty()) return kind + " " + o.ns.str() + "/" + o.name;
+        }
+        return kind + " " + o.name;
+      },
+      obj);
 }
 
 Status decodeItem(od::object item, const std::string& defaultKind, const std::string& where, Decoded& out) {
@@ -50,20 +69,14 @@ Status decodeItem(od::object item, const std::string& defaultKind, const std::st
   }
   api::Object obj;
   Status st = api::decodeObject(kd, item, obj);
-  if (!st.isOk()) {
-    // Name the object when its metadata made it through.
-    std::string id;
-    std::visit(
-        [&](const auto& o) {
-          if constexpr (requires { o.ns; }) {
-            if (!o.name.empty()) id = " " + o.ns.str() + "/" + o.name;
-          } else {
-            if (!o.name.empty()) id = " " + o.name;
-          }
-        },
-        obj);
-    return Status::error(where + " (" + kind + id + "): " + st.message());
-  }
+  if (st.isOk()) st = api::validateObjectNames(obj);
+  if (!st.isOk()) return Status::error(where + " (" + describe(kind, obj) + "): " + st.message());
+  // The API server keeps one object per kind, namespace and name; silently keeping the last of
+  // two copies could hide the one that breaks a rule.
+  std::string identity = describe(std::string(api::toString(kd)), obj);
+  if (auto [first, fresh] = out.seen.try_emplace(identity, where); !fresh)
+    return Status::error(where + " (" + identity + "): the same object as " + first->second +
+                         "; a snapshot holds each object once");
   ++out.report.loaded[std::string(api::toString(kd))];
   out.objects.push_back(std::move(obj));
   return Status::ok();
@@ -123,29 +136,60 @@ Status decodeJsonDocument(std::string_view json, const std::string& where, Decod
   return decodeItem(obj, "", where, out);
 }
 
+// Flow-style YAML larger than this is not tried (hand-written YAML is far smaller).
+constexpr std::size_t kMaxFlowStyleBytes = std::size_t{16} << 20;
+
+// A YAML stream: every document, each a list, an object or an array.
+Status decodeYamlText(std::string_view text, Decoded& out) {
+  // yaml-cpp passes bytes that are not UTF-8 through (into comments, or as "not valid JSON" later):
+  // name the first one where it is.
+  if (auto bad = api::firstInvalidUtf8(text))
+    return Status::error(api::textPosition(text, *bad) + ": text that is not UTF-8: the file must be UTF-8");
+  auto docs = api::yamlStreamToJson(text);
+  if (!docs.isOk()) return docs.status();
+  if (docs->empty()) return Status::error("the file has no YAML document");
+  for (std::size_t i = 0; i < docs->size(); ++i)
+    KD_TRY(decodeJsonDocument((*docs)[i], "document[" + std::to_string(i) + "]", out));
+  return Status::ok();
+}
+
+// JSON: one document or several concatenated (cat a.json b.json), every byte checked first. A
+// text that breaks off at a bare word where JSON needs a quote is YAML's flow style
+// ({kind: List, items: [...]}), which kubectl reads too.
+Status decodeText(std::string_view text, Decoded& out) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (text[first] != '{' && text[first] != '[') return decodeYamlText(text, out);
+  const api::JsonScan scan = api::scanJsonStream(text);
+  if (scan.error) {
+    const std::string json = api::textPosition(text, scan.error->offset) + ": not valid JSON: " + scan.error->message;
+    // yaml-cpp reads ~10 MB/s: a large broken JSON file is not worth a minute of trying it as YAML.
+    if (!scan.error->unquotedWord || text.size() > kMaxFlowStyleBytes) return Status::error(json);
+    Decoded yaml;
+    Status st = decodeYamlText(text, yaml);
+    if (!st.isOk()) return Status::error(json + " (nor YAML: " + st.message() + ")");
+    out = std::move(yaml);
+    return Status::ok();
+  }
+  const bool several = scan.documents.size() > 1;
+  for (std::size_t i = 0; i < scan.documents.size(); ++i) {
+    const api::JsonSpan& doc = scan.documents[i];
+    KD_TRY(decodeJsonDocument(text.substr(doc.begin, doc.end - doc.begin),
+                              several ? "document[" + std::to_string(i) + "]" : "document", out));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store) {
   Decoded out;
   out.report.bytes = text.size();
-  if (auto nul = text.find('\0'); nul != std::string_view::npos)
-    return Status::error(sourceName + ": binary data (a NUL byte at offset " + std::to_string(nul) +
-                         "): expected the JSON or YAML that kubectl get -o json|yaml writes");
-  std::size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return Status::error(sourceName + ": the file is empty");
-
-  if (text[first] == '{' || text[first] == '[') {
-    Status st = decodeJsonDocument(text, "document", out);
-    if (!st.isOk()) return st.prefix(sourceName);
-  } else {
-    auto docs = api::yamlStreamToJson(text);
-    if (!docs.isOk()) return Status::error(sourceName + ": " + docs.error());
-    if (docs->empty()) return Status::error(sourceName + ": the file has no YAML document");
-    for (std::size_t i = 0; i < docs->size(); ++i) {
-      Status st = decodeJsonDocument((*docs)[i], "document[" + std::to_string(i) + "]", out);
-      if (!st.isOk()) return st.prefix(sourceName);
-    }
-  }
+  auto checked = api::checkTextEncoding(text, "the JSON or YAML text that kubectl get -o json|yaml writes");
+  if (!checked.isOk()) return Status::error(sourceName + ": " + checked.error());
+  text = *checked;
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return Status::error(sourceName + ": the file is empty");
+  if (Status st = decodeText(text, out); !st.isOk()) return st.prefix(sourceName);
 
   std::unordered_set<std::string> nodeNames;
   for (const auto& o : out.objects)

@@ -19,6 +19,10 @@ double secondsOf(Clock::Duration d) { return std::round(std::chrono::duration<do
 std::string StaleResource::describe() const { return resource + " (" + verb + ": " + reason + ")"; }
 
 std::string StaleResource::hint() const {
+  if (undecodable)
+    return "kdesched cannot read every object of " + resource +
+           " and cannot tell what the others would change (a pod's requests, a PDB's budget): fix or delete the "
+           "object, or run a kdesched release that reads it; no cycle runs until then";
   if (!denied)
     return "kdesched cannot refresh its cache of " + resource +
            ": check the API server and the network; no cycle runs until it can";
@@ -78,6 +82,16 @@ void CacheHealth::onError(api::Kind kind, const ReflectorFailure& f) {
   noteLocked(kind, s, now);
 }
 
+void CacheHealth::onUndecodable(api::Kind kind, std::size_t count, const std::string& first) {
+  const Clock::TimePoint now = clock_->now();
+  std::lock_guard<std::mutex> lock(mu_);
+  State& s = states_[kind];
+  if (s.undecodable == 0 && count > 0) s.undecodableSince = now;
+  s.undecodable = count;
+  s.firstUndecodable = first;
+  noteLocked(kind, s, now);
+}
+
 std::optional<StaleResource> CacheHealth::staleLocked(api::Kind kind, const State& s, Clock::TimePoint now) const {
   StaleResource r;
   r.resource = std::string(resourceName(kind));
@@ -86,6 +100,15 @@ std::optional<StaleResource> CacheHealth::staleLocked(api::Kind kind, const Stat
     r.reason = s.denied.front().second;
     r.denied = true;
     r.seconds = secondsOf(now - s.deniedSince);
+    return r;
+  }
+  if (s.undecodable > 0) {
+    r.verb = "decode";
+    r.reason = s.undecodable == 1 ? "an object kdesched cannot decode: " + s.firstUndecodable
+                                  : std::to_string(s.undecodable) +
+                                        " objects kdesched cannot decode, the first: " + s.firstUndecodable;
+    r.undecodable = true;
+    r.seconds = secondsOf(now - s.undecodableSince);
     return r;
   }
   if (s.failingSince && now - *s.failingSince >= staleAfter_) {

@@ -5,7 +5,9 @@
 //    LIST and WATCH have kept failing for longer than `staleAfter` (the API server unreachable or
 //    broken). A refused verb is cleared by that verb succeeding again (a LIST for "list", an
 //    accepted WATCH for "watch": the reflector relists first, so the cache has been replaced by
-//    then); failures end with any LIST or accepted WATCH.
+//    then); failures end with any LIST or accepted WATCH. A resource is stale too while the API
+//    server holds an object of it that kdesched cannot decode (reflector.h): no cycle can know
+//    what that object would change.
 // Staleness is worked out when asked (and on each report), on the injected clock. Each stale
 // episode is logged at warning level once, with the resource, the RBAC verb and the API's answer,
 // then again at most every minute while it lasts; its end at info. Thread-safe.
@@ -33,9 +35,10 @@ inline constexpr std::chrono::seconds kDefaultStaleAfter{120};
 
 struct StaleResource {
   std::string resource;          // "pods"
-  std::string verb;              // the RBAC verb of the request that failed: "list" or "watch"
+  std::string verb;              // the RBAC verb of the request that failed: "list" or "watch"; "decode"
   std::string reason;            // the API server's answer, or what went wrong: "403 Forbidden: ..."
   bool denied = false;           // refused (401/403), not merely failing
+  bool undecodable = false;      // objects kdesched cannot decode (verb "decode")
   double seconds = 0;            // since it was refused, or since the failures began
   std::string describe() const;  // "pods (watch: 403 Forbidden: ...)"
   std::string hint() const;      // what to do about it
@@ -51,6 +54,7 @@ class CacheHealth : public ReflectorObserver, public evictor::CacheFreshness {
   void onRelist(api::Kind kind, const std::string&) override { relistRequested(kind); }
   void onWatchOpened(api::Kind kind) override;
   void onError(api::Kind kind, const ReflectorFailure& failure) override;
+  void onUndecodable(api::Kind kind, std::size_t count, const std::string& first) override;
 
   std::string relisting() const override;
   std::uint64_t relistRequests() const override;
@@ -64,9 +68,12 @@ class CacheHealth : public ReflectorObserver, public evictor::CacheFreshness {
     Clock::TimePoint deniedSince{};
     std::optional<Clock::TimePoint> failingSince;
     std::string failedVerb, failure;  // the latest failure that was not a refusal
-    bool announced = false;           // this stale episode was logged
-    Clock::TimePoint staleAt{};       // when it was first logged
-    Clock::TimePoint announcedAt{};   // when it was last logged
+    std::size_t undecodable = 0;      // objects the API server holds that do not decode
+    std::string firstUndecodable;     // "default/web: spec...: ..."
+    Clock::TimePoint undecodableSince{};
+    bool announced = false;          // this stale episode was logged
+    Clock::TimePoint staleAt{};      // when it was first logged
+    Clock::TimePoint announcedAt{};  // when it was last logged
   };
   std::optional<StaleResource> staleLocked(api::Kind kind, const State& s, Clock::TimePoint now) const;
   // Logs a change of `kind`'s staleness (and the minutely reminder); call with mu_ held.

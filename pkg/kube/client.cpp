@@ -119,6 +119,20 @@ Status Client::decorate(HttpRequest& request) {
   return Status::ok();
 }
 
+// One line per request at trace level (-v 6 and up), as client-go's round-trip log: the method,
+// the target and the answer, never a header (the Authorization header carries the token).
+void Client::trace(const HttpRequest& request, const Result<HttpResponse>& response, Clock::TimePoint sentAt) const {
+  if (!log::enabled(log::Level::Trace)) return;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_->now() - sentAt).count();
+  if (response.isOk()) {
+    log::trace("kube request",
+               {{"method", request.method}, {"target", request.target}, {"code", response->status}, {"ms", ms}});
+  } else {
+    log::trace("kube request",
+               {{"method", request.method}, {"target", request.target}, {"error", response.error()}, {"ms", ms}});
+  }
+}
+
 ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOptions& options) {
   request.cancel = options.cancel;
   if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
@@ -142,7 +156,9 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
       // The transport's own timer only as a backstop: ours counts the whole request and says so.
       attempt.timeout = transportTimeout();
     }
+    const Clock::TimePoint sentAt = clock_->now();
     auto response = transport_->send(attempt);
+    trace(request, response, sentAt);
     if (!response.isOk()) {
       const bool cancelled = options.cancel && options.cancel->cancelled();
       const std::string what = request.method + " " + request.target + ": ";
@@ -263,6 +279,7 @@ ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& 
     if (continueToken.empty()) break;
   }
   result.objects = std::move(page.objects);
+  result.undecodable = std::move(page.undecodable);
   result.resourceVersion = std::move(page.resourceVersion);
   return result;
 }

@@ -43,7 +43,8 @@ struct ListOptions {
 
 struct ListResult {
   std::vector<api::Object> objects;
-  std::string resourceVersion;  // watch from here
+  std::vector<UndecodableObject> undecodable;  // items left out of `objects` (wire.h)
+  std::string resourceVersion;                 // watch from here
   int pages = 0;
   int restarts = 0;  // times an expired continue token made us start over
 };
@@ -124,6 +125,7 @@ class Client {
   std::chrono::seconds transportTimeout() const;
   // Adds auth, user agent and accept headers; an error when the token cannot be read.
   Status decorate(HttpRequest& request);
+  void trace(const HttpRequest& request, const Result<HttpResponse>& response, Clock::TimePoint sentAt) const;
 
   ClientConfig config_;
   std::unique_ptr<Transport> transport_;

@@ -4,6 +4,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <pplx/threadpool.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <exception>
 #include <map>
 #include <mutex>
+
+#include "pkg/base/log.h"
 
 namespace kdesched::kube {
 namespace {
@@ -256,6 +259,94 @@ class TlsMaterial {
   EVP_PKEY* key_ = nullptr;
 };
 
+// The API server's certificate check, and why it failed. OpenSSL verifies the chain; the host
+// name is checked here as Go's client checks it: against the subjectAltNames only. cpprestsdk's
+// own check (Boost's RFC 2818 one) falls back to the subject's CN, so a certificate issued for
+// api.example.com with CN=10.0.0.1 passed for 10.0.0.1, which client-go refuses. And cpprestsdk
+// reports any failure as "Error in SSL handshake", dropping the reason the operator needs: a
+// certificate from another CA, or one issued for another name.
+class VerifyFailures {
+ public:
+  explicit VerifyFailures(std::string host) : host_(std::move(host)) {
+    if (host_.size() > 2 && host_.front() == '[' && host_.back() == ']') host_ = host_.substr(1, host_.size() - 2);
+  }
+
+  // SSL_CTX_set_cert_verify_callback's signature.
+  static int verify(X509_STORE_CTX* ctx, void* arg) {
+    auto* self = static_cast<VerifyFailures*>(arg);
+    int ok = X509_verify_cert(ctx);
+    if (ok > 0 && !self->namesHost(X509_STORE_CTX_get0_cert(ctx))) {
+      X509_STORE_CTX_set_error(ctx, X509_V_ERR_HOSTNAME_MISMATCH);
+      ok = 0;
+    }
+    if (ok <= 0) self->record(ctx);
+    return ok;
+  }
+
+  std::string last() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_;
+  }
+
+ private:
+  // An IP address against the IP SANs, a name against the DNS SANs (wildcards as RFC 6125 allows).
+  bool namesHost(X509* cert) const {
+    if (!cert) return false;
+    const int ip = X509_check_ip_asc(cert, host_.c_str(), 0);
+    if (ip >= 0) return ip == 1;  // -2: not an IP address
+    return X509_check_host(cert, host_.data(), host_.size(), X509_CHECK_FLAG_NEVER_CHECK_SUBJECT, nullptr) == 1;
+  }
+
+  void record(X509_STORE_CTX* ctx) {
+    const int err = X509_STORE_CTX_get_error(ctx);
+    X509* leaf = X509_STORE_CTX_get0_cert(ctx);
+    std::string why;
+    if (err == X509_V_ERR_HOSTNAME_MISMATCH || err == X509_V_OK) {
+      // Ours, or (X509_V_OK) cpprestsdk's own host check.
+      why = "the API server's certificate is not issued for \"" + host_ + "\" (it names " + namesOf(leaf) +
+            "): connect to an address the certificate names, or have it reissued for this one";
+    } else {
+      why = "the API server's certificate (" + namesOf(leaf) +
+            ") failed verification: " + X509_verify_cert_error_string(err) +
+            ": is it signed by the certificate authority the kubeconfig names (certificate-authority, "
+            "certificate-authority-data; in a pod, the service account's ca.crt)?";
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    last_ = std::move(why);
+  }
+
+  // "DNS:api.example.com, IP Address:10.0.0.1", else the subject.
+  static std::string namesOf(X509* cert) {
+    if (!cert) return "no certificate";
+    std::string out;
+    BIO* bio = BIO_new(BIO_s_mem());
+    const int at = X509_get_ext_by_NID(cert, NID_subject_alt_name, -1);
+    if (bio && at >= 0 && X509V3_EXT_print(bio, X509_get_ext(cert, at), 0, 0) == 1) {
+      char* data = nullptr;
+      const long n = BIO_get_mem_data(bio, &data);
+      out.assign(data, static_cast<std::size_t>(std::max(n, 0L)));
+    } else if (bio && X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0, XN_FLAG_ONELINE) >= 0) {
+      char* data = nullptr;
+      const long n = BIO_get_mem_data(bio, &data);
+      out = "subject " + std::string(data, static_cast<std::size_t>(std::max(n, 0L)));
+    }
+    if (bio) BIO_free(bio);
+    return out.empty() ? "no names" : out;
+  }
+
+  std::string host_;
+  mutable std::mutex mu_;
+  std::string last_;
+};
+
+// "api.example.com" from "https://api.example.com:6443/prefix" ("[::1]" keeps its brackets).
+std::string hostOf(const std::string& server) {
+  std::size_t begin = server.find("://");
+  begin = begin == std::string::npos ? 0 : begin + 3;
+  const std::size_t end = server[begin] == '[' ? server.find(']', begin) + 1 : server.find_first_of(":/", begin);
+  return server.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
 // cpprestsdk loads the system's default CA bundle into every new connection's TLS context before
 // our callback replaces the store with the cluster's CA: ~140 certificates parsed per connection,
 // two thirds of a small one-shot run's CPU. With a cluster CA the system roots are never used, so
@@ -268,18 +359,25 @@ void skipSystemRoots() {
 
 class CpprestTransport final : public Transport {
  public:
-  explicit CpprestTransport(const ClientConfig& config) : server_(config.server) {
+  explicit CpprestTransport(const ClientConfig& config)
+      : server_(config.server), verifyFailures_(std::make_shared<VerifyFailures>(hostOf(config.server))) {
     sizeThreadPool();
     base_.set_validate_certificates(!config.insecureSkipTlsVerify);
-    if (config.caData.empty() && config.clientCertData.empty()) return;
-    // Parsed once (the material was validated when the transport was made), then shared with
-    // every connection's TLS context: cpprestsdk makes a new one per connection, and parsing PEM
-    // with OpenSSL 3's decoders costs milliseconds each time.
-    auto tls = std::make_shared<TlsMaterial>(config.caData, config.clientCertData, config.clientKeyData);
-    if (!config.caData.empty()) skipSystemRoots();
+    std::shared_ptr<TlsMaterial> tls;
+    if (!config.caData.empty() || !config.clientCertData.empty()) {
+      // Parsed once (the material was validated when the transport was made), then shared with
+      // every connection's TLS context: cpprestsdk makes a new one per connection, and parsing
+      // PEM with OpenSSL 3's decoders costs milliseconds each time.
+      tls = std::make_shared<TlsMaterial>(config.caData, config.clientCertData, config.clientKeyData);
+      if (!config.caData.empty()) skipSystemRoots();
+    }
+    const std::shared_ptr<VerifyFailures> failures = config.insecureSkipTlsVerify ? nullptr : verifyFailures_;
     // Runs for every new connection; errors cannot be thrown from here, so they are left to
     // fail the handshake.
-    base_.set_ssl_context_callback([tls](boost::asio::ssl::context& ctx) { tls->apply(ctx.native_handle()); });
+    base_.set_ssl_context_callback([tls, failures](boost::asio::ssl::context& ctx) {
+      if (tls) tls->apply(ctx.native_handle());
+      if (failures) SSL_CTX_set_cert_verify_callback(ctx.native_handle(), &VerifyFailures::verify, failures.get());
+    });
   }
 
   Result<HttpResponse> send(const HttpRequest& request) override {
@@ -296,7 +394,7 @@ class CpprestTransport final : public Transport {
     });
     if (!st.isOk()) {
       if (request.cancel && request.cancel->cancelled()) return Status::error("cancelled");
-      return st;
+      return explain(st);
     }
     return out;
   }
@@ -313,7 +411,7 @@ class CpprestTransport final : public Transport {
                         [&] { response = http->request(buildRequest(request), cancel->cts.get_token()).get(); });
     if (!st.isOk()) {
       if (request.cancel && request.cancel->cancelled()) return Status::error("cancelled");
-      return st;
+      return explain(st);
     }
     out.status = response.status_code();
     out.reason = response.reason_phrase();
@@ -323,6 +421,13 @@ class CpprestTransport final : public Transport {
   }
 
  private:
+  // A failed handshake with the reason the certificate was refused, when it was.
+  Status explain(const Status& st) const {
+    if (st.message().find("handshake") == std::string::npos) return st;
+    const std::string why = verifyFailures_->last();
+    return why.empty() ? st : Status::error(st.message() + ": " + why);
+  }
+
   Status makeClient(std::chrono::seconds timeout, std::shared_ptr<client::http_client>& out) {
     client::http_client_config cfg = base_;
     cfg.set_timeout(timeout);
@@ -343,6 +448,7 @@ class CpprestTransport final : public Transport {
   }
 
   std::string server_;
+  std::shared_ptr<VerifyFailures> verifyFailures_;
   client::http_client_config base_;
   std::mutex mu_;
   std::map<std::chrono::seconds, std::shared_ptr<client::http_client>> clients_;
@@ -366,6 +472,13 @@ Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& conf
       return Status::error("client certificate: " + s.message());
     if (Status s = checkPemPrivateKey(config.clientKeyData); !s.isOk())
       return Status::error("client key: " + s.message());
+  }
+  if (config.insecureSkipTlsVerify && config.server.rfind("https://", 0) == 0) {
+    log::warn("the API server's certificate is not verified (insecure-skip-tls-verify in the kubeconfig)",
+              {{"server", config.server},
+               {"hint",
+                "anyone on the path to the API server can pose as it and read kdesched's credentials; set "
+                "certificate-authority-data instead"}});
   }
   std::unique_ptr<Transport> out;
   Status st = guarded("creating the HTTP transport", [&] { out = std::make_unique<CpprestTransport>(config); });

@@ -48,6 +48,10 @@ void ReflectorObservers::onError(api::Kind kind, const ReflectorFailure& failure
   for (ReflectorObserver* o : observers_) o->onError(kind, failure);
 }
 
+void ReflectorObservers::onUndecodable(api::Kind kind, std::size_t count, const std::string& first) {
+  for (ReflectorObserver* o : observers_) o->onUndecodable(kind, count, first);
+}
+
 Reflector::Reflector(Client& client, Resource resource, cluster::Store& store, ReflectorOptions options,
                      ReflectorObserver* observer)
     : client_(client),
@@ -138,13 +142,19 @@ bool Reflector::relist() {
   }
   const double seconds = secondsBetween(start, clock_->now());
   const std::size_t count = listed->objects.size();
+  // The cache is stale before the store lacks an object, and fresh only once it is whole again:
+  // a cycle checks the health, then takes its snapshot.
+  const bool anyUndecodable = !listed->undecodable.empty();
+  if (anyUndecodable) listedUndecodable(listed->undecodable);
   const std::size_t deletes = store_.replace(resource_.kind, std::move(listed->objects));
+  if (!anyUndecodable) listedUndecodable(listed->undecodable);
   setResourceVersion(listed->resourceVersion);
   rvUnavailable_ = false;
   synced_.store(true);
   log::info("reflector listed", {{"resource", resource_.name},
                                  {"objects", count},
                                  {"vanished", deletes},
+                                 {"undecodable", listed->undecodable.size()},
                                  {"pages", listed->pages},
                                  {"restarts", listed->restarts},
                                  {"rv", listed->resourceVersion},
@@ -213,7 +223,16 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
           rvUnavailable_ = true;
           return After::Relist;
         }
-        apply(event);
+        if (event.undecodable && event.undecodable->key.empty()) {
+          // Not even its name decoded: which cached object it replaces is unknown, so relist.
+          reportError({"watch", 0, "undecodable watch event: " + event.undecodable->error});
+          requestRelist("malformed", event.undecodable->error);
+          return After::Relist;
+        }
+        if (event.undecodable)
+          applyUndecodable(event);
+        else
+          apply(event);
         ++events;
         continue;
       case WatchStream::Next::Closed: {
@@ -252,13 +271,20 @@ void Reflector::apply(WatchEvent& event) {
                                        {"type", toString(event.type)},
                                        {"key", keyOf(event.object)},
                                        {"rv", event.resourceVersion}});
-      store_.upsert(std::move(event.object));
+      if (undecodable_.empty()) {
+        store_.upsert(std::move(event.object));
+      } else {
+        const std::string key = keyOf(event.object);
+        store_.upsert(std::move(event.object));
+        if (undecodable_.erase(key)) reportUndecodable();  // after the readable version is in
+      }
       break;
     case WatchEventType::Deleted: {
       const std::string key = keyOf(event.object);
       log::debug("reflector event",
                  {{"resource", resource_.name}, {"type", "DELETED"}, {"key", key}, {"rv", event.resourceVersion}});
       store_.remove(resource_.kind, key);
+      if (undecodable_.erase(key)) reportUndecodable();
       break;
     }
     case WatchEventType::Bookmark:
@@ -267,6 +293,57 @@ void Reflector::apply(WatchEvent& event) {
   // Every event, bookmarks included, moves the resume point forward.
   setResourceVersion(std::move(event.resourceVersion));
   if (observer_) observer_->onEvent(resource_.kind, event.type);
+}
+
+// The object's last readable state is out of date either way, so it leaves the store; unless it
+// was deleted, it is counted as undecodable until a readable version replaces it.
+void Reflector::applyUndecodable(WatchEvent& event) {
+  const UndecodableObject& u = *event.undecodable;
+  if (event.type == WatchEventType::Deleted) {
+    store_.remove(resource_.kind, u.key);
+    if (undecodable_.erase(u.key)) reportUndecodable();
+  } else {
+    log::write(unlessRepeated("undecodable " + u.key + u.error, log::Level::Warn),
+               "skipped an object kdesched cannot decode",
+               {{"resource", resource_.name},
+                {"kind", api::toString(resource_.kind)},
+                {"object", u.key},
+                {"error", u.error},
+                {"type", toString(event.type)}});
+    undecodable_[u.key] = u.error;
+    reportUndecodable();  // stale first, then the store loses its last readable state
+    store_.remove(resource_.kind, u.key);
+  }
+  setResourceVersion(std::move(event.resourceVersion));
+  if (observer_) observer_->onEvent(resource_.kind, event.type);
+}
+
+void Reflector::listedUndecodable(const std::vector<UndecodableObject>& undecodable) {
+  // One line each for the first few; a LIST of thousands of such pods must not flood the log.
+  constexpr std::size_t kLogged = 10;
+  const bool hadAny = !undecodable_.empty();
+  undecodable_.clear();
+  std::size_t unnamed = 0;
+  for (std::size_t i = 0; i < undecodable.size(); ++i) {
+    const UndecodableObject& u = undecodable[i];
+    const std::string key =
+        u.key.empty() ? "(an object without a readable name, " + std::to_string(++unnamed) + ")" : u.key;
+    log::write(
+        i < kLogged ? log::Level::Warn : log::Level::Debug, "skipped an object kdesched cannot decode",
+        {{"resource", resource_.name}, {"kind", api::toString(resource_.kind)}, {"object", key}, {"error", u.error}});
+    undecodable_[key] = u.error;
+  }
+  if (undecodable.size() > kLogged)
+    log::warn("skipped more objects kdesched cannot decode",
+              {{"resource", resource_.name}, {"count", undecodable.size()}, {"logged", kLogged}});
+  if (hadAny || !undecodable_.empty()) reportUndecodable();
+}
+
+void Reflector::reportUndecodable() {
+  if (!observer_) return;
+  const std::string first =
+      undecodable_.empty() ? std::string() : undecodable_.begin()->first + ": " + undecodable_.begin()->second;
+  observer_->onUndecodable(resource_.kind, undecodable_.size(), first);
 }
 
 void Reflector::backoff() {

@@ -6,11 +6,19 @@
 // LIST); back off exponentially on every other error and re-watch without relisting (a relist is
 // the expensive request). Repeats of one failure are logged at debug within a minute: the cache's
 // health (cache_health.h) says once, at warning level, what is missing.
+//
+// An object the API server sends that kdesched cannot decode is left out of the store (a LIST
+// keeps the rest; a watch event removes the object's last readable state), logged with its key
+// and the field, and counted: while any is known, observers hear onUndecodable with the count,
+// and the cache's health calls the resource stale, so no cycle decides without it (a pod left out
+// would make its node look emptier, a PDB left out would leave its pods unguarded). A later
+// readable version or its deletion clears it; one without a readable name clears at a relist.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,6 +70,9 @@ class ReflectorObserver {
   virtual void onRelist(api::Kind, const std::string& /*reason*/) {}
   virtual void onEvent(api::Kind, WatchEventType) {}
   virtual void onError(api::Kind, const ReflectorFailure&) {}
+  // The objects of `kind` kdesched cannot decode now: how many (0: none any more) and the first,
+  // "default/web: spec.containers[0]...: invalid quantity \"1x\"".
+  virtual void onUndecodable(api::Kind, std::size_t /*count*/, const std::string& /*first*/) {}
 };
 
 // Several observers as one (a reflector takes one): each hears every call, in order.
@@ -74,6 +85,7 @@ class ReflectorObservers : public ReflectorObserver {
   void onRelist(api::Kind kind, const std::string& reason) override;
   void onEvent(api::Kind kind, WatchEventType type) override;
   void onError(api::Kind kind, const ReflectorFailure& failure) override;
+  void onUndecodable(api::Kind kind, std::size_t count, const std::string& first) override;
 
  private:
   std::vector<ReflectorObserver*> observers_;
@@ -106,6 +118,10 @@ class Reflector {
   After watchOnce();
   After handleStream(WatchStream& stream, Clock::TimePoint start);
   void apply(WatchEvent& event);
+  void applyUndecodable(WatchEvent& event);
+  // A relist's objects that did not decode replace the ones known before.
+  void listedUndecodable(const std::vector<UndecodableObject>& undecodable);
+  void reportUndecodable();
   void setResourceVersion(std::string rv);
   void backoff();
   // `reason` is a short fixed token for metrics labels; `detail` goes to the log only.
@@ -137,6 +153,7 @@ class Reflector {
   std::string lastLogged_;  // the last failure logged at its own level, and when
   Clock::TimePoint lastLoggedAt_{};
   std::atomic<bool> synced_{false};
+  std::map<std::string, std::string> undecodable_;  // key → why it did not decode; reflector thread only
 };
 
 }  // namespace kdesched::kube

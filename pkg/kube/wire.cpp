@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "pkg/api/detail/ondemand.h"
+#include "pkg/cluster/store.h"
 
 namespace kdesched::kube {
 namespace {
@@ -20,19 +21,17 @@ Status jsonError(const std::string& where, simdjson::error_code e) {
   return Status::error(where + (where.empty() ? "" : ": ") + "malformed JSON: " + simdjson::error_message(e));
 }
 
-// " (ns/name)" for an object that decoded far enough to have a name, for error messages.
-std::string identity(const api::Object& obj) {
-  std::string id;
-  std::visit(
-      [&](const auto& o) {
+// The store key of an object whose decoding stopped part way, if its name (and namespace, for the
+// namespaced kinds) were read before it stopped; "" otherwise.
+std::string keyOf(const api::Object& obj) {
+  return std::visit(
+      [](const auto& o) {
         if constexpr (requires { o.ns; }) {
-          if (!o.name.empty()) id = " (" + o.ns.str() + "/" + o.name + ")";
-        } else {
-          if (!o.name.empty()) id = " (" + o.name + ")";
+          if (o.ns.view().empty()) return std::string();
         }
+        return o.name.empty() ? std::string() : cluster::objectKey(o);
       },
       obj);
-  return id;
 }
 
 // Anything after the root value other than whitespace means the text was not one JSON document.
@@ -76,7 +75,10 @@ Status decodeItems(api::Kind kind, od::value v, ListPage& out) {
     if (auto e = element.get_object().get(item)) return jsonError(where, e);
     api::Object obj;
     if (Status s = api::decodeObject(kind, item, obj); !s.isOk()) {
-      return Status::error(where + identity(obj) + ": " + s.message());
+      // The iterator skips what is left of this item. Broken JSON inside it leaves the parser in
+      // error, so the next item or the end of the page fails the whole page, as it must.
+      out.undecodable.push_back({keyOf(obj), s.message()});
+      continue;
     }
     out.objects.push_back(std::move(obj));
   }
@@ -121,7 +123,8 @@ Status decodeEventObject(api::Kind kind, od::value v, WatchEvent& out) {
     return Status::ok();
   }
   if (Status s = api::decodeObject(kind, obj, out.object); !s.isOk()) {
-    return Status::error("object" + identity(out.object) + ": " + s.message());
+    out.undecodable = UndecodableObject{keyOf(out.object), s.message()};
+    out.object = api::Object{};
   }
   return Status::ok();
 }

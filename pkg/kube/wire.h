@@ -2,6 +2,7 @@
 // JSON DOM of a page is ever built). An object is only handed out once it decoded completely.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,14 +12,24 @@
 
 namespace kdesched::kube {
 
-struct ListPage {
-  std::vector<api::Object> objects;
-  std::string resourceVersion;  // metadata.resourceVersion of the list
-  std::string continueToken;    // metadata.continue; empty on the last page
+// An object the API server sent that kdesched cannot decode (a field it reads holds a value it
+// does not understand): left out, never half-used. What that means for the cache is the
+// reflector's call (reflector.h).
+struct UndecodableObject {
+  std::string key;    // its store key (cluster::objectKey) as far as its metadata decoded; "" if not
+  std::string error;  // from the field on: `spec.containers[0].resources.requests.cpu: invalid quantity "1x"`
 };
 
-// Appends the page's items to out.objects. `body` may be reallocated to add simdjson's padding.
-// Errors name the item: `items[3] (default/web-1): spec.containers[0]...: invalid quantity "1x"`.
+struct ListPage {
+  std::vector<api::Object> objects;
+  std::vector<UndecodableObject> undecodable;  // items left out of `objects`
+  std::string resourceVersion;                 // metadata.resourceVersion of the list
+  std::string continueToken;                   // metadata.continue; empty on the last page
+};
+
+// Appends the page's items to out.objects, and those that do not decode to out.undecodable (one
+// such item no longer fails the page: the cache would never sync). `body` may be reallocated to
+// add simdjson's padding. Errors are for a page that is not a LIST at all or not JSON.
 Status decodeListPage(api::Kind kind, std::string& body, ListPage& out);
 
 enum class WatchEventType { Added, Modified, Deleted, Bookmark, Error };
@@ -28,7 +39,9 @@ struct WatchEvent {
   WatchEventType type = WatchEventType::Added;
   std::string resourceVersion;  // the object's metadata.resourceVersion; empty for Error
   api::Object object;           // Added, Modified, Deleted (a Deleted object's last state)
-  ApiError error;               // Error: the Status the server sent (code 410: relist)
+  // Set instead of `object` when the event is well-formed but its object does not decode.
+  std::optional<UndecodableObject> undecodable;
+  ApiError error;  // Error: the Status the server sent (code 410: relist)
 };
 
 // Decodes one line of a JSON watch stream: {"type":"ADDED","object":{...}}. `line` may be

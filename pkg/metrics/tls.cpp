@@ -12,11 +12,11 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
-#include <sstream>
+
+#include "pkg/kube/token_source.h"
 
 namespace kdesched::metrics {
 namespace {
@@ -49,13 +49,12 @@ bool addExtension(X509* cert, int nid, const std::string& value) {
   return ok;
 }
 
+// Bounded as the kubeconfig and the files it names are: a flag pointing at /dev/zero or a disk
+// must fail at start with the flag and the file named, not read until memory runs out.
 Result<std::string> readFile(const std::string& path, const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(flag + ": cannot read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (s.str().size() > (1u << 20)) return Status::error(flag + ": " + path + " is larger than 1 MiB");
-  return s.str();
+  auto text = kube::readBoundedFile(path, kube::kMaxCredentialFileBytes);
+  if (!text.isOk()) return Status::error(flag + ": cannot read " + path + ": " + text.error());
+  return text;
 }
 
 }  // namespace

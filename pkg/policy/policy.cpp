@@ -1,5 +1,6 @@
 #include "pkg/policy/policy.h"
 
+#include "pkg/api/text_input.h"
 #include "pkg/api/yaml_scan.h"
 
 #include <algorithm>
@@ -326,6 +327,9 @@ const PluginConfig* Profile::findConfig(const std::string& plugin) const {
 }
 
 Result<DeschedulerPolicy> parsePolicy(const std::string& yamlText, const std::string& sourceName) {
+  // Before yaml-cpp: a NUL byte came out as "unknown escape character: ?", UTF-16 likewise.
+  if (auto text = api::checkTextEncoding(yamlText, "a DeschedulerPolicy in YAML"); !text.isOk())
+    return Status::error(sourceName + ": " + text.error());
   // yaml-cpp reports problems by throwing, and no exception may leave this module.
   try {
     return parseUnguarded(yamlText, sourceName);

@@ -177,6 +177,12 @@ void watchEvent(std::string_view input) {
     rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
     kube::WatchEvent event;
     if (!kube::decodeWatchEvent(kind, line, parser, event).isOk()) continue;
+    if (event.undecodable) {
+      // As the reflector does: the object's last readable state leaves the store.
+      keys.erase(event.undecodable->key);
+      store.remove(kind, event.undecodable->key);
+      continue;
+    }
     if (event.type == kube::WatchEventType::Added || event.type == kube::WatchEventType::Modified) {
       // api::Kind lists the kinds in the order of api::Object's alternatives.
       invariant(event.object.index() == static_cast<std::size_t>(kind), "a watch event decoded into another kind");

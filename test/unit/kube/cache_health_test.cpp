@@ -192,5 +192,33 @@ TEST(CacheHealthStale, WarnsOnceThenEveryMinuteAndSaysWhenFresh) {
   EXPECT_EQ(logs.with("cache fresh again").size(), 1u);
 }
 
+// An object the API server holds that kdesched cannot decode: the resource is stale while any is
+// known (a pod left out would make its node look emptier than it is), whatever else works.
+TEST(CacheHealthStale, UndecodableObjectsAreStaleUntilNoneIsLeft) {
+  LogLines logs;
+  StaleFixture f;
+  f.o.onList(api::Kind::Pod, 3, 0.1);
+  f.o.onWatchOpened(api::Kind::Pod);
+  f.o.onUndecodable(api::Kind::Pod, 1, "default/web: spec.containers[0].resources.requests.cpu: invalid quantity");
+  EXPECT_THAT(f.stale(), ElementsAre("pods decode"));
+  EXPECT_EQ(f.h.stale(),
+            "pods (decode: an object kdesched cannot decode: default/web: spec.containers[0].resources.requests.cpu: "
+            "invalid quantity)");
+  ASSERT_EQ(f.h.staleResources().size(), 1u);
+  const StaleResource r = f.h.staleResources()[0];
+  EXPECT_TRUE(r.undecodable);
+  EXPECT_FALSE(r.denied) << "a one-shot run ends on it as on any stale cache, not as refused access";
+  EXPECT_THAT(r.hint(), HasSubstr("fix or delete the object, or run a kdesched release that reads it"));
+  ASSERT_EQ(logs.with("cache stale").size(), 1u);
+  EXPECT_THAT(logs.with("cache stale")[0], HasSubstr("verb=decode"));
+
+  f.o.onUndecodable(api::Kind::Pod, 2, "default/a: x");
+  f.o.onWatchOpened(api::Kind::Pod);
+  EXPECT_THAT(f.h.stale(), HasSubstr("2 objects kdesched cannot decode, the first: default/a: x"));
+  f.o.onUndecodable(api::Kind::Pod, 0, "");
+  EXPECT_THAT(f.stale(), IsEmpty());
+  EXPECT_EQ(logs.with("cache fresh again").size(), 1u);
+}
+
 }  // namespace
 }  // namespace kdesched::kube

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pkg/base/clock.h"
+#include "pkg/base/log.h"
 #include "pkg/kube/transport.h"
 #include "test/unit/testing/eventually.h"
 #include "test/unit/testing/fake_clock.h"
@@ -253,5 +254,32 @@ inline std::string podList(const std::vector<std::string>& items, const std::str
   for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
   return out + "]}";
 }
+
+// Every log line written while it lives, at `level` and above (Trace: what -v 10 prints).
+class LogCapture {
+ public:
+  explicit LogCapture(log::Level level = log::Level::Info) {
+    log::setLevel(level);
+    log::setWriter([this](std::string_view line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lines_.emplace_back(line);
+    });
+  }
+  ~LogCapture() {
+    log::setWriter(nullptr);
+    log::setLevel(log::Level::Info);
+  }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+
+  std::vector<std::string> lines() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lines_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
 
 }  // namespace kdesched::kube::testing

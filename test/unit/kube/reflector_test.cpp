@@ -40,8 +40,13 @@ class RecordingObserver final : public ReflectorObserver {
     std::lock_guard<std::mutex> lock(mu_);
     ++opened;
   }
+  void onUndecodable(api::Kind, std::size_t count, const std::string& first) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    undecodable.push_back(std::to_string(count) + (first.empty() ? "" : " " + first));
+  }
 
   std::vector<std::size_t> lists;
+  std::vector<std::string> undecodable;  // "count first"
   std::vector<std::string> restarts, relists, events, errors;
   std::vector<std::string> failures;  // "verb code"
   int opened = 0;
@@ -359,6 +364,65 @@ TEST(Backoff, GrowsCapsAndResetsAfterAHealthyPeriod) {
   Backoff jittered(BackoffOptions{}, clock, [] { return 0.5; });
   EXPECT_EQ(jittered.next(), 1200ms);
   EXPECT_EQ(jittered.next(), 2400ms);
+}
+
+// One pod the API server holds that kdesched cannot decode failed the whole LIST page, so the cache
+// never synced. It is left out and reported (the cache's health makes the resource stale), and a
+// readable version of it or its deletion clears it.
+std::string unreadablePod(const std::string& name, const std::string& rv) {
+  std::string pod = podJson(name, rv);
+  pod.replace(pod.find("100m"), 4, "12x");
+  return pod;
+}
+
+TEST_F(ReflectorTest, AnUndecodablePodIsLeftOutOfTheListAndReported) {
+  transport_->onSend(Scripted::json(podList({podJson("a", "5"), unreadablePod("b", "6"), podJson("c", "7")}, "10")));
+  transport_->onWatch(Scripted::watch({event("MODIFIED", podJson("b", "11"))}, Scripted::End::Hang));
+  auto r = start();
+  waitForWatches(1);
+  ASSERT_TRUE(waitUntil([&] { return pods().count("default/b") == 1; }));
+  r->stop();
+
+  EXPECT_TRUE(r->synced());
+  EXPECT_EQ(pods(),
+            (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/b", "n1"}, {"default/c", "n1"}}));
+  ASSERT_EQ(observer_.undecodable.size(), 2u);
+  EXPECT_THAT(observer_.undecodable[0],
+              HasSubstr("1 default/b: spec.containers[0].resources.requests.cpu: invalid quantity \"12x\""));
+  EXPECT_EQ(observer_.undecodable[1], "0") << "its readable version clears it";
+  EXPECT_TRUE(observer_.relists.empty()) << "the rest of the list was fine: no relist";
+}
+
+TEST_F(ReflectorTest, AnUndecodableWatchEventRemovesTheObjectsLastState) {
+  transport_->onSend(Scripted::json(podList({podJson("a", "5"), podJson("b", "6")}, "10")));
+  transport_->onWatch(Scripted::watch({event("MODIFIED", unreadablePod("b", "11")), event("ADDED", podJson("c", "12")),
+                                       event("DELETED", unreadablePod("b", "13"))},
+                                      Scripted::End::Hang));
+  auto r = start();
+  waitForWatches(1);
+  ASSERT_TRUE(waitUntil([&] { return r->lastResourceVersion() == "13"; }));
+  r->stop();
+
+  // b's last readable state would have been decided on as if it were current.
+  EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/c", "n1"}}));
+  EXPECT_THAT(deleted(), ElementsAre("default/b"));
+  EXPECT_THAT(observer_.undecodable, ElementsAre(HasSubstr("1 default/b: spec.containers[0]"), "0"));
+  EXPECT_THAT(observer_.events, ElementsAre("MODIFIED", "ADDED", "DELETED"));
+  EXPECT_TRUE(observer_.relists.empty());
+}
+
+TEST_F(ReflectorTest, AnUndecodableWatchEventWithoutANameRelists) {
+  transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
+  transport_->onWatch(
+      Scripted::watch({event("ADDED", R"({"metadata":{"namespace":"default","resourceVersion":"11"},"spec":{}})")},
+                      Scripted::End::Hang));
+  transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "12")));
+  auto r = start();
+  waitForWatches(2);
+  r->stop();
+  EXPECT_THAT(observer_.relists, ElementsAre("malformed"));
+  ASSERT_EQ(observer_.errors.size(), 1u);
+  EXPECT_THAT(observer_.errors[0], HasSubstr("undecodable watch event: metadata.name: missing"));
 }
 
 }  // namespace

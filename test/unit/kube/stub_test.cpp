@@ -204,6 +204,11 @@ TEST_F(StubTest, TlsVerificationUsesTheConfiguredCa) {
   auto wrong = client(wrongCa)->get("/version");
   ASSERT_FALSE(wrong.isOk());
   EXPECT_THAT(wrong.error().describe(), HasSubstr("handshake"));
+  // OpenSSL's reason, which cpprestsdk's "Error in SSL handshake" drops, and where to look.
+  EXPECT_THAT(wrong.error().describe(),
+              HasSubstr("the API server's certificate (IP Address:127.0.0.1, DNS:localhost) failed verification: "
+                        "unable to get local issuer certificate: is it signed by the certificate authority the "
+                        "kubeconfig names"));
 
   ClientConfig insecure = config("https");
   insecure.insecureSkipTlsVerify = true;
@@ -229,6 +234,37 @@ TEST_F(StubTest, TlsVerificationUsesTheConfiguredCa) {
   auto bad = makeCpprestTransport(badCa);
   ASSERT_FALSE(bad.isOk());
   EXPECT_THAT(bad.error(), HasSubstr("certificate authority: no PEM certificate found"));
+}
+
+// The right CA, but a certificate issued for another name than the address kdesched connects to:
+// refused, and the message says which names it has. Its subject CN is 127.0.0.1 (TlsMaterial's):
+// cpprestsdk alone accepted it on that, Go's client (and so kdesched) reads the SANs only.
+TEST_F(StubTest, ACertificateForAnotherNameIsRefusedWithItsNames) {
+  const TlsMaterial tls = TlsMaterial::generate(dir_, "DNS:api.example.com");
+  startStub(json::array({rule("/version", json::object(), json::array({{{"json", {{"gitVersion", "v1.31.0"}}}}}))}),
+            tls.serverCert, tls.serverKey);
+  ClientConfig cfg = config("https");
+  cfg.caData = readFile(tls.caCert);
+  auto r = client(cfg)->get("/version");
+  ASSERT_FALSE(r.isOk()) << "a certificate for api.example.com must not be accepted for 127.0.0.1";
+  EXPECT_THAT(r.error().describe(),
+              HasSubstr("the API server's certificate is not issued for \"127.0.0.1\" (it names DNS:api.example.com)"));
+}
+
+// insecure-skip-tls-verify works (the kubeconfig says so), with a warning that says what it costs.
+TEST_F(StubTest, SkippingVerificationIsAWarning) {
+  LogCapture logs;
+  ClientConfig cfg;
+  cfg.server = "https://127.0.0.1:1";
+  cfg.insecureSkipTlsVerify = true;
+  ASSERT_TRUE(makeCpprestTransport(cfg).isOk());
+  const auto lines = logs.lines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr("level=warn msg=\"the API server's certificate is not verified "
+                                  "(insecure-skip-tls-verify in the kubeconfig)\" server=https://127.0.0.1:1"));
+  cfg.insecureSkipTlsVerify = false;
+  ASSERT_TRUE(makeCpprestTransport(cfg).isOk());
+  EXPECT_EQ(logs.lines().size(), 1u);
 }
 
 }  // namespace

@@ -85,7 +85,8 @@ inline std::string base64(const std::string& in) {
 struct TlsMaterial {
   std::string caCert, caKey, serverCert, serverKey, clientCert, clientKey;
 
-  static TlsMaterial generate(const TempDir& dir) {
+  // `san`: the names the server certificate is issued for.
+  static TlsMaterial generate(const TempDir& dir, const std::string& san = "IP:127.0.0.1,DNS:localhost") {
     TlsMaterial m;
     m.caCert = dir.file("ca.crt");
     m.caKey = dir.file("ca.key");
@@ -93,7 +94,7 @@ struct TlsMaterial {
     m.serverKey = dir.file("server.key");
     m.clientCert = dir.file("client.crt");
     m.clientKey = dir.file("client.key");
-    const std::string ext = dir.write("server.ext", "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+    const std::string ext = dir.write("server.ext", "subjectAltName=" + san + "\n");
     const std::string d = dir.path().string();
     run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=kdesched-test-ca "
         "-keyout " +

@@ -103,6 +103,23 @@ TEST_F(TempDir, CertificateFilesAreCheckedAtStart) {
               HasSubstr("give both or neither"));
 }
 
+// Read as the kubeconfig's files are: at most 16 MiB, so a flag naming /dev/zero fails at start
+// (before the bound it was read until memory ran out), and the errno's reason is in the message.
+TEST_F(TempDir, CertificateFilesAreReadUpTo16MiB) {
+  auto a = selfSignedCertificate("a", kNow);
+  ASSERT_TRUE(a.isOk());
+  const std::string cert = write("tls.crt", a->certificatePem), key = write("tls.key", a->privateKeyPem);
+  EXPECT_EQ(loadCertificateFiles("/dev/zero", key).error(),
+            "--tls-cert-file: cannot read /dev/zero: larger than 16 MiB; is this the right file?");
+  EXPECT_EQ(loadCertificateFiles(cert, "/dev/zero").error(),
+            "--tls-private-key-file: cannot read /dev/zero: larger than 16 MiB; is this the right file?");
+  const std::string missing = (dir_ / "missing").string();
+  EXPECT_EQ(loadCertificateFiles(missing, key).error(),
+            "--tls-cert-file: cannot read " + missing + ": No such file or directory");
+  EXPECT_EQ(loadCertificateFiles(cert, dir_.string()).error(),
+            "--tls-private-key-file: cannot read " + dir_.string() + ": Is a directory");
+}
+
 // Upstream's probes and ServiceMonitor speak HTTPS to this port: it answers there, not over HTTP.
 TEST(Server, ServesHttpsWithASelfSignedCertificateByDefault) {
   Metrics m("0.1.0", {});

@@ -197,3 +197,26 @@ TEST(ExamplePoliciesTest, DefaultPolicyEnablesTheImplementedStrategies) {
 
 }  // namespace
 }  // namespace kdesched::policy
+
+namespace kdesched::policy {
+namespace {
+
+// A NUL byte came out as yaml-cpp's "unknown escape character: ?", UTF-16 text likewise: the
+// encoding is named before yaml-cpp reads anything.
+TEST(ParsePolicyRobustnessTest, TheWrongEncodingIsNamed) {
+  using namespace std::string_literals;
+  Result<DeschedulerPolicy> nul = parsePolicy(header() + "profiles: \"a\0b\"\n"s, "policy.yaml");
+  ASSERT_FALSE(nul.isOk());
+  EXPECT_EQ(nul.error(),
+            "policy.yaml: binary data (a NUL byte at line 3, column 13): expected a DeschedulerPolicy in YAML");
+  std::string utf16 = "\xFF\xFE";
+  for (char c : header()) utf16 += std::string{c, '\0'};
+  Result<DeschedulerPolicy> wide = parsePolicy(utf16, "policy.yaml");
+  ASSERT_FALSE(wide.isOk());
+  EXPECT_THAT(wide.error(), StartsWith("policy.yaml: the file is UTF-16 text: convert it to UTF-8"));
+  Result<DeschedulerPolicy> bom = parsePolicy("\xEF\xBB\xBF" + header(), "policy.yaml");
+  EXPECT_TRUE(bom.isOk()) << bom.error();
+}
+
+}  // namespace
+}  // namespace kdesched::policy

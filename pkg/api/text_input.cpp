@@ -1,0 +1,60 @@
+#include "pkg/api/text_input.h"
+
+#include <algorithm>
+
+#include "pkg/base/utf8.h"
+
+namespace kdesched::api {
+namespace {
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && text.substr(0, prefix.size()) == prefix;
+}
+
+// UTF-16 or UTF-32 without a byte order mark still shows itself in its first bytes: ASCII
+// characters with NUL bytes between them ("{\0\"\0" or "\0{\0\"").
+bool looksLikeWideText(std::string_view text) {
+  if (text.size() < 4) return false;
+  const bool le = text[0] != '\0' && text[1] == '\0';
+  const bool be = text[0] == '\0' && text[1] != '\0';
+  return le || be || (text[0] == '\0' && text[1] == '\0' && text[2] == '\0' && text[3] != '\0');
+}
+
+}  // namespace
+
+std::string textPosition(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  const std::string_view before = text.substr(0, offset);
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+  const std::size_t lineStart = before.rfind('\n');
+  const std::size_t column = offset - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1;
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+Result<std::string_view> checkTextEncoding(std::string_view text, std::string_view what) {
+  const std::string convert =
+      ": convert it to UTF-8 (iconv -f UTF-16 -t UTF-8 FILE; in PowerShell, Out-File -Encoding utf8)";
+  if (startsWith(text, std::string_view("\xFF\xFE\0\0", 4)) || startsWith(text, std::string_view("\0\0\xFE\xFF", 4)))
+    return Status::error("the file is UTF-32 text" + convert);
+  if (startsWith(text, "\xFF\xFE") || startsWith(text, "\xFE\xFF") || looksLikeWideText(text))
+    return Status::error("the file is UTF-16 text" + convert);
+  if (startsWith(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+    return Status::error("binary data (a NUL byte at " + textPosition(text, nul) + "): expected " + std::string(what));
+  return text;
+}
+
+std::optional<std::size_t> firstInvalidUtf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8::sequenceLength(text, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kdesched::api

@@ -1,0 +1,27 @@
+// Checks every text input (snapshot, policy) gets before a parser sees it, so that the wrong
+// encoding is named as such instead of surfacing as a parser's puzzle ("unknown escape
+// character", "binary data").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "pkg/base/status.h"
+
+namespace kdesched::api {
+
+// "line 3, column 14": 1-based, columns counted in bytes (as yaml-cpp counts them).
+std::string textPosition(std::string_view text, std::size_t offset);
+
+// `text` without a leading UTF-8 byte order mark (editors on Windows write one; YAML allows it),
+// or an error for text that is not UTF-8 at all: UTF-16 or UTF-32 (a byte order mark, or the NUL
+// bytes between ASCII characters that a PowerShell `>` leaves) and binary data (a NUL byte,
+// named by line and column). `what` names the expected content: "JSON or YAML".
+Result<std::string_view> checkTextEncoding(std::string_view text, std::string_view what);
+
+// The offset of the first byte that does not start a valid UTF-8 sequence, if any.
+std::optional<std::size_t> firstInvalidUtf8(std::string_view text);
+
+}  // namespace kdesched::api
