@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Differential tester: kdesched's decisions against upstream descheduler v0.36's real plugin code.
+
+For each seed: generate a cluster and a policy for the plugin (gen.py, policies.py), run the
+harness (upstream, several runs: its pod order is random) and `kdesched plan -o json`, and
+compare the evicted sets (pod and plugin). EQUAL when kdesched's set is one of upstream's
+outcomes; otherwise a DIFFERENCE, which is minimized (minimize.py), written to the output folder
+and classified (classify.py): a named, known difference, or unexplained (a failure).
+
+  run.py --kdesched build/kdesched --plugin RemovePodsViolatingNodeAffinity --seeds 500
+  run.py --kdesched build/kdesched --plugin existing --seeds 100 --switches
+  run.py --kdesched build/kdesched --replay test/differential/cases
+"""
+
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+
+import yaml
+
+import classify
+import gen
+import minimize
+import policies
+import sides
+
+STATUSES = ("EQUAL", "DIFFERENCE", "NOT_IMPLEMENTED", "BOTH_REJECT", "REJECTED_BY_KDESCHED",
+            "REJECTED_BY_UPSTREAM", "ERROR")
+
+
+def plugin_list(arg):
+    if arg == "existing":
+        return list(policies.EXISTING)
+    if arg == "upcoming":
+        return list(policies.UPCOMING)
+    if arg == "all":
+        return list(policies.EXISTING) + list(policies.UPCOMING)
+    out = []
+    for p in arg.split(","):
+        if p not in policies.PLUGINS:
+            sys.exit(f"run.py: unknown plugin {p!r}; one of {', '.join(policies.PLUGINS)}, existing, upcoming, all")
+        out.append(p)
+    return out
+
+
+def make_case(seed, plugin):
+    snapshot, features = gen.generate_cluster(seed, plugin)
+    policy, variant = policies.generate_policy(seed, plugin, snapshot)
+    return {"snapshot": snapshot, "policy": policy}, {"seed": seed, "plugin": plugin, "features": features,
+                                                      "variant": variant}
+
+
+def write_case(folder, case, result, meta):
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "snapshot.json"), "w") as f:
+        json.dump(case["snapshot"], f, indent=1, sort_keys=True)
+    with open(os.path.join(folder, "policy.yaml"), "w") as f:
+        yaml.safe_dump(case["policy"], f, sort_keys=False)
+    outcome = {
+        "meta": meta,
+        "status": result["status"],
+        "kdesched": sorted(map(list, sides.evset(result["kdesched"]["evictions"]))),
+        "kdeschedError": result["kdesched"]["error"],
+        "upstream": [{"count": o["count"], "evictions": sorted(map(list, sides.evset(o["evictions"]))),
+                      **({"error": o["error"]} if o.get("error") else {})}
+                     for o in result["upstream"].get("outcomes", [])],
+        "upstreamError": result["upstream"].get("error"),
+        "closest": result.get("closest"),
+    }
+    with open(os.path.join(folder, "outcome.json"), "w") as f:
+        json.dump(outcome, f, indent=1)
+
+
+class Driver:
+    def __init__(self, args):
+        self.args = args
+        self.up = sides.Upstream(args.harness)
+        compat = "upstream" if args.compat == "upstream" else None
+        self.ev = sides.Evaluator(self.up, args.kdesched, runs=args.runs, more_runs=args.more_runs, compat=compat)
+        # Minimization tries hundreds of candidates: fewer upstream runs each; the result is
+        # confirmed with --confirm-runs afterwards.
+        self.light = sides.Evaluator(self.up, args.kdesched, runs=max(2, args.runs // 2),
+                                     more_runs=max(4, args.more_runs // 4), compat=compat)
+        self.classifier = classify.Classifier(self.ev, try_switches=args.switches)
+        self.counts = collections.defaultdict(collections.Counter)
+        self.variants = collections.defaultdict(collections.Counter)
+        self.groups = collections.defaultdict(list)
+        self.unexplained = []
+        self.errors = []
+
+    def run_seed(self, seed, plugin):
+        case, meta = make_case(seed, plugin)
+        res = self.ev.evaluate(case)
+        st = res["status"]
+        self.counts[plugin][st] += 1
+        if res["kdesched"]["evictions"] or any(o["evictions"] for o in res["upstream"].get("outcomes", [])):
+            self.counts[plugin]["active"] += 1
+        self.variants[(plugin, meta["variant"])][st] += 1
+        if st in ("EQUAL", "NOT_IMPLEMENTED", "BOTH_REJECT"):
+            return st
+        folder = os.path.join(self.args.out, plugin, f"seed-{seed}")
+        if st != "DIFFERENCE":
+            self.errors.append((plugin, seed, st, res["kdesched"]["error"] or res["upstream"].get("error")))
+            write_case(folder, case, res, meta)
+            return st
+        small = case
+        if self.args.minimize:
+            m = minimize.Minimizer(self.light, budget_seconds=self.args.budget)
+            small = m.minimize(case, res["closest"])
+            meta["minimizeTests"] = m.tests
+        final = self.ev.evaluate(small, runs=self.args.confirm_runs)
+        if final["status"] != "DIFFERENCE":
+            final, small = res, case
+        verdict = self.classifier.classify(small, final, plugin)
+        meta["classification"] = verdict
+        write_case(folder, small, final, meta)
+        key = verdict["name"] or "UNEXPLAINED"
+        self.groups[(plugin, key)].append(seed)
+        if not verdict["name"]:
+            self.unexplained.append((plugin, seed, folder))
+        return f"{st} -> {key}"
+
+    def report(self, elapsed):
+        lines = ["", f"Differential run: {elapsed:.0f}s, upstream harness calls {self.up.calls}", ""]
+        lines.append(f"{'plugin':46} {'cases':>6} {'active':>6} {'equal':>6} {'diff':>5} {'rate':>6}  other")
+        summary = {"plugins": {}, "groups": {}, "unexplained": [], "errors": []}
+        for plugin, c in self.counts.items():
+            total = sum(v for k, v in c.items() if k != "active")
+            compared = total - c["NOT_IMPLEMENTED"] - c["BOTH_REJECT"]
+            rate = 100.0 * c["DIFFERENCE"] / compared if compared else 0.0
+            other = ", ".join(f"{k} {v}" for k, v in c.items() if k not in ("EQUAL", "DIFFERENCE", "active") and v)
+            lines.append(f"{plugin:46} {total:6} {c['active']:6} {c['EQUAL']:6} {c['DIFFERENCE']:5} {rate:5.1f}%  {other}")
+            summary["plugins"][plugin] = dict(c, cases=total, rate=round(rate, 2))
+        lines.append("(active: cases where either side evicted a pod; rate: differences / cases both sides ran)")
+        if len(self.variants) > len(self.counts):
+            lines.append("")
+            for (plugin, variant), c in sorted(self.variants.items()):
+                total = sum(c.values())
+                lines.append(f"  {plugin} [{variant}]: {c['DIFFERENCE']}/{total} differ")
+        lines.append("")
+        lines.append("Differences by cause:")
+        for (plugin, name), seeds in sorted(self.groups.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
+            known = classify.KNOWN_BY_NAME.get(name)
+            tag = known.kind if known else "FAILURE"
+            lines.append(f"  {plugin} {name} [{tag}]: {len(seeds)} (seeds {', '.join(map(str, seeds[:8]))}{' ...' if len(seeds) > 8 else ''})")
+            summary["groups"][f"{plugin}/{name}"] = {"kind": tag, "seeds": seeds}
+        for plugin, seed, st, err in self.errors:
+            lines.append(f"  {plugin} seed {seed}: {st}: {(err or '')[:200]}")
+            summary["errors"].append({"plugin": plugin, "seed": seed, "status": st, "error": err})
+        for plugin, seed, folder in self.unexplained:
+            summary["unexplained"].append({"plugin": plugin, "seed": seed, "case": folder})
+        lines.append("")
+        lines.append(f"Unexplained differences: {len(self.unexplained)}; errors: {len(self.errors)}")
+        text = "\n".join(lines)
+        print(text)
+        os.makedirs(self.args.out, exist_ok=True)
+        with open(os.path.join(self.args.out, "summary.json"), "w") as f:
+            json.dump(summary, f, indent=1)
+        with open(os.path.join(self.args.out, "summary.txt"), "w") as f:
+            f.write(text + "\n")
+
+
+def replay(args, driver):
+    """Evaluates saved cases (a folder of case folders with snapshot.json and policy.yaml)."""
+    bad = 0
+    for name in sorted(os.listdir(args.replay)):
+        folder = os.path.join(args.replay, name)
+        snap_path = os.path.join(folder, "snapshot.json")
+        if not os.path.isfile(snap_path):
+            continue
+        with open(snap_path) as f:
+            snapshot = json.load(f)
+        with open(os.path.join(folder, "policy.yaml")) as f:
+            policy = yaml.safe_load(f)
+        case = {"snapshot": snapshot, "policy": policy}
+        res = driver.ev.evaluate(case, runs=args.confirm_runs)
+        note = ""
+        if res["status"] == "DIFFERENCE":
+            verdict = driver.classifier.classify(case, res, "")
+            note = f" ({verdict['name'] or 'unexplained'}; kdesched-only {res['closest']['extra']}, upstream-only {res['closest']['missing']})"
+            bad += 1
+        elif res["status"] != "EQUAL":
+            bad += 1
+            note = f" ({(res['kdesched']['error'] or res['upstream'].get('error') or '')[:200]})"
+        print(f"{name}: {res['status']}{note}")
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kdesched", required=True, help="the kdesched binary")
+    ap.add_argument("--harness", help="the harness binary (default: build-harness.sh --print-bin)")
+    ap.add_argument("--plugin", default="existing", help="a plugin name, a comma list, existing, upcoming or all")
+    ap.add_argument("--seeds", type=int, default=50)
+    ap.add_argument("--start", type=int, default=1)
+    ap.add_argument("--seed-list", help="comma-separated seeds instead of --start/--seeds")
+    ap.add_argument("--out", default="/tmp/kdesched-differential")
+    ap.add_argument("--runs", type=int, default=8, help="upstream runs per case")
+    ap.add_argument("--more-runs", type=int, default=40, help="extra upstream runs before calling a case different")
+    ap.add_argument("--confirm-runs", type=int, default=100, help="upstream runs on a minimized case")
+    ap.add_argument("--no-minimize", dest="minimize", action="store_false")
+    ap.add_argument("--budget", type=float, default=60, help="seconds of minimization per difference")
+    ap.add_argument("--switches", action="store_true",
+                    help="classify by re-running kdesched with kdesched: {compat: {<name>: upstream}} per known difference")
+    ap.add_argument("--compat", choices=["upstream"], help="run kdesched with kdesched: {compat: upstream}")
+    ap.add_argument("--replay", help="evaluate the saved cases in this folder instead of generating")
+    ap.add_argument("--fail-on-unexplained", action="store_true", help="exit 1 on an unexplained difference or error")
+    ap.add_argument("-q", "--quiet", action="store_true")
+    args = ap.parse_args()
+    if not args.harness:
+        import subprocess
+        here = os.path.dirname(os.path.abspath(__file__))
+        args.harness = subprocess.check_output([os.path.join(here, "build-harness.sh"), "--print-bin"], text=True).strip()
+    for b in (args.kdesched, args.harness):
+        if not os.access(b, os.X_OK):
+            sys.exit(f"run.py: not executable: {b} (build-harness.sh builds the harness)")
+    driver = Driver(args)
+    if args.replay:
+        rc = replay(args, driver)
+        driver.up.close()
+        return rc
+    seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else range(args.start, args.start + args.seeds)
+    t0 = time.monotonic()
+    for plugin in plugin_list(args.plugin):
+        for seed in seeds:
+            st = driver.run_seed(seed, plugin)
+            if not args.quiet and st != "EQUAL":
+                print(f"{plugin} seed {seed}: {st}", flush=True)
+    driver.up.close()
+    driver.report(time.monotonic() - t0)
+    if args.fail_on_unexplained and (driver.unexplained or driver.errors):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
