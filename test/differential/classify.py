@@ -286,12 +286,13 @@ class Classifier:
     def __init__(self, evaluator, try_switches=False):
         self.ev = evaluator
         self.try_switches = try_switches
-        self.switches_supported = None  # unknown until the first try
+        self.switches_supported = None  # unknown until the first probe
+        self.missing_switches = set()  # known differences kdesched has no switch for
 
     def classify(self, case, result, plugin):
         candidates = [k for k in KNOWN if k.applies_to(plugin)]
         out = {"name": None, "by": None, "predicates": [], "switches": []}
-        if self.try_switches and self.switches_supported is not False:
+        if self.try_switches:
             explained = self.by_switches(case, result, candidates)
             if self.switches_supported:
                 out["switches"] = explained
@@ -310,17 +311,30 @@ class Classifier:
             out["name"], out["by"] = out["predicates"][0], "predicate"
         return out
 
+    def probe(self, case):
+        """kdesched implements the switches when it rejects a switch set to a mode that does not
+        exist (a build without them ignores or accepts the whole block)."""
+        if self.switches_supported is None:
+            self.switches_supported = switches_supported(self.ev, case)
+        return self.switches_supported
+
     def by_switches(self, case, result, candidates):
+        if not self.probe(case):
+            return []
         upstream = [sides.evset(o["evictions"]) for o in result["upstream"]["outcomes"]]
         explained = []
         for k in candidates:
             r = self.ev.kdesched_only(case, {k.name: "upstream"})
             if r["error"]:
-                if "compat" in r["error"]:
-                    self.switches_supported = False
-                    return []
+                self.missing_switches.add(k.name)
                 continue
-            self.switches_supported = True
             if sides.evset(r["evictions"]) in upstream:
                 explained.append(k.name)
         return explained
+
+
+def switches_supported(evaluator, case, name=None):
+    """Whether kdesched reads `kdesched: {compat: ...}`: it must refuse a mode that does not exist."""
+    compat = {name: "no-such-mode"} if name else "no-such-mode"
+    r = evaluator.kdesched_only(case, compat)
+    return bool(r["error"]) and r["exit"] == 2 and "compat" in r["error"]

@@ -10,6 +10,7 @@ one, so interactions (a taint that nodeFit must see, a terminating pod that spre
 ignore) still occur.
 """
 
+import copy
 import random
 
 # Every timestamp in a generated snapshot is relative to this instant; the driver passes it to
@@ -56,6 +57,7 @@ FEATURES = {
     "duplicates": {DUP},
     "pdbs": {ALL},
     "skewedPlacement": {LNU, HNU, TS, DUP},
+    "sameNames": {AA},
 }
 
 PRIMARY_P = 0.85  # a feature of the targeted plugin
@@ -522,6 +524,28 @@ def gen_pvcs(pods):
     return out
 
 
+def same_named_copies(rng, pods, nodes):
+    """Pods named like a pod of another namespace (StatefulSets of the same name do that): a
+    descheduler must tell them apart by namespace, not by name."""
+    out = []
+    used = {q["spec"]["priority"] for q in pods}
+    for p in rng.sample(pods, min(len(pods), rng.randint(1, 3))):
+        c = copy.deepcopy(p)
+        m = c["metadata"]
+        m["namespace"] = rng.choice([ns for ns in NAMESPACES if ns != m["namespace"]])
+        m["uid"] = f"uid-pod-{m['namespace']}-{m['name']}"
+        for ref in m.get("ownerReferences", []):
+            ref["uid"] = f"uid-{ref['kind'].lower()}-{m['namespace']}-{ref['name']}"
+        c["spec"]["nodeName"] = rng.choice(nodes)["metadata"]["name"]
+        prio = p["spec"]["priority"] + 100000
+        while prio in used:
+            prio += 1
+        used.add(prio)
+        c["spec"]["priority"] = prio
+        out.append(c)
+    return out
+
+
 def generate_cluster(seed, plugin):
     """Returns (snapshot List, features). Deterministic in (seed, plugin)."""
     rng = random.Random(f"{plugin}:{seed}")
@@ -545,6 +569,8 @@ def generate_cluster(seed, plugin):
             if extra.get("critical"):
                 prio = critical_base + len(pods) + (1000 if extra["critical"] == "system-node-critical" else 0)
             pods.append(make_pod(rng, feats, g, i, node, prio, extra))
+    if pods and chance(rng, feats, "sameNames", 0.8):
+        pods += same_named_copies(rng, pods, nodes)
     pdbs = []
     if "pdbs" in feats:
         for g in groups:

@@ -152,6 +152,13 @@ class Driver:
             summary["errors"].append({"plugin": plugin, "seed": seed, "status": st, "error": err})
         for plugin, seed, folder in self.unexplained:
             summary["unexplained"].append({"plugin": plugin, "seed": seed, "case": folder})
+        if self.args.switches:
+            sup = self.classifier.switches_supported
+            lines.append("")
+            lines.append("Compat switches: " + ("not implemented by this kdesched; classified by predicates" if sup is False
+                                                else "not probed (no difference)" if sup is None else "used"))
+            if self.classifier.missing_switches:
+                lines.append("  known differences without a switch: " + ", ".join(sorted(self.classifier.missing_switches)))
         lines.append("")
         lines.append(f"Unexplained differences: {len(self.unexplained)}; errors: {len(self.errors)}")
         text = "\n".join(lines)
@@ -218,6 +225,9 @@ def main():
         if not os.access(b, os.X_OK):
             sys.exit(f"run.py: not executable: {b} (build-harness.sh builds the harness)")
     driver = Driver(args)
+    if args.compat and not classify.switches_supported(driver.ev, make_case(1, policies.EXISTING[0])[0]):
+        driver.up.close()
+        sys.exit("run.py: this kdesched does not implement `kdesched: {compat: ...}` (it accepts an unknown mode)")
     if args.replay:
         rc = replay(args, driver)
         driver.up.close()

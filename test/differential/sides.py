@@ -123,7 +123,8 @@ class Evaluator:
         plugins = [n for p in case["policy"]["profiles"] for ext in p["plugins"].values() for n in ext.get("enabled", [])]
         if kd["error"] and kd["exit"] == 2 and any(m in kd["error"] for m in NOT_IMPLEMENTED_MARKERS) \
                 and any(pl in kd["error"] for pl in plugins):
-            res["status"] = "NOT_IMPLEMENTED"
+            # Still a check of the generator: upstream must accept what it is given.
+            res["status"] = "REJECTED_BY_UPSTREAM" if up.get("error") else "NOT_IMPLEMENTED"
             return res
         if up.get("error") and kd["error"]:
             res["status"] = "BOTH_REJECT"
