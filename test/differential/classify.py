@@ -19,6 +19,7 @@ AA = "RemovePodsViolatingInterPodAntiAffinity"
 NA = "RemovePodsViolatingNodeAffinity"
 TS = "RemovePodsViolatingTopologySpreadConstraint"
 LNU = "LowNodeUtilization"
+MIXED = "Mixed"
 ANY = None
 
 
@@ -32,7 +33,7 @@ class Known:
         self.predicate = predicate
 
     def applies_to(self, plugin):
-        return self.plugins is ANY or not plugin or plugin in self.plugins
+        return self.plugins is ANY or not plugin or plugin == MIXED or plugin in self.plugins
 
 
 class Ctx:
@@ -47,7 +48,9 @@ class Ctx:
         self.by_key = kube.pod_by_key(case)
         self.extra = [self.by_key[(ns, n)] for ns, n, _ in self.closest["extra"] if (ns, n) in self.by_key]
         self.missing = [self.by_key[(ns, n)] for ns, n, _ in self.closest["missing"] if (ns, n) in self.by_key]
-        self.node_fit = kube.node_fit(case["policy"], plugin)
+        # The plugins the difference is about (a Mixed policy runs several).
+        self.plugins = {pl for _, _, pl in self.closest["extra"] + self.closest["missing"]} or {plugin}
+        self.node_fit = any(kube.node_fit(case["policy"], pl) for pl in self.plugins)
         self.refused = {(r["namespace"], r["name"]): r for r in result["kdesched"].get("refused", [])}
         self.kd_evictions = result["kdesched"].get("evictions", [])
 
@@ -61,8 +64,6 @@ def violators_of(ctx, pod, term, include_terminating):
         return []
     key = term["topologyKey"]
     value = mine["metadata"].get("labels", {}).get(key)
-    if value is None:
-        return []
     namespaces = term.get("namespaces") or [pod["metadata"]["namespace"]]
     out = []
     for other in ctx.pods:
@@ -71,7 +72,8 @@ def violators_of(ctx, pod, term, include_terminating):
         if kube.terminating(other) and not include_terminating:
             continue
         n = node_of.get(other["spec"].get("nodeName"))
-        if n is None or n["metadata"].get("labels", {}).get(key) != value:
+        # The same node is the same domain even without the key (upstream's hasSameLabelValue).
+        if n is None or (n is not mine and (value is None or n["metadata"].get("labels", {}).get(key) != value)):
             continue
         if kube.match_label_selector(term.get("labelSelector"), other["metadata"].get("labels", {})):
             out.append(other)
@@ -176,11 +178,18 @@ def fewer_with_fit(ctx):
 
 
 def evicted_earlier(ctx):
-    """A pod only kdesched evicts fits some other node only once the pods kdesched evicted
-    earlier from that node are gone (upstream still counts them there)."""
+    """Pods kdesched evicted earlier in the cycle are gone for later decisions; upstream still
+    sees them: it evicts the same pod again from a later plugin, counts it in LowNodeUtilization's
+    usage, or finds no room for a pod that only fits once they are gone."""
+    evicted = {(e["namespace"], e["name"]) for e in ctx.kd_evictions}
+    by_plugin = {(e["namespace"], e["name"]): e.get("plugin") for e in ctx.kd_evictions}
+    for ns, name, plugin in ctx.closest["missing"]:
+        if (ns, name) in evicted and by_plugin[(ns, name)] != plugin:
+            return True
+    if LNU in ctx.plugins and any(e.get("plugin") not in (LNU, None) for e in ctx.kd_evictions):
+        return True
     if not ctx.node_fit or not ctx.extra:
         return False
-    evicted = {(e["namespace"], e["name"]) for e in ctx.kd_evictions}
     for pod in ctx.extra:
         req = kube.requests(pod)
         for n in ctx.nodes:
@@ -242,7 +251,16 @@ def pods_without_pdb_protection(ctx):
     return bool(on and ctx.extra and not ctx.missing)
 
 
+def terminating_candidate(ctx):
+    """upstream evicts a pod that is already terminating: the evict annotation makes
+    DefaultEvictor's Filter pass before its terminating check."""
+    return any(kube.terminating(p) for p in ctx.missing)
+
+
 KNOWN = [
+    Known("terminatingNotCandidate", ANY, "undocumented", "pkg/plugins/.../antiaffinity.cpp skips them",
+          "a terminating pod is never evicted again, even with the descheduler.alpha.kubernetes.io/evict "
+          "annotation; upstream's Filter passes such a pod and evicts it once more", terminating_candidate),
     Known("unreadyPodNeedsBudget", ANY, "documented", "README: Evictor: limits and PDBs",
           "an unready pod under a PDB needs budget like a ready one; the API server lets it go when the "
           "PDB is healthy enough (IfHealthyBudget) or unhealthyPodEvictionPolicy is AlwaysAllow",

@@ -29,6 +29,9 @@ PLT = "PodLifeTime"
 RFP = "RemoveFailedPods"
 TMR = "RemovePodsHavingTooManyRestarts"
 ALL = "*"
+# A policy enabling every implemented plugin (one or two profiles), as upstream's chart does:
+# later plugins see what earlier ones evicted.
+MIXED = "Mixed"
 
 # feature -> the plugins whose own decision it drives (ALL: every plugin, through DefaultEvictor,
 # nodeFit or the node list).
@@ -80,7 +83,7 @@ def enabled_features(rng, plugin):
     """feature -> weight: 1 for a feature of the targeted plugin, BACKGROUND_W for the others."""
     out = {}
     for name, plugins in FEATURES.items():
-        primary = plugin in plugins or plugins == {ALL}
+        primary = plugin in plugins or plugins == {ALL} or plugin == MIXED
         p = PRIMARY_P if primary else SHARED_P if ALL in plugins else BACKGROUND_P
         if rng.random() < p:
             out[name] = 1.0 if primary else BACKGROUND_W
@@ -288,6 +291,10 @@ def gen_requests(rng, feats, kind):
         req["cpu"] = quantity_cpu(rng.choice([50, 100, 200, 250, 500, 750, 1000, 1500, 2000]))
     if rng.random() < 0.85:
         req["memory"] = quantity_mem(rng.choice([64, 128, 256, 512, 1024, 2048, 3072]))
+    if req and rng.random() < 0.06:
+        # An explicit zero (some charts write `cpu: 0`): the scheduler ignores it, a fit check
+        # that compares it with a negative remainder does not.
+        req[rng.choice(sorted(req))] = "0"
     return req
 
 

@@ -252,10 +252,37 @@ def evictor_args(rng):
     return a
 
 
+def generate_mixed(rng, snapshot):
+    """Every implemented plugin, in one profile or split over two, each profile with its own
+    DefaultEvictor args: deschedule plugins of all profiles run before balance plugins."""
+    profiles = [{"name": "p", "pluginConfig": [], "plugins": {}}]
+    if rng.random() < 0.4:
+        profiles.append({"name": "q", "pluginConfig": [], "plugins": {}})
+    for plugin in EXISTING:
+        prof = rng.choice(profiles)
+        ext, fn = PLUGINS[plugin]
+        args, _ = fn(rng, snapshot) if plugin in (gen.LNU, gen.HNU) else fn(rng)
+        entry = {"name": plugin}
+        if args:
+            entry["args"] = args
+        prof["pluginConfig"].append(entry)
+        prof["plugins"].setdefault(ext, {"enabled": []})["enabled"].append(plugin)
+    profiles = [p for p in profiles if p["pluginConfig"]]
+    for prof in profiles:
+        ev = evictor_args(rng)
+        if ev:
+            prof["pluginConfig"].insert(0, {"name": "DefaultEvictor", "args": ev})
+    return profiles, f"{len(profiles)} profile(s)"
+
+
 def generate_policy(seed, plugin, snapshot=None):
     """The snapshot lets a generator aim its args at the cluster (utilization thresholds that
     split the nodes); the result stays a function of (seed, plugin, snapshot)."""
     rng = random.Random(f"policy:{plugin}:{seed}")
+    if plugin == gen.MIXED:
+        profiles, variant = generate_mixed(rng, snapshot)
+        return with_limits(rng, {"apiVersion": "descheduler/v1alpha2", "kind": "DeschedulerPolicy",
+                                 "profiles": profiles}), variant
     ext, fn = PLUGINS[plugin]
     args, variant = fn(rng, snapshot) if plugin in (gen.LNU, gen.HNU) else fn(rng)
     ev = evictor_args(rng)
@@ -266,6 +293,10 @@ def generate_policy(seed, plugin, snapshot=None):
     configs.append(entry)
     policy = {"apiVersion": "descheduler/v1alpha2", "kind": "DeschedulerPolicy",
               "profiles": [{"name": "p", "pluginConfig": configs, "plugins": {ext: {"enabled": [plugin]}}}]}
+    return with_limits(rng, policy), variant
+
+
+def with_limits(rng, policy):
     if rng.random() < 0.1:
         policy["maxNoOfPodsToEvictPerNode"] = rng.randint(0, 2)
     if rng.random() < 0.07:
@@ -274,4 +305,4 @@ def generate_policy(seed, plugin, snapshot=None):
         policy["maxNoOfPodsToEvictTotal"] = rng.randint(1, 4)
     if rng.random() < 0.06:
         policy["nodeSelector"] = rng.choice(["disk=ssd", "tier!=batch", "gpu notin (true)"])
-    return policy, variant
+    return policy

@@ -34,14 +34,16 @@ STATUSES = ("EQUAL", "DIFFERENCE", "NOT_IMPLEMENTED", "BOTH_REJECT", "REJECTED_B
 def plugin_list(arg):
     if arg == "existing":
         return list(policies.EXISTING)
+    if arg == gen.MIXED:
+        return [gen.MIXED]
     if arg == "upcoming":
         return list(policies.UPCOMING)
     if arg == "all":
         return list(policies.EXISTING) + list(policies.UPCOMING)
     out = []
     for p in arg.split(","):
-        if p not in policies.PLUGINS:
-            sys.exit(f"run.py: unknown plugin {p!r}; one of {', '.join(policies.PLUGINS)}, existing, upcoming, all")
+        if p not in policies.PLUGINS and p != gen.MIXED:
+            sys.exit(f"run.py: unknown plugin {p!r}; one of {', '.join(policies.PLUGINS)}, Mixed, existing, upcoming, all")
         out.append(p)
     return out
 
@@ -171,29 +173,71 @@ class Driver:
 
 
 def replay(args, driver):
-    """Evaluates saved cases (a folder of case folders with snapshot.json and policy.yaml)."""
+    """Evaluates saved cases: every folder under --replay holding snapshot.json and policy.yaml.
+    outcome.json's "expect" says what should happen: "EQUAL" (a fixed bug stays fixed) or the
+    name of the known difference that explains the case. Exit 1 when a case does otherwise."""
     bad = 0
-    for name in sorted(os.listdir(args.replay)):
-        folder = os.path.join(args.replay, name)
-        snap_path = os.path.join(folder, "snapshot.json")
-        if not os.path.isfile(snap_path):
-            continue
-        with open(snap_path) as f:
+    folders = sorted(root for root, _, files in os.walk(args.replay) if "snapshot.json" in files)
+    for folder in folders:
+        with open(os.path.join(folder, "snapshot.json")) as f:
             snapshot = json.load(f)
         with open(os.path.join(folder, "policy.yaml")) as f:
             policy = yaml.safe_load(f)
+        expect = "EQUAL"
+        path = os.path.join(folder, "outcome.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                expect = json.load(f).get("expect", "EQUAL")
         case = {"snapshot": snapshot, "policy": policy}
         res = driver.ev.evaluate(case, runs=args.confirm_runs)
-        note = ""
-        if res["status"] == "DIFFERENCE":
+        got, note = res["status"], ""
+        if got == "DIFFERENCE":
             verdict = driver.classifier.classify(case, res, "")
-            note = f" ({verdict['name'] or 'unexplained'}; kdesched-only {res['closest']['extra']}, upstream-only {res['closest']['missing']})"
-            bad += 1
-        elif res["status"] != "EQUAL":
-            bad += 1
+            got = verdict["name"] or "UNEXPLAINED"
+            note = f" (kdesched-only {res['closest']['extra']}, upstream-only {res['closest']['missing']})"
+        elif got != "EQUAL":
             note = f" ({(res['kdesched']['error'] or res['upstream'].get('error') or '')[:200]})"
-        print(f"{name}: {res['status']}{note}")
+        ok = got == expect
+        bad += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {os.path.relpath(folder, args.replay)}: {got}"
+              f"{'' if ok else f' (expected {expect})'}{note}")
     return 1 if bad else 0
+
+
+def reclassify(args, driver):
+    """Classifies the saved differences of an earlier run again (after the table changed),
+    re-running kdesched only; upstream's outcomes come from outcome.json."""
+    groups = collections.defaultdict(list)
+    for plugin in sorted(os.listdir(args.reclassify)):
+        pdir = os.path.join(args.reclassify, plugin)
+        if not os.path.isdir(pdir):
+            continue
+        for name in sorted(os.listdir(pdir), key=lambda n: int(n.split("-")[-1]) if n.split("-")[-1].isdigit() else 0):
+            folder = os.path.join(pdir, name)
+            with open(os.path.join(folder, "outcome.json")) as f:
+                outcome = json.load(f)
+            if outcome["status"] != "DIFFERENCE":
+                continue
+            with open(os.path.join(folder, "snapshot.json")) as f:
+                snapshot = json.load(f)
+            with open(os.path.join(folder, "policy.yaml")) as f:
+                policy = yaml.safe_load(f)
+            case = {"snapshot": snapshot, "policy": policy}
+            kd = driver.ev.kdesched_only(case, None)
+            ev = lambda pairs: [{"namespace": a, "name": b, "plugin": c} for a, b, c in pairs]
+            result = {"kdesched": kd, "closest": outcome["closest"],
+                      "upstream": {"outcomes": [{"count": u["count"], "evictions": ev(u["evictions"])}
+                                                for u in outcome["upstream"]]}}
+            verdict = driver.classifier.classify(case, result, plugin)
+            outcome["meta"]["classification"] = verdict
+            with open(os.path.join(folder, "outcome.json"), "w") as f:
+                json.dump(outcome, f, indent=1)
+            groups[(plugin, verdict["name"] or "UNEXPLAINED")].append(outcome["meta"]["seed"])
+    for (plugin, name), seeds in sorted(groups.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
+        known = classify.KNOWN_BY_NAME.get(name)
+        print(f"{plugin} {name} [{known.kind if known else 'FAILURE'}]: {len(seeds)} (seeds {', '.join(map(str, seeds[:10]))}"
+              f"{' ...' if len(seeds) > 10 else ''})")
+    return 1 if any(name == "UNEXPLAINED" for _, name in groups) else 0
 
 
 def main():
@@ -214,6 +258,7 @@ def main():
                     help="classify by re-running kdesched with kdesched: {compat: {<name>: upstream}} per known difference")
     ap.add_argument("--compat", choices=["upstream"], help="run kdesched with kdesched: {compat: upstream}")
     ap.add_argument("--replay", help="evaluate the saved cases in this folder instead of generating")
+    ap.add_argument("--reclassify", help="classify again the differences saved by an earlier run in this folder")
     ap.add_argument("--fail-on-unexplained", action="store_true", help="exit 1 on an unexplained difference or error")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args()
@@ -228,6 +273,10 @@ def main():
     if args.compat and not classify.switches_supported(driver.ev, make_case(1, policies.EXISTING[0])[0]):
         driver.up.close()
         sys.exit("run.py: this kdesched does not implement `kdesched: {compat: ...}` (it accepts an unknown mode)")
+    if args.reclassify:
+        rc = reclassify(args, driver)
+        driver.up.close()
+        return rc
     if args.replay:
         rc = replay(args, driver)
         driver.up.close()
