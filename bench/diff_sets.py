@@ -4,7 +4,7 @@
 Inputs in RAW (written by bench/run.sh side-by-side):
   sbs-SIZE-IMPL.evicted.txt  pods whose Eviction POST got 200/201 (from the audit log)
   sbs-SIZE-IMPL.log          the process log: the plugin per eviction (upstream --v=1 "Evicted pod"
-                             strategy=..., kdesched msg="evicted pod" plugin=...)
+                             strategy=..., kdesched msg="Evicted pod" plugin=...)
   sbs-SIZE-IMPL.plan.json    `kdesched plan` on the state dump taken just before that run
   sbs-SIZE-IMPL.audit.json   eviction response codes (429 = PDB refused at the API server)
 Prints markdown: totals, per-plugin counts, and every pod in one set but not the other with what
@@ -25,7 +25,7 @@ from collections import Counter
 
 UP_RE = re.compile(r'"Evicted pod" pod="([^"]+)".*?strategy="([^"]*)"')
 UP_ERR_RE = re.compile(r'"Error evicting pod".*?pod="([^"]+)"')
-KD_RE = re.compile(r'msg="evicted pod" pod=(\S+) .*?plugin=(\S+)')
+KD_RE = re.compile(r'msg="Evicted pod" pod=(\S+) .*?plugin=(\S+)')
 KD_REFUSED_RE = re.compile(r'msg="(?:eviction refused|refused[^"]*)" pod=(\S+) .*?plugin=(\S+)')
 
 

@@ -1,8 +1,8 @@
 // Per-plugin micro-benchmarks on generated clusters (3k, 30k, 150k pods): one cycle of one plugin
 // through the real engine and evictor with the plan sink. Reported per pod, so near-linear growth
 // shows as a flat ns/pod across sizes. BM_AllFour runs the four strategies together (the engine
-// benchmark's policy); BM_DecodeSnapshot / BM_DecodeWire measure JSON → store throughput on the
-// compact and on API-server-shaped (~4 KB/pod) objects.
+// benchmark's policy), BM_AllEleven every plugin in one profile; BM_DecodeSnapshot / BM_DecodeWire measure JSON → store
+// throughput on the compact and on API-server-shaped (~4 KB/pod) objects.
 //
 // Second mode, used by bench/run.sh engine (one process per size, so peak RSS is per size):
 //   plugins_bench --engine --snapshot FILE --policy FILE [--cycles N]
@@ -63,6 +63,19 @@ const char* kPluginConfigs =
     "    args: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 60, memory: 60, pods: 60}}\n"
     "  - name: RemovePodsViolatingTopologySpreadConstraint\n";
 
+// The six plugins added after the first four, with the args upstream's chart and docs use.
+const char* kMorePluginConfigs =
+    "  - name: RemoveDuplicates\n"
+    "  - name: RemovePodsViolatingNodeTaints\n"
+    "  - name: HighNodeUtilization\n"
+    "    args: {thresholds: {cpu: 20, memory: 20}}\n"
+    "  - name: PodLifeTime\n"
+    "    args: {maxPodLifeTimeSeconds: 86400, states: [Running]}\n"
+    "  - name: RemoveFailedPods\n"
+    "    args: {minPodLifetimeSeconds: 3600}\n"
+    "  - name: RemovePodsHavingTooManyRestarts\n"
+    "    args: {podRestartThreshold: 100, includingInitContainers: true}\n";
+
 std::string policyFor(const std::string& plugin, const std::string& point, const std::string& args) {
   return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: bench\n  pluginConfig:\n"
          "  - name: DefaultEvictor\n    args: {nodeFit: true}\n  - name: " +
@@ -79,10 +92,23 @@ std::string allFourPolicy() {
          "    balance: {enabled: [LowNodeUtilization, RemovePodsViolatingTopologySpreadConstraint]}\n";
 }
 
+// Every plugin kdesched has in one profile (upstream's eleven, DefaultEvictor included).
+std::string allElevenPolicy() {
+  return std::string(
+             "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: bench\n  pluginConfig:\n"
+             "  - name: DefaultEvictor\n") +
+         kPluginConfigs + kMorePluginConfigs +
+         "  plugins:\n"
+         "    deschedule: {enabled: [RemovePodsViolatingInterPodAntiAffinity, RemovePodsViolatingNodeAffinity,\n"
+         "      RemovePodsViolatingNodeTaints, PodLifeTime, RemoveFailedPods, RemovePodsHavingTooManyRestarts]}\n"
+         "    balance: {enabled: [RemoveDuplicates, LowNodeUtilization, HighNodeUtilization,\n"
+         "      RemovePodsViolatingTopologySpreadConstraint]}\n";
+}
+
 void runPlugin(benchmark::State& state, const std::string& policyYaml) {
   const Fixture& f = fixture(static_cast<int>(state.range(0)));
   framework::BuildContext ctx;
-  ctx.now = [] { return api::Timestamp(1800000000); };
+  ctx.now = framework::WallSeconds::pinned(1800000000);
   ctx.priorityClassValue = [&f](const std::string& name) -> Result<std::int32_t> {
     if (const api::PriorityClass* pc = f.snapshot->priorityClass(name)) return pc->value;
     return Status::error("no PriorityClass " + name);
@@ -124,6 +150,22 @@ void BM_TopologySpread(benchmark::State& s) {
   runPlugin(s, policyFor("RemovePodsViolatingTopologySpreadConstraint", "balance", ""));
 }
 void BM_AllFour(benchmark::State& s) { runPlugin(s, allFourPolicy()); }
+void BM_RemoveDuplicates(benchmark::State& s) { runPlugin(s, policyFor("RemoveDuplicates", "balance", "")); }
+void BM_NodeTaints(benchmark::State& s) { runPlugin(s, policyFor("RemovePodsViolatingNodeTaints", "deschedule", "")); }
+void BM_HighNodeUtilization(benchmark::State& s) {
+  runPlugin(s, policyFor("HighNodeUtilization", "balance", "    args: {thresholds: {cpu: 20, memory: 20}}\n"));
+}
+void BM_PodLifeTime(benchmark::State& s) {
+  runPlugin(s, policyFor("PodLifeTime", "deschedule", "    args: {maxPodLifeTimeSeconds: 86400, states: [Running]}\n"));
+}
+void BM_RemoveFailedPods(benchmark::State& s) {
+  runPlugin(s, policyFor("RemoveFailedPods", "deschedule", "    args: {minPodLifetimeSeconds: 3600}\n"));
+}
+void BM_TooManyRestarts(benchmark::State& s) {
+  runPlugin(s, policyFor("RemovePodsHavingTooManyRestarts", "deschedule",
+                         "    args: {podRestartThreshold: 100, includingInitContainers: true}\n"));
+}
+void BM_AllEleven(benchmark::State& s) { runPlugin(s, allElevenPolicy()); }
 
 void decodeBench(benchmark::State& state, bool wire) {
   bench::GenOptions o = sized(static_cast<int>(state.range(0)));
@@ -146,6 +188,13 @@ BENCHMARK(BM_NodeAffinity) SIZES;
 BENCHMARK(BM_LowNodeUtilization) SIZES;
 BENCHMARK(BM_TopologySpread) SIZES;
 BENCHMARK(BM_AllFour) SIZES;
+BENCHMARK(BM_RemoveDuplicates) SIZES;
+BENCHMARK(BM_NodeTaints) SIZES;
+BENCHMARK(BM_HighNodeUtilization) SIZES;
+BENCHMARK(BM_PodLifeTime) SIZES;
+BENCHMARK(BM_RemoveFailedPods) SIZES;
+BENCHMARK(BM_TooManyRestarts) SIZES;
+BENCHMARK(BM_AllEleven) SIZES;
 BENCHMARK(BM_DecodeSnapshot) SIZES;
 BENCHMARK(BM_DecodeWire) SIZES;
 
@@ -219,7 +268,7 @@ int engineMain(const std::string& snapshotPath, const std::string& policyPath, i
     if (const api::PriorityClass* pc = snapshot->priorityClass(name)) return pc->value;
     return Status::error("no PriorityClass " + name);
   };
-  ctx.now = [] { return api::Timestamp(1800000000); };
+  ctx.now = framework::WallSeconds::pinned(1800000000);
   auto engine = plan::buildEngine(policyPath, ctx);
   if (!engine.isOk()) {
     std::cerr << "plugins_bench: " << engine.error() << "\n";

@@ -445,7 +445,7 @@ part_reaction() {
       --evictor "bench-${impl}" --tag "${variant}" --n "${REACTION_N}" --nodes 100 --timeout 90 --jitter "${jitter}" \
       --load1 "$(load1)" >"${RAW}/reaction-${variant}.json" || log "reaction ${variant} failed"
     if [ "${impl}" = kdesched ]; then
-      curl -fsS "http://127.0.0.1:${port}/metrics" 2>/dev/null | grep -E '^kdesched_event_to_eviction_seconds|^kdesched_trigger_runs_total' \
+      curl -kfsS "https://127.0.0.1:${port}/metrics" 2>/dev/null | grep -E '^kdesched_event_to_eviction_seconds|^kdesched_trigger_runs_total' \
         >"${RAW}/reaction-${variant}.metrics" || true
     fi
     kill -TERM "${dpid}" 2>/dev/null || true

@@ -3,6 +3,8 @@
 # Idempotent: packages already present are left alone.
 # prometheus: its promtool checks and unit-tests the chart's alert rules and dashboard queries
 # (test/helm/run.sh); the server itself is not started.
+# clang + libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh); the runtime package holds
+# libFuzzer and clang's sanitizer runtimes, which the clang package alone does not install.
 set -euo pipefail
 
 packages=(
@@ -12,7 +14,7 @@ packages=(
   prometheus-cpp-dev libsimdjson-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-yaml curl jq procps time
-  clang-format ccache
+  clang-format ccache clang libclang-rt-14-dev
   prometheus
 )
 

@@ -5,6 +5,7 @@
 # from Go modules and cached outside the checkout.
 #   KDESCHED_SKIP_E2E=1   unit tests only
 #   KDESCHED_SKIP_ASAN=1  no sanitizer build
+#   KDESCHED_CI_FUZZ=0    no fuzzing (scripts/fuzz.sh; KDESCHED_CI_FUZZ_SECONDS per target, default 20)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
@@ -56,6 +57,16 @@ if [ "${KDESCHED_SKIP_ASAN:-0}" != 1 ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKDESCHED_WERROR=ON -DKDESCHED_SANITIZE=ON "${launcher[@]}" >/dev/null
   cmake --build build-asan -j "${JOBS}"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build-asan || rc=1
+fi
+
+if [ "${KDESCHED_CI_FUZZ:-1}" != 0 ]; then
+  phase "fuzzing (libFuzzer + ASan + UBSan, ${KDESCHED_CI_FUZZ_SECONDS:-20} s per target)"
+  if bash scripts/fuzz.sh --seconds "${KDESCHED_CI_FUZZ_SECONDS:-20}"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    rc=1
+  fi
 fi
 
 if [ "${KDESCHED_SKIP_E2E:-0}" != 1 ]; then

@@ -2,16 +2,16 @@
 //   kdesched [upstream descheduler flags]   the daemon (interval) or one-shot (interval 0) mode
 //   kdesched plan ...                       one cycle offline on a snapshot file
 //   kdesched version
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include <malloc.h>
+#include <algorithm>
 #include <iostream>
 
-#include "pkg/api/decode.h"
+#include "cmd/kdesched/upstream_flags.h"
+#include "pkg/api/timestamp.h"
+#include "pkg/base/log.h"
 #include "pkg/daemon/daemon.h"
-#include "pkg/daemon/logging.h"
 #include "pkg/plan/plan.h"
 #include "pkg/policy/args.h"
 
@@ -36,8 +36,167 @@ bool durationFlag(const std::string& flag, const std::string& value, double& sec
   return true;
 }
 
+// A duration that must not be zero: these bound how long kdesched waits, and have no "off".
+bool positiveDurationFlag(const std::string& flag, const std::string& value, double& seconds) {
+  if (!durationFlag(flag, value, seconds)) return false;
+  if (seconds >= 0.001) return true;
+  std::cerr << "kdesched: " << flag << ": must be at least 1ms, got \"" << value << "\"\n";
+  return false;
+}
+
 std::chrono::milliseconds ms(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+// The daemon's flags, upstream's names; durations as Go durations until checked.
+struct DaemonFlags {
+  kdesched::daemon::Options d;
+  std::string interval = "0", leaseDuration = "2m17s", renewDeadline = "1m47s", retryPeriod = "26s";
+  std::string requestTimeout = "30s", cacheStaleAfter = "2m";
+  std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
+  int verbosity = 0;
+  std::vector<std::string> ignored;  // upstream flags taken out before parsing (upstream_flags.h)
+};
+
+void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
+  app.add_option("--policy-config-file", f.d.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file");
+  app.add_option("--descheduling-interval", f.interval,
+                 "Time between cycles (Go duration); 0 runs one cycle and exits (CronJob/Job mode)")
+      ->capture_default_str();
+  app.add_flag("--dry-run", f.d.dryRun, "Decide and log, evict nothing (PDB budgets and limits still accounted)");
+  app.add_option("--kubeconfig", f.d.kubeconfig,
+                 "Kubeconfig file (deprecated upstream alias of --client-connection-kubeconfig)");
+  app.add_option("--client-connection-kubeconfig", f.clientKubeconfig,
+                 "Kubeconfig file; without one, in-cluster config is used");
+  app.add_option("--client-connection-qps", f.d.qps, "Client-side requests per second (0: 5)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--client-connection-burst", f.d.burst, "Client-side burst (0: 10)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--leader-elect", f.d.leaderElect, "Run only while holding a coordination.k8s.io Lease");
+  app.add_option("--leader-elect-lease-duration", f.leaseDuration, "Lease duration")->capture_default_str();
+  app.add_option("--leader-elect-renew-deadline", f.renewDeadline, "Renew deadline")->capture_default_str();
+  app.add_option("--leader-elect-retry-period", f.retryPeriod, "Retry period")->capture_default_str();
+  app.add_option("--leader-elect-resource-lock", f.resourceLock, "Lock type (only leases)")
+      ->check(CLI::IsMember({"leases"}));
+  app.add_option("--leader-elect-resource-name", f.d.leader.name, "Lease name")->capture_default_str();
+  app.add_option("--leader-elect-resource-namespace", f.d.leader.ns, "Lease namespace")->capture_default_str();
+  app.add_option("--bind-address", f.d.bindAddress, "Address of the /metrics, /healthz, /readyz endpoint")
+      ->capture_default_str();
+  app.add_option("--secure-port", f.d.port, "Port of that endpoint (HTTPS unless --plain-http; 0 disables it)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--tls-cert-file", f.d.tls.certFile,
+                 "Serving certificate (PEM, chain after the leaf); without it a self-signed one is made at start");
+  app.add_option("--tls-private-key-file", f.d.tls.keyFile, "Private key (PEM) of --tls-cert-file");
+  app.add_option("--tls-min-version", f.d.tls.minVersion,
+                 "Lowest TLS version served: VersionTLS10, VersionTLS11, VersionTLS12 (default), VersionTLS13");
+  app.add_flag("--plain-http", f.d.tls.plainHttp,
+               "kdesched only: serve /metrics and the probes over plain HTTP instead of HTTPS");
+  app.add_flag("--disable-metrics", f.d.disableMetrics, "Do not register metrics");
+  app.add_option("-v,--v", f.verbosity, "Log verbosity (0-2 info, 3-5 debug, 6+ trace)");
+  app.add_option("--logging-format", f.loggingFormat, "text or json")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--eviction-concurrency", f.d.evictionConcurrency,
+                 "Eviction requests in flight at once (1: one at a time, as upstream; all under the QPS limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  app.add_flag("--fail-on-eviction-errors", f.d.failOnEvictionErrors,
+               "One-shot mode: exit 1 when the API server refused or failed evictions (upstream exits 0)");
+  app.add_option("--cache-sync-timeout", f.d.syncTimeoutSeconds, "Seconds to wait for the first LIST of every resource")
+      ->capture_default_str();
+  app.add_option("--api-request-timeout", f.requestTimeout,
+                 "kdesched only: the longest one API request may take (Go duration; a watch: until it is opened)")
+      ->capture_default_str();
+  app.add_option("--cache-stale-after", f.cacheStaleAfter,
+                 "kdesched only: a resource whose LIST and WATCH keep failing this long (Go duration) is stale: no "
+                 "cycle until it resyncs (a 401/403 makes it stale at once)")
+      ->capture_default_str();
+}
+
+struct PlanFlags {
+  kdesched::plan::PlanOptions options;
+  std::string format = "table";
+  std::string now;
+};
+
+CLI::App* addPlanCommand(CLI::App& app, PlanFlags& f) {
+  CLI::App* plan = app.add_subcommand(
+      "plan", "Run one descheduling cycle on a snapshot file and print what would be evicted, and why");
+  plan->add_option(
+          "--snapshot", f.options.snapshotPath,
+          "Cluster snapshot: `kubectl get nodes,pods,pdb,namespaces,priorityclasses,pvc -A -o json` (or -o yaml)")
+      ->required();
+  plan->add_option("--policy-config-file", f.options.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file")
+      ->required();
+  plan->add_option("-o,--output", f.format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  plan->add_option("--max-snapshot-bytes", f.options.maxSnapshotBytes,
+                   "Refuse a snapshot file larger than this (default 1 GiB)")
+      ->check(CLI::PositiveNumber);
+  plan->add_option("--now", f.now,
+                   "Evaluate age-based checks (minPodAge) at this RFC 3339 time instead of the current time");
+  return plan;
+}
+
+int runPlanCommand(PlanFlags& f) {
+  f.options.format = f.format == "json" ? kdesched::plan::OutputFormat::Json : kdesched::plan::OutputFormat::Table;
+  if (!f.now.empty()) {
+    auto ts = kdesched::api::parseTimestamp(f.now);
+    if (!ts.isOk()) {
+      std::cerr << "kdesched: --now: " << ts.error() << "\n";
+      return kExitBadInput;
+    }
+    f.options.now = *ts;
+  }
+  kdesched::Status st = kdesched::plan::runPlan(f.options, std::cout);
+  if (!st.isOk()) {
+    std::cerr << "kdesched: " << oneLine(st.message()) << "\n";
+    return kExitBadInput;
+  }
+  return 0;
+}
+
+// The daemon / one-shot mode.
+int runDaemon(DaemonFlags& f) {
+  if (f.d.policyPath.empty()) {
+    std::cerr << "kdesched: --policy-config-file is required (a descheduler/v1alpha2 DeschedulerPolicy)\n";
+    return kExitBadInput;
+  }
+  if (!f.clientKubeconfig.empty()) f.d.kubeconfig = f.clientKubeconfig;
+  double lease = 0, renew = 0, retry = 0;
+  if (!durationFlag("--descheduling-interval", f.interval, f.d.intervalSeconds) ||
+      !durationFlag("--leader-elect-lease-duration", f.leaseDuration, lease) ||
+      !durationFlag("--leader-elect-renew-deadline", f.renewDeadline, renew) ||
+      !durationFlag("--leader-elect-retry-period", f.retryPeriod, retry) ||
+      !positiveDurationFlag("--api-request-timeout", f.requestTimeout, f.d.requestTimeoutSeconds) ||
+      !positiveDurationFlag("--cache-stale-after", f.cacheStaleAfter, f.d.cacheStaleAfterSeconds))
+    return kExitBadInput;
+  f.d.leader.leaseDuration = ms(lease);
+  f.d.leader.renewDeadline = ms(renew);
+  f.d.leader.retryPeriod = ms(retry);
+  if (auto st = kdesched::log::setup(f.loggingFormat, f.verbosity); !st.isOk()) {
+    std::cerr << "kdesched: " << st.message() << "\n";
+    return kExitBadInput;
+  }
+  if (!f.ignored.empty()) {
+    std::string names;
+    for (const auto& n : f.ignored) names += (names.empty() ? "" : ",") + n;
+    kdesched::log::warn("ignoring upstream flags kdesched does not implement", {{"flags", names}});
+  }
+  if (f.d.leaderElect && f.d.dryRun) {
+    kdesched::log::warn("--leader-elect is ignored with --dry-run",
+                        {{"hint", "a dry run evicts nothing, so replicas cannot conflict"}});
+    f.d.leaderElect = false;
+  }
+  if (f.d.leaderElect) {
+    if (f.d.intervalSeconds <= 0) {
+      std::cerr
+          << "kdesched: leaderElection must be used with deschedulingInterval (set --descheduling-interval > 0)\n";
+      return kExitBadInput;
+    }
+    if (auto st = kdesched::kube::validateLeaderElection(f.d.leader); !st.isOk()) {
+      std::cerr << "kdesched: " << st.message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  return kdesched::daemon::run(f.d);
 }
 
 }  // namespace
@@ -54,9 +213,9 @@ int main(int argc, char** argv) {
   // that go back to the system when freed, instead of heap that keeps the high-water mark.
   // Measured on a one-shot dry run at S1: peak RSS 28.8 MB -> 25.9 MB.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  // Logs go to stderr so stdout carries only the plan (machine-readable with -o json).
-  spdlog::set_default_logger(spdlog::stderr_logger_mt("kdesched"));
-  spdlog::set_level(spdlog::level::warn);
+  // Logs go to stderr so stdout carries only the plan (machine-readable with -o json); the plan
+  // logs only warnings.
+  kdesched::log::setLevel(kdesched::log::Level::Warn);
 
   CLI::App app{
       "kdesched: a Kubernetes descheduler, policy- and flag-compatible with kubernetes-sigs/descheduler.\n"
@@ -64,72 +223,22 @@ int main(int argc, char** argv) {
       "kdesched"};
   app.require_subcommand(0, 1);
 
-  kdesched::daemon::Options d;
-  std::string interval = "0", leaseDuration = "2m17s", renewDeadline = "1m47s", retryPeriod = "26s";
-  std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
-  int verbosity = 0;
-  std::vector<std::string> ignored;
-  app.add_option("--policy-config-file", d.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file");
-  app.add_option("--descheduling-interval", interval,
-                 "Time between cycles (Go duration); 0 runs one cycle and exits (CronJob/Job mode)")
-      ->capture_default_str();
-  app.add_flag("--dry-run", d.dryRun, "Decide and log, evict nothing (PDB budgets and limits still accounted)");
-  app.add_option("--kubeconfig", d.kubeconfig,
-                 "Kubeconfig file (deprecated upstream alias of --client-connection-kubeconfig)");
-  app.add_option("--client-connection-kubeconfig", clientKubeconfig,
-                 "Kubeconfig file; without one, in-cluster config is used");
-  app.add_option("--client-connection-qps", d.qps, "Client-side requests per second (0: 5)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--client-connection-burst", d.burst, "Client-side burst (0: 10)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--leader-elect", d.leaderElect, "Run only while holding a coordination.k8s.io Lease");
-  app.add_option("--leader-elect-lease-duration", leaseDuration, "Lease duration")->capture_default_str();
-  app.add_option("--leader-elect-renew-deadline", renewDeadline, "Renew deadline")->capture_default_str();
-  app.add_option("--leader-elect-retry-period", retryPeriod, "Retry period")->capture_default_str();
-  app.add_option("--leader-elect-resource-lock", resourceLock, "Lock type (only leases)")
-      ->check(CLI::IsMember({"leases"}));
-  app.add_option("--leader-elect-resource-name", d.leader.name, "Lease name")->capture_default_str();
-  app.add_option("--leader-elect-resource-namespace", d.leader.ns, "Lease namespace")->capture_default_str();
-  app.add_option("--bind-address", d.bindAddress, "Address of the /metrics, /healthz, /readyz endpoint")
-      ->capture_default_str();
-  app.add_option("--secure-port", d.port, "Port of that endpoint (plain HTTP; 0 disables it)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
-  app.add_flag("--disable-metrics", d.disableMetrics, "Do not register metrics");
-  app.add_option("-v,--v", verbosity, "Log verbosity (0-2 info, 3-5 debug, 6+ trace)");
-  app.add_option("--logging-format", loggingFormat, "text or json")->check(CLI::IsMember({"text", "json"}));
-  app.add_option("--eviction-concurrency", d.evictionConcurrency,
-                 "Eviction requests in flight at once (1: one at a time, as upstream; all under the QPS limit)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 64));
-  app.add_option("--cache-sync-timeout", d.syncTimeoutSeconds, "Seconds to wait for the first LIST of every resource")
-      ->capture_default_str();
-  // Upstream flags kdesched accepts so existing manifests keep working, but does not implement.
-  for (const char* f :
-       {"--tls-cert-file", "--tls-private-key-file", "--cert-dir", "--feature-gates", "--otel-collector-endpoint",
-        "--otel-service-name", "--otel-sample-rate", "--otel-trace-namespace", "--otel-transport-ca-cert",
-        "--tls-min-version", "--tls-cipher-suites", "--log-flush-frequency"})
-    app.add_option(f, ignored, "Accepted for upstream compatibility; ignored")
-        ->group("Ignored (upstream compatibility)");
+  DaemonFlags daemonFlags;
+  addDaemonFlags(app, daemonFlags);
+  PlanFlags planFlags;
+  CLI::App* plan = addPlanCommand(app, planFlags);
+  CLI::App* version = app.add_subcommand("version", "Print the version");
 
-  kdesched::plan::PlanOptions planOpts;
-  std::string format = "table";
-  std::string now;
-  auto* plan = app.add_subcommand(
-      "plan", "Run one descheduling cycle on a snapshot file and print what would be evicted, and why");
-  plan->add_option(
-          "--snapshot", planOpts.snapshotPath,
-          "Cluster snapshot: `kubectl get nodes,pods,pdb,namespaces,priorityclasses,pvc -A -o json` (or -o yaml)")
-      ->required();
-  plan->add_option("--policy-config-file", planOpts.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file")
-      ->required();
-  plan->add_option("-o,--output", format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  plan->add_option("--now", now,
-                   "Evaluate age-based checks (minPodAge) at this RFC 3339 time instead of the current time");
-
-  auto* version = app.add_subcommand("version", "Print the version");
-
+  // The daemon takes upstream's command line as pflag reads it; plan and version are kdesched's own.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || (args[0] != "plan" && args[0] != "version")) {
+    auto upstream = kdesched::cmd::normalizeUpstreamArgs(args);
+    args = std::move(upstream.args);
+    daemonFlags.ignored = std::move(upstream.ignored);
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last-first
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -144,60 +253,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (plan->parsed()) {
-    planOpts.format = format == "json" ? kdesched::plan::OutputFormat::Json : kdesched::plan::OutputFormat::Table;
-    if (!now.empty()) {
-      auto ts = kdesched::api::parseTimestamp(now);
-      if (!ts.isOk()) {
-        std::cerr << "kdesched: --now: " << ts.error() << "\n";
-        return kExitBadInput;
-      }
-      planOpts.now = *ts;
-    }
-    kdesched::Status st = kdesched::plan::runPlan(planOpts, std::cout);
-    if (!st.isOk()) {
-      std::cerr << "kdesched: " << oneLine(st.message()) << "\n";
-      return kExitBadInput;
-    }
-    return 0;
+    // Only the daemon has a signal thread: plan must stop on SIGINT/SIGTERM the default way.
+    kdesched::daemon::unblockTerminationSignals();
+    return runPlanCommand(planFlags);
   }
-
-  // The daemon / one-shot mode.
-  if (d.policyPath.empty()) {
-    std::cerr << "kdesched: --policy-config-file is required (a descheduler/v1alpha2 DeschedulerPolicy)\n";
-    return kExitBadInput;
-  }
-  if (!clientKubeconfig.empty()) d.kubeconfig = clientKubeconfig;
-  double lease = 0, renew = 0, retry = 0;
-  if (!durationFlag("--descheduling-interval", interval, d.intervalSeconds) ||
-      !durationFlag("--leader-elect-lease-duration", leaseDuration, lease) ||
-      !durationFlag("--leader-elect-renew-deadline", renewDeadline, renew) ||
-      !durationFlag("--leader-elect-retry-period", retryPeriod, retry))
-    return kExitBadInput;
-  d.leader.leaseDuration = ms(lease);
-  d.leader.renewDeadline = ms(renew);
-  d.leader.retryPeriod = ms(retry);
-  if (auto st = kdesched::daemon::setupLogging(loggingFormat, verbosity); !st.isOk()) {
-    std::cerr << "kdesched: " << st.message() << "\n";
-    return kExitBadInput;
-  }
-  if (!ignored.empty())
-    spdlog::warn("msg=\"ignoring upstream flags kdesched does not implement\" count={}", ignored.size() / 1);
-  if (d.leaderElect && d.dryRun) {
-    spdlog::warn(
-        "msg=\"--leader-elect is ignored with --dry-run\" hint=\"a dry run evicts nothing, so replicas cannot "
-        "conflict\"");
-    d.leaderElect = false;
-  }
-  if (d.leaderElect) {
-    if (d.intervalSeconds <= 0) {
-      std::cerr
-          << "kdesched: leaderElection must be used with deschedulingInterval (set --descheduling-interval > 0)\n";
-      return kExitBadInput;
-    }
-    if (auto st = kdesched::kube::validateLeaderElection(d.leader); !st.isOk()) {
-      std::cerr << "kdesched: " << st.message() << "\n";
-      return kExitBadInput;
-    }
-  }
-  return kdesched::daemon::run(d);
+  return runDaemon(daemonFlags);
 }

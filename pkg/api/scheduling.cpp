@@ -1,6 +1,9 @@
 #include "pkg/api/scheduling.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
+#include <string_view>
 
 namespace kdesched::api {
 
@@ -113,14 +116,39 @@ std::int64_t preferredNodeAffinityScore(const Pod& pod, const Node& node) {
 
 // --- taints and tolerations -------------------------------------------------------------------
 
-// v1.Toleration.ToleratesTaint. Note an empty key with operator Equal is not "match all": it
-// still compares values, so it tolerates exactly the taints whose value is empty.
+namespace {
+
+// content.IsDecimalInteger then strconv.ParseInt, as compareNumericValues reads both values:
+// "0", or an optional '-' and digits not starting with 0. "01", "+1", "-0" and "" are not
+// integers there, and a value out of int64 range is none either.
+std::optional<std::int64_t> parseDecimalInteger(std::string_view s) {
+  const std::string_view digits = !s.empty() && s.front() == '-' ? s.substr(1) : s;
+  if (digits.empty() || (digits.front() == '0' && s.size() != 1)) return std::nullopt;
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+// v1.Toleration.ToleratesTaint with enableComparisonOperators, as upstream v0.36 calls it. Note
+// an empty key with operator Equal is not "match all": it still compares values, so it tolerates
+// exactly the taints whose value is empty.
 bool toleratesTaint(const Toleration& t, const Taint& taint) {
   if (t.effect != TaintEffect::None && t.effect != taint.effect) return false;
   if (!t.key.empty() && t.key != taint.key) return false;
   switch (t.op) {
     case TolerationOp::Exists: return true;
     case TolerationOp::Equal: return t.value == taint.value;
+    case TolerationOp::Gt:
+    case TolerationOp::Lt: {
+      const auto tolerated = parseDecimalInteger(t.value);
+      const auto tainted = parseDecimalInteger(taint.value);
+      if (!tolerated || !tainted) return false;
+      return t.op == TolerationOp::Gt ? *tainted > *tolerated : *tainted < *tolerated;
+    }
+    case TolerationOp::Unknown: return false;
   }
   return false;
 }

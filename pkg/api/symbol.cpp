@@ -40,10 +40,4 @@ Symbol::Symbol(std::string_view s) {
   p_ = &*it;
 }
 
-std::size_t internedCount() {
-  Table& t = table();
-  std::lock_guard<std::mutex> lock(t.mu);
-  return t.strings.size();
-}
-
 }  // namespace kdesched::api

@@ -30,9 +30,6 @@ class Symbol {
   const std::string* p_;
 };
 
-// Number of distinct strings interned so far (for metrics and memory accounting).
-std::size_t internedCount();
-
 }  // namespace kdesched::api
 
 template <>

@@ -1,9 +1,8 @@
 #include "pkg/api/types.h"
 
 #include <algorithm>
-#include <array>
-#include <mutex>
-#include <unordered_map>
+
+#include "pkg/api/detail/intern_pool.h"
 
 namespace kdesched::api {
 
@@ -169,41 +168,6 @@ class Hasher {
   std::size_t h_ = 0xcbf29ce484222325ULL;
 };
 
-// The intern pool is sharded by hash so concurrent decoders rarely wait on the same lock.
-class ConstraintPool {
- public:
-  std::shared_ptr<const SchedulingConstraints> intern(SchedulingConstraints c) {
-    const std::size_t h = hashConstraints(c);
-    Shard& shard = shards_[(h >> 7) % kShards];
-    std::lock_guard<std::mutex> lock(shard.mu);
-    auto [begin, end] = shard.entries.equal_range(h);
-    for (auto it = begin; it != end; ++it) {
-      if (auto existing = it->second.lock(); existing && *existing == c) return existing;
-    }
-    auto created = std::make_shared<const SchedulingConstraints>(std::move(c));
-    shard.entries.emplace(h, created);
-    if (shard.entries.size() >= shard.sweepAt) sweep(shard);
-    return created;
-  }
-
- private:
-  static constexpr std::size_t kShards = 16;
-  struct Shard {
-    std::mutex mu;
-    std::unordered_multimap<std::size_t, std::weak_ptr<const SchedulingConstraints>> entries;
-    std::size_t sweepAt = 1024;
-  };
-
-  // Drops entries whose blocks were freed; the next sweep waits until the live set doubles, so
-  // sweeping stays amortised O(1) per intern.
-  static void sweep(Shard& shard) {
-    std::erase_if(shard.entries, [](const auto& e) { return e.second.expired(); });
-    shard.sweepAt = std::max<std::size_t>(1024, 2 * shard.entries.size());
-  }
-
-  std::array<Shard, kShards> shards_;
-};
-
 }  // namespace
 
 std::size_t hashConstraints(const SchedulingConstraints& c) {
@@ -218,8 +182,9 @@ std::size_t hashConstraints(const SchedulingConstraints& c) {
 }
 
 std::shared_ptr<const SchedulingConstraints> internConstraints(SchedulingConstraints c) {
-  static ConstraintPool* pool = new ConstraintPool();  // never destroyed: pods may outlive statics
-  return pool->intern(std::move(c));
+  static auto* pool = new detail::InternPool<SchedulingConstraints>();  // never destroyed: pods may outlive statics
+  const std::size_t hash = hashConstraints(c);
+  return pool->intern(std::move(c), hash);
 }
 
 }  // namespace kdesched::api

@@ -91,7 +91,10 @@ struct Taint {
   bool operator==(const Taint&) const = default;
 };
 
-enum class TolerationOp { Equal, Exists };
+// Gt/Lt compare the taint's value with the toleration's as integers (TaintTolerationComparisonOperators).
+// Unknown is an operator this build does not know, one a newer API server may allow: it tolerates
+// nothing, as upstream's ToleratesTaint does for any operator it does not know.
+enum class TolerationOp { Equal, Exists, Gt, Lt, Unknown };
 
 struct Toleration {
   std::string key;  // empty with Exists tolerates every key
@@ -163,6 +166,59 @@ struct ContainerResources {
   bool restartableInit = false;  // init container with restartPolicy Always (a sidecar)
 };
 
+// ---------------------------------------------------------------------------------------------
+// Pod status detail: what RemoveFailedPods, RemovePodsHavingTooManyRestarts and PodLifeTime read.
+enum class ContainerKind : std::uint8_t { Regular, Init, Ephemeral };
+
+// One entry of status.{,init,ephemeral}containerStatuses. The container's name is not kept: no
+// upstream plugin reads it. Statuses with nothing beyond the defaults (no restarts, not waiting
+// with a reason, not terminated) are not kept either, as no plugin can tell them from absent.
+struct ContainerStatus {
+  ContainerKind kind = ContainerKind::Regular;
+  std::int32_t restartCount = 0;
+  Symbol waitingReason;                  // state.waiting.reason
+  Symbol terminatedReason;               // state.terminated.reason
+  std::optional<std::int32_t> exitCode;  // state.terminated.exitCode; set exactly when terminated
+  bool terminated() const { return exitCode.has_value(); }
+  bool isDefault() const { return restartCount == 0 && waitingReason.empty() && !terminated(); }
+  bool operator==(const ContainerStatus&) const = default;
+};
+
+// One status.conditions entry. Every running pod has four or five of them, so type, status and
+// reason (a small vocabulary) are interned together: a condition costs 16 bytes.
+class PodCondition {
+ public:
+  PodCondition();
+  PodCondition(Symbol type, Symbol status, Symbol reason, std::optional<Timestamp> lastTransitionTime);
+  PodCondition(std::string_view type, std::string_view status, std::string_view reason,
+               std::optional<Timestamp> lastTransitionTime)
+      : PodCondition(Symbol(type), Symbol(status), Symbol(reason), lastTransitionTime) {}
+  std::string_view type() const;
+  std::string_view status() const;  // "True", "False" or "Unknown", as written
+  std::string_view reason() const;
+  std::optional<Timestamp> lastTransitionTime() const;
+  bool operator==(const PodCondition& o) const { return kind_ == o.kind_ && lastTransition_ == o.lastTransition_; }
+
+  struct Kind;
+
+ private:
+  const Kind* kind_;
+  Timestamp lastTransition_;  // kNoTime when unset
+};
+
+// Shared immutable; a pod points at none when its status has nothing here.
+struct PodStatusDetail {
+  Symbol reason;                            // status.reason (e.g. Evicted, NodeLost)
+  std::vector<ContainerStatus> containers;  // only the non-default ones, in API order per kind
+  std::vector<PodCondition> conditions;     // in API order
+  bool empty() const { return reason.empty() && containers.empty() && conditions.empty(); }
+  bool operator==(const PodStatusDetail&) const = default;
+};
+
+// The images of a pod's regular containers in order, shared between pods with the same list.
+using ImageList = std::vector<Symbol>;
+std::shared_ptr<const ImageList> internImages(ImageList images);
+
 struct Pod {
   Symbol ns;
   std::string name;
@@ -183,6 +239,8 @@ struct Pod {
   std::optional<Timestamp> creationTimestamp;
   std::optional<Timestamp> deletionTimestamp;
   std::optional<Timestamp> startTime;
+  std::shared_ptr<const ImageList> images;              // null when the spec has no containers
+  std::shared_ptr<const PodStatusDetail> statusDetail;  // null when there is nothing in it
 
   // Annotations kdesched honours.
   bool annotationEvict = false;             // descheduler.alpha.kubernetes.io/evict
@@ -196,7 +254,9 @@ struct Pod {
   bool hasOwnerKind(std::string_view kind) const;
   const OwnerReference* controllerRef() const;
   const SchedulingConstraints& constraints() const;
-  std::string key() const;  // "namespace/name"
+  const PodStatusDetail& status() const;     // an empty detail when statusDetail is null
+  const ImageList& containerImages() const;  // empty when images is null
+  std::string key() const;                   // "namespace/name"
 };
 
 struct Node {

@@ -1,11 +1,11 @@
 // Operator logs: one line per decision, a message and typed fields. Call sites pass values, never
 // pre-formatted "key=value" text, so each format can write them correctly:
-//   text: ts=2026-11-30T01:34:59.113Z level=info msg="evicted pod" pod=default/x evicted=1  (logfmt:
+//   text: ts=2026-11-30T01:34:59.113Z level=info msg="Evicted pod" pod=default/x evicted=1  (logfmt:
 //         values quoted when needed, quotes, backslashes and control characters escaped)
-//   json: {"ts":"2026-11-30T01:34:59.113Z","level":"info","msg":"evicted pod","pod":"default/x","evicted":1}
+//   json: {"ts":"2026-11-30T01:34:59.113Z","level":"info","msg":"Evicted pod","pod":"default/x","evicted":1}
 //         (numbers and booleans typed; invalid UTF-8 replaced with U+FFFD in both formats)
 //
-//   log::info("evicted pod", {{"pod", pod.key()}, {"node", node}, {"seconds", 0.25}});
+//   log::info("Evicted pod", {{"pod", pod.key()}, {"node", node}, {"seconds", 0.25}});
 //
 // Values are borrowed for the duration of the call only.
 #pragma once

@@ -2,9 +2,15 @@
 
 #include <simdjson.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_set>
+
+#include "pkg/api/detail/ondemand.h"
+#include "pkg/api/yaml_json.h"
 
 namespace kdesched::cluster {
 namespace {
@@ -96,7 +102,12 @@ Status decodeJsonDocument(std::string_view json, const std::string& where, Decod
   std::string_view kind;
   bool hasKind = false;
   auto kf = obj.find_field_unordered("kind");
-  if (kf.error() == simdjson::SUCCESS && kf.get_string().get(kind) == simdjson::SUCCESS) hasKind = true;
+  if (kf.error() == simdjson::SUCCESS) {
+    hasKind = kf.get_string().get(kind) == simdjson::SUCCESS;
+  } else if (kf.error() != simdjson::NO_SUCH_FIELD) {
+    // The iterator is unusable after a syntax error: using it again (reset) is undefined behaviour.
+    return Status::error(where + ": not valid JSON: " + describe(kf.error()));
+  }
   std::string kindStr(kind);
   if (auto e = obj.reset().error(); e) return Status::error(where + ": not valid JSON: " + describe(e));
   auto itemsField = obj.find_field_unordered("items");
@@ -158,13 +169,23 @@ Result<LoadReport> loadSnapshot(std::string_view text, const std::string& source
   return std::move(out.report);
 }
 
-Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store) {
+Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store, std::size_t maxBytes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Status::error(path + ": is a directory; --snapshot takes a file (kubectl get ... -o json > FILE)");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(path + ": cannot open the snapshot file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Status::error(path + ": cannot read the snapshot file");
-  return loadSnapshot(buf.str(), path, store);
+  if (!in) return Status::error(path + ": cannot open the snapshot file: " + std::strerror(errno ? errno : ENOENT));
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    if (text.size() + static_cast<std::size_t>(in.gcount()) > maxBytes)
+      return Status::error(path + ": larger than " + std::to_string(maxBytes) +
+                           " bytes; raise --max-snapshot-bytes if this snapshot is real");
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) return Status::error(path + ": cannot read the snapshot file: " + std::strerror(errno ? errno : EIO));
+  return loadSnapshot(text, path, store);
 }
 
 }  // namespace kdesched::cluster

@@ -24,6 +24,11 @@ struct LoadReport {
 // Decodes `text` into `store`. Fatal problems (not JSON/YAML, a malformed object, a bad quantity)
 // return an error prefixed with `sourceName` and the item's position; nothing is half-loaded.
 Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store);
-Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store);
+// A snapshot larger than this is refused before it is read in full (`kdesched plan
+// --max-snapshot-bytes` overrides it): /dev/zero or a wrong path must not exhaust memory.
+inline constexpr std::size_t kDefaultMaxSnapshotBytes = std::size_t{1} << 30;  // 1 GiB
+
+Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store,
+                                    std::size_t maxBytes = kDefaultMaxSnapshotBytes);
 
 }  // namespace kdesched::cluster

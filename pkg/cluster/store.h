@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pkg/api/decode.h"
+#include "pkg/api/object.h"
 #include "pkg/cluster/snapshot.h"
 
 namespace kdesched::cluster {

@@ -1,9 +1,10 @@
 #include "pkg/evictor/api_sink.h"
 
-#include <spdlog/spdlog.h>
+#include "pkg/base/log.h"
 
 namespace kdesched::evictor {
 
+using framework::ApiFailure;
 using framework::EvictResult;
 using framework::Refusal;
 
@@ -11,6 +12,40 @@ namespace {
 
 std::string eventNote(const Decision& d) {
   return "pod eviction from " + d.node + " node by kdesched (" + d.profile + "/" + d.plugin + "): " + d.reason;
+}
+
+}  // namespace
+
+ApiFailure apiFailureOf(const ApiAnswer& a) {
+  if (a.status == 0) return a.cancelled ? ApiFailure::Cancelled : ApiFailure::Unreachable;
+  if (a.status == 401) return ApiFailure::Unauthorized;
+  if (a.status == 403) return ApiFailure::Forbidden;
+  if (a.status == 404) return ApiFailure::NotFound;
+  if (a.status == 409) return ApiFailure::Conflict;
+  if (a.status == 429) return ApiFailure::TooManyRequests;
+  if (a.status >= 500) return ApiFailure::ServerError;
+  return ApiFailure::Rejected;
+}
+
+namespace {
+
+// The refusal for an answer that was not a success; `by` keeps the words operators grep for.
+EvictResult refusalFor(const ApiAnswer& a) {
+  const ApiFailure f = apiFailureOf(a);
+  switch (f) {
+    case ApiFailure::TooManyRequests:
+      if (a.disruptionBudget) return EvictResult::apiRefused(Refusal::Pdb, f, "api: PodDisruptionBudget", a.message);
+      return EvictResult::apiRefused(Refusal::ApiError, f, "api: throttled",
+                                     a.message.empty() ? "429 Too Many Requests" : a.message);
+    case ApiFailure::NotFound:
+      return EvictResult::apiRefused(Refusal::ApiError, f, "api: not found", "the pod is already gone");
+    case ApiFailure::Conflict:
+      return EvictResult::apiRefused(Refusal::ApiError, f, "api: conflict",
+                                     "the pod was replaced (UID precondition failed): " + a.message);
+    case ApiFailure::Unreachable: return EvictResult::apiRefused(Refusal::ApiError, f, "api: unreachable", a.message);
+    case ApiFailure::Cancelled: return EvictResult::apiRefused(Refusal::ApiError, f, "api: cancelled", a.message);
+    default: return EvictResult::apiRefused(Refusal::ApiError, f, "api: " + std::to_string(a.status), a.message);
+  }
 }
 
 }  // namespace
@@ -24,31 +59,27 @@ EvictResult ApiSink::evict(const Decision& d) {
   EvictionRequest req{pod.ns.str(), pod.name, pod.uid, options_.gracePeriodSeconds,
                       "triggered by " + d.profile + "/" + d.plugin + ": " + d.reason};
   ApiAnswer a = api_.evict(req);
-  EvictResult res;
   if (a.status >= 200 && a.status < 300) {
-    spdlog::info("msg=\"evicted pod\" pod={} node={} plugin={} profile={} reason=\"{}\" result=success", pod.key(),
-                 d.node, d.plugin, d.profile, d.reason);
+    // Upstream's message and `strategy` key, so log alerts written for upstream keep matching.
+    log::info("Evicted pod", {{"pod", pod.key()},
+                              {"node", d.node},
+                              {"plugin", d.plugin},
+                              {"strategy", d.plugin},
+                              {"profile", d.profile},
+                              {"reason", d.reason},
+                              {"result", "success"}});
     api_.recordEvent({req.ns, pod.name, pod.uid, "Normal", d.plugin, "Descheduled", eventNote(d)});
     return EvictResult::success();
   }
-  if (a.status == 429 && a.disruptionBudget) {
-    res = EvictResult::refused(Refusal::Pdb, "api: PodDisruptionBudget", a.message);
-  } else if (a.status == 429) {
-    res = EvictResult::refused(Refusal::ApiError, "api: throttled",
-                               a.message.empty() ? "429 Too Many Requests" : a.message);
-  } else if (a.status == 404) {
-    res = EvictResult::refused(Refusal::ApiError, "api: not found", "the pod is already gone");
-  } else if (a.status == 409) {
-    res = EvictResult::refused(Refusal::ApiError, "api: conflict",
-                               "the pod was replaced (UID precondition failed): " + a.message);
-  } else if (a.status == 0) {
-    res = EvictResult::refused(Refusal::ApiError, "api: unreachable", a.message);
-  } else {
-    res = EvictResult::refused(Refusal::ApiError, "api: " + std::to_string(a.status), a.message);
-  }
-  spdlog::warn(
-      "msg=\"eviction failed\" pod={} node={} plugin={} profile={} status={} by=\"{}\" detail=\"{}\" result=error",
-      pod.key(), d.node, d.plugin, d.profile, a.status, res.by, res.detail);
+  EvictResult res = refusalFor(a);
+  log::warn("eviction failed", {{"pod", pod.key()},
+                                {"node", d.node},
+                                {"plugin", d.plugin},
+                                {"profile", d.profile},
+                                {"status", a.status},
+                                {"by", res.by},
+                                {"detail", res.detail},
+                                {"result", "error"}});
   if (options_.failureEvents)
     api_.recordEvent({req.ns, pod.name, pod.uid, "Warning", "EvictionFailed", "Descheduled",
                       eventNote(d) + " failed: " + res.detail});
@@ -56,9 +87,13 @@ EvictResult ApiSink::evict(const Decision& d) {
 }
 
 void ApiSink::refused(const RefusedDecision& r) {
-  spdlog::info("msg=\"eviction refused\" pod={} node={} plugin={} profile={} by=\"{}\" refusal={} detail=\"{}\"",
-               r.wanted.pod->key(), r.wanted.node, r.wanted.plugin, r.wanted.profile, r.result.by,
-               framework::toString(r.result.refusal), r.result.detail);
+  log::info("eviction refused", {{"pod", r.wanted.pod->key()},
+                                 {"node", r.wanted.node},
+                                 {"plugin", r.wanted.plugin},
+                                 {"profile", r.wanted.profile},
+                                 {"by", r.result.by},
+                                 {"refusal", framework::toString(r.result.refusal)},
+                                 {"detail", r.result.detail}});
   bool limit = r.result.refusal == Refusal::TotalLimit || r.result.refusal == Refusal::NodeLimit ||
                r.result.refusal == Refusal::NamespaceLimit;
   if (options_.failureEvents && limit)

@@ -6,6 +6,16 @@ using framework::EvictResult;
 using framework::FilterResult;
 using framework::Refusal;
 
+namespace {
+
+// The refusal as the chain reports it: by the plugin that said no, unless it named someone itself.
+FilterResult named(FilterResult r, const framework::Plugin& plugin) {
+  if (r.by.empty()) r.by = std::string(plugin.name());
+  return r;
+}
+
+}  // namespace
+
 class EvictionChain::ProfileEvictor : public framework::Evictor {
  public:
   ProfileEvictor(EvictionChain& chain, const framework::Profile& profile) : chain_(chain), profile_(profile) {}
@@ -13,7 +23,7 @@ class EvictionChain::ProfileEvictor : public framework::Evictor {
   FilterResult filter(const api::Pod& pod, const framework::Handle& h) override {
     for (const auto* f : profile_.filters) {
       FilterResult r = f->filter(pod, h);
-      if (!r.ok) return FilterResult::fail(std::string(f->name()) + ": " + r.reason);
+      if (!r.ok) return named(std::move(r), *f);
     }
     return FilterResult::pass();
   }
@@ -21,7 +31,7 @@ class EvictionChain::ProfileEvictor : public framework::Evictor {
   FilterResult preEvictionFilter(const api::Pod& pod, const framework::Handle& h) override {
     for (const auto* f : profile_.preEvictionFilters) {
       FilterResult r = f->preEvictionFilter(pod, h);
-      if (!r.ok) return FilterResult::fail(std::string(f->name()) + ": " + r.reason);
+      if (!r.ok) return named(std::move(r), *f);
     }
     return FilterResult::pass();
   }
@@ -34,6 +44,29 @@ class EvictionChain::ProfileEvictor : public framework::Evictor {
   EvictionChain& chain_;
   const framework::Profile& profile_;
 };
+
+GateChain::GateChain(std::vector<EvictionGate*> gates) {
+  for (EvictionGate* g : gates)
+    if (g) gates_.push_back(g);
+}
+
+EvictResult GateChain::admit(const Decision& d) {
+  for (EvictionGate* g : gates_)
+    if (EvictResult r = g->admit(d); r.refusal != Refusal::None) return r;
+  return {};
+}
+
+void GateChain::evicted(const Decision& d) {
+  for (EvictionGate* g : gates_) g->evicted(d);
+}
+
+void GateChain::runStarted() {
+  for (EvictionGate* g : gates_) g->runStarted();
+}
+
+void GateChain::runFinished() {
+  for (EvictionGate* g : gates_) g->runFinished();
+}
 
 EvictionChain::EvictionChain(EvictionLimits limits, Sink& sink, EvictionGate* gate)
     : limits_(limits), sink_(sink), gate_(gate) {}
@@ -67,20 +100,10 @@ EvictResult EvictionChain::evict(const framework::Profile& profile, const api::P
   if (!state_ || !pdb_) return refuse(d, EvictResult::refused(Refusal::Filter, "evictor", "no cycle in progress"));
   if (state_->isEvicted(pod)) return EvictResult::refused(Refusal::Filter, "evictor", "already evicted in this cycle");
 
-  // The filter chain names the plugin that refused: "DefaultEvictor: <why>".
-  auto split = [](const std::string& s) {
-    auto pos = s.find(": ");
-    return pos == std::string::npos ? std::pair<std::string, std::string>{"filter", s}
-                                    : std::pair<std::string, std::string>{s.substr(0, pos), s.substr(pos + 2)};
-  };
-  if (FilterResult f = forProfile(profile).filter(pod, h); !f.ok) {
-    auto [by, why] = split(f.reason);
-    return refuse(d, EvictResult::refused(Refusal::Filter, by, why));
-  }
-  if (FilterResult f = forProfile(profile).preEvictionFilter(pod, h); !f.ok) {
-    auto [by, why] = split(f.reason);
-    return refuse(d, EvictResult::refused(Refusal::PreEvictionFilter, by, why));
-  }
+  if (FilterResult f = forProfile(profile).filter(pod, h); !f.ok)
+    return refuse(d, EvictResult::refused(Refusal::Filter, std::move(f.by), std::move(f.reason)));
+  if (FilterResult f = forProfile(profile).preEvictionFilter(pod, h); !f.ok)
+    return refuse(d, EvictResult::refused(Refusal::PreEvictionFilter, std::move(f.by), std::move(f.reason)));
 
   if (limits_.total && total_ + 1 > *limits_.total)
     return refuse(d, EvictResult::refused(

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "pkg/evictor/pdb_budget.h"
 #include "pkg/evictor/sink.h"
@@ -28,6 +29,24 @@ class EvictionGate {
   // Returns a refusal (refusal != None) to stop the eviction.
   virtual framework::EvictResult admit(const Decision& d) = 0;
   virtual void evicted(const Decision& d) = 0;
+  // One run (a cycle, or a triggered run) planned against one snapshot starts and ends, its late
+  // evictions answered: a gate may treat that run's set as one decision.
+  virtual void runStarted() {}
+  virtual void runFinished() {}
+};
+
+// Several gates as one, e.g. a live cycle's own gate, then the cross-cycle ones (anti-flapping):
+// each must admit, in order, and the first refusal wins; every gate hears of each eviction.
+class GateChain : public EvictionGate {
+ public:
+  explicit GateChain(std::vector<EvictionGate*> gates);  // null entries are left out
+  framework::EvictResult admit(const Decision& d) override;
+  void evicted(const Decision& d) override;
+  void runStarted() override;
+  void runFinished() override;
+
+ private:
+  std::vector<EvictionGate*> gates_;
 };
 
 class EvictionChain : public framework::EvictorProvider {

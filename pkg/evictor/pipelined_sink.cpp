@@ -49,9 +49,10 @@ EvictResult PipelinedSink::evict(const Decision& d) {
   }
   std::unique_lock<std::mutex> lock(mu_);
   // At most `concurrency` submissions without an answer: the optimistic window stays small.
-  for (;;) {
+  for (bool waited = false;; waited = true) {
     deliver(lock);
     if (queue_.size() + running_ < concurrency_) break;
+    if (!waited) ++slotWaits_;
     cv_.wait(lock, [&] { return !done_.empty() || queue_.size() + running_ < concurrency_; });
   }
   queue_.push_back(d);
@@ -77,6 +78,16 @@ FlushResult PipelinedSink::flush() {
     cv_.wait(lock, [&] { return !done_.empty() || (queue_.empty() && running_ == 0); });
   }
   return std::exchange(counts_, {});
+}
+
+std::size_t PipelinedSink::slotWaits() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return slotWaits_;
+}
+
+std::size_t PipelinedSink::undelivered() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_.size();
 }
 
 void PipelinedSink::deliver(std::unique_lock<std::mutex>& lock) {

@@ -48,6 +48,12 @@ class PipelinedSink : public Sink {
   // pods must stay alive until then (the cycle's snapshot).
   FlushResult flush();
 
+  // How often evict() had to wait for a free slot: the window was full, so the concurrency, not
+  // the decisions, set the pace.
+  std::size_t slotWaits();
+  // Answers that arrived and wait to be delivered on the caller's thread.
+  std::size_t undelivered();
+
  private:
   struct Done {
     Decision d;
@@ -70,6 +76,7 @@ class PipelinedSink : public Sink {
   std::size_t running_ = 0;     // picked by a worker, no answer yet
   std::deque<Done> done_;       // answered, not yet delivered
   bool stopping_ = false;
+  std::size_t slotWaits_ = 0;
   std::vector<std::thread> workers_;
 };
 

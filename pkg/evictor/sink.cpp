@@ -1,6 +1,6 @@
 #include "pkg/evictor/sink.h"
 
-#include <spdlog/spdlog.h>
+#include "pkg/base/log.h"
 
 namespace kdesched::evictor {
 
@@ -12,31 +12,24 @@ framework::EvictResult PlanSink::evict(const Decision& d) {
 void PlanSink::refused(const RefusedDecision& r) { refusals_.push_back(r); }
 
 framework::EvictResult DryRunSink::evict(const Decision& d) {
-  spdlog::info("msg=\"evicted pod (dry run)\" pod={} node={} plugin={} profile={} reason=\"{}\" result=dry-run",
-               d.pod->key(), d.node, d.plugin, d.profile, d.reason);
+  log::info("Evicted pod in dry run mode", {{"pod", d.pod->key()},
+                                            {"node", d.node},
+                                            {"plugin", d.plugin},
+                                            {"strategy", d.plugin},
+                                            {"profile", d.profile},
+                                            {"reason", d.reason},
+                                            {"result", "dry-run"}});
   return framework::EvictResult::success();
 }
 
 void DryRunSink::refused(const RefusedDecision& r) {
-  spdlog::info("msg=\"eviction refused (dry run)\" pod={} node={} plugin={} profile={} by={} refusal={} detail=\"{}\"",
-               r.wanted.pod->key(), r.wanted.node, r.wanted.plugin, r.wanted.profile, r.result.by,
-               framework::toString(r.result.refusal), r.result.detail);
-}
-
-framework::EvictResult TeeSink::evict(const Decision& d) {
-  framework::EvictResult res = primary_.evict(d);
-  for (Sink* s : observers_) {
-    if (res.evicted)
-      s->evict(d);
-    else
-      s->refused({d, res});
-  }
-  return res;
-}
-
-void TeeSink::refused(const RefusedDecision& r) {
-  primary_.refused(r);
-  for (Sink* s : observers_) s->refused(r);
+  log::info("eviction refused (dry run)", {{"pod", r.wanted.pod->key()},
+                                           {"node", r.wanted.node},
+                                           {"plugin", r.wanted.plugin},
+                                           {"profile", r.wanted.profile},
+                                           {"by", r.result.by},
+                                           {"refusal", framework::toString(r.result.refusal)},
+                                           {"detail", r.result.detail}});
 }
 
 }  // namespace kdesched::evictor

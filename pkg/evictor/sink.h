@@ -47,24 +47,11 @@ class PlanSink : public Sink {
   std::vector<RefusedDecision> refusals_;
 };
 
-// Logs each decision (one line, key=value) and evicts nothing.
+// Logs each decision (one line) and evicts nothing.
 class DryRunSink : public Sink {
  public:
   framework::EvictResult evict(const Decision& d) override;
   void refused(const RefusedDecision& r) override;
-};
-
-// Fans one decision out to several sinks; the first sink's answer is the result (the others only
-// observe, e.g. metrics or a plan collector beside the API sink).
-class TeeSink : public Sink {
- public:
-  TeeSink(Sink& primary, std::vector<Sink*> observers) : primary_(primary), observers_(std::move(observers)) {}
-  framework::EvictResult evict(const Decision& d) override;
-  void refused(const RefusedDecision& r) override;
-
- private:
-  Sink& primary_;
-  std::vector<Sink*> observers_;
 };
 
 }  // namespace kdesched::evictor

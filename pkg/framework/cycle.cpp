@@ -1,18 +1,10 @@
 #include "pkg/framework/cycle.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
-#include <chrono>
+
+#include "pkg/base/log.h"
 
 namespace kdesched::framework {
-namespace {
-
-double since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
                                          const std::optional<api::LabelSelector>& nodeSelector) {
@@ -26,9 +18,9 @@ std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
 }
 
 CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
-                     const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors,
+                     const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors, Clock& clock,
                      CycleObserver* observer, const CycleScope& scope) {
-  auto start = std::chrono::steady_clock::now();
+  const Clock::TimePoint start = clock.now();
   CycleResult result;
   std::vector<const api::Node*> nodes = cycleNodes(snapshot, nodeSelector);
   result.nodes = nodes.size();
@@ -36,8 +28,8 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
     result.skipped = true;
     result.skipReason =
         "requires >=2 ready nodes matching the policy's nodeSelector, found " + std::to_string(nodes.size());
-    spdlog::warn("msg=\"skipping descheduling cycle\" reason=\"{}\"", result.skipReason);
-    result.seconds = since(start);
+    log::warn("skipping descheduling cycle", {{"reason", result.skipReason}});
+    result.seconds = clock.secondsSince(start);
     return result;
   }
   CycleState state;
@@ -51,12 +43,12 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
     if (!selected(plugin)) return;
     Handle h(snapshot, nodes, state, &evictors.forProfile(profile), profile.name, std::string(plugin.name()),
              std::string_view(point) == "deschedule" ? scope.pods : nullptr);
-    auto t0 = std::chrono::steady_clock::now();
+    const Clock::TimePoint t0 = clock.now();
     Status st = call(h);
-    double secs = since(t0);
+    const double secs = clock.secondsSince(t0);
     if (!st.isOk())
-      spdlog::error("msg=\"plugin finished with error\" plugin={} profile={} error=\"{}\"", plugin.name(), profile.name,
-                    st.message());
+      log::error("plugin finished with error",
+                 {{"plugin", plugin.name()}, {"profile", profile.name}, {"error", st.message()}});
     if (observer) observer->pluginFinished(profile.name, std::string(plugin.name()), secs, st);
     result.runs.push_back({profile.name, std::string(plugin.name()), point, secs, st});
   };
@@ -69,7 +61,7 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
     for (const auto& profile : profiles)
       for (BalancePlugin* p : profile.balance) run(profile, *p, "balance", [p](Handle& h) { return p->balance(h); });
 
-  result.seconds = since(start);
+  result.seconds = clock.secondsSince(start);
   return result;
 }
 

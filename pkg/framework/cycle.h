@@ -55,8 +55,9 @@ struct CycleScope {
 std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
                                          const std::optional<api::LabelSelector>& nodeSelector);
 
+// `clock` times the cycle and each plugin run.
 CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
-                     const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors,
+                     const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors, Clock& clock,
                      CycleObserver* observer = nullptr, const CycleScope& scope = {});
 
 }  // namespace kdesched::framework

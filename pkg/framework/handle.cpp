@@ -37,6 +37,16 @@ void CycleState::markEvicted(const api::Pod& pod) {
   it->second.add(api::kPods(), -1000);
 }
 
+const std::vector<const api::Node*>* CycleState::cachedNodes(const void* owner, const cluster::Snapshot& s) const {
+  auto it = nodeLists_.find({owner, &s});
+  return it == nodeLists_.end() ? nullptr : &it->second;
+}
+
+const std::vector<const api::Node*>& CycleState::cacheNodes(const void* owner, const cluster::Snapshot& s,
+                                                            std::vector<const api::Node*> nodes) {
+  return nodeLists_[{owner, &s}] = std::move(nodes);
+}
+
 const api::ResourceList* CycleState::cachedUsage(const api::Symbol& node) const {
   auto it = usage_.find(node);
   return it == usage_.end() ? nullptr : &it->second;

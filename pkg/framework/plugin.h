@@ -2,7 +2,9 @@
 // evictor contract: plugins say "I would evict this pod, because ..."; the evictor decides.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,12 +22,16 @@ class Handle;
 struct FilterResult {
   bool ok = true;
   std::string reason;  // why not, for people: "pod is owned by a DaemonSet"
+  // Which filter said no. A plugin leaves it empty; the profile's filter chain names the plugin.
+  std::string by;
   static FilterResult pass() { return {}; }
-  static FilterResult fail(std::string why) { return {false, std::move(why)}; }
+  static FilterResult fail(std::string why) { return {false, std::move(why), ""}; }
 };
 
 // Why the evictor did not evict. Plugins react to the limit kinds as upstream's do: a node limit
-// moves on to the next node, the total limit ends the plugin.
+// moves on to the next node, the total limit ends the plugin. Shutdown, StaleCache and NotLeader
+// are the live gates' refusals: nothing went wrong with the pod or the API server, so they are not
+// counted as failed evictions.
 enum class Refusal {
   None,
   Filter,
@@ -33,21 +39,44 @@ enum class Refusal {
   TotalLimit,
   NodeLimit,
   NamespaceLimit,
-  PluginLimit,
   Pdb,
   AntiFlapping,
+  Shutdown,
+  StaleCache,
+  NotLeader,
   ApiError
 };
 std::string_view toString(Refusal r);
+
+// What the API server answered to an eviction it did not carry out (Refusal::ApiError, and the
+// PDB refusals the server made). None: no request was made.
+enum class ApiFailure {
+  None,
+  NotFound,         // 404: the pod is already gone
+  Conflict,         // 409: the UID precondition failed, the pod was replaced
+  TooManyRequests,  // 429 without a PodDisruptionBudget cause: throttled
+  Unauthorized,     // 401
+  Forbidden,        // 403: RBAC
+  Rejected,         // any other 4xx
+  ServerError,      // 5xx
+  Unreachable,      // no answer: connection failed or timed out
+  Cancelled,        // cut short by shutdown
+};
+std::string_view toString(ApiFailure f);
 
 struct EvictResult {
   bool evicted = false;
   Refusal refusal = Refusal::None;
   std::string by;      // who refused: a filter plugin name, "limits", a PDB "ns/name", "api"
   std::string detail;  // why, for people
-  static EvictResult success() { return {true, Refusal::None, "", ""}; }
+  ApiFailure api = ApiFailure::None;
+  static EvictResult success() { return {true, Refusal::None, "", "", ApiFailure::None}; }
   static EvictResult refused(Refusal r, std::string by, std::string detail) {
-    return {false, r, std::move(by), std::move(detail)};
+    return {false, r, std::move(by), std::move(detail), ApiFailure::None};
+  }
+  // An eviction the API server refused (or never answered); `r` is ApiError or Pdb.
+  static EvictResult apiRefused(Refusal r, ApiFailure api, std::string by, std::string detail) {
+    return {false, r, std::move(by), std::move(detail), api};
   }
 };
 
@@ -57,13 +86,20 @@ class CycleState {
  public:
   bool isEvicted(const api::Pod& pod) const { return evicted_.count(&pod) != 0; }
   void markEvicted(const api::Pod& pod);
-  std::size_t evictedCount() const { return evicted_.size(); }
 
   // Requested resources of a node's live pods; null until computed for this cycle.
   const api::ResourceList* cachedUsage(const api::Symbol& node) const;
   void cacheUsage(const api::Symbol& node, api::ResourceList usage);
 
+  // A node list a plugin derives from a snapshot alone (e.g. DefaultEvictor's ready nodes for
+  // nodeFit), kept for the cycle under the plugin instance's and the snapshot's addresses; null
+  // until cached.
+  const std::vector<const api::Node*>* cachedNodes(const void* owner, const cluster::Snapshot& s) const;
+  const std::vector<const api::Node*>& cacheNodes(const void* owner, const cluster::Snapshot& s,
+                                                  std::vector<const api::Node*> nodes);
+
  private:
+  std::map<std::pair<const void*, const cluster::Snapshot*>, std::vector<const api::Node*>> nodeLists_;
   std::unordered_set<const api::Pod*> evicted_;
   std::unordered_map<api::Symbol, api::ResourceList> usage_;
 };
@@ -106,6 +142,17 @@ class PreEvictionFilterPlugin : public virtual Plugin {
   virtual FilterResult preEvictionFilter(const api::Pod& pod, const Handle& h) const = 0;
 };
 
+// A deschedule plugin whose verdict on a pod can change with time alone (an age, the time since a
+// condition's last transition). The event triggers ask it when to look at a pod again, so the pod
+// goes when its time comes rather than up to one interval later.
+class DeadlinePlugin : public virtual Plugin {
+ public:
+  // The earliest wall time (whole seconds) after `now` at which the plugin would pick `pod` as it
+  // is now, if nothing about the pod changes; nullopt when time alone will not make it a candidate
+  // (already one, or never). The evictor's filters are not consulted.
+  virtual std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const = 0;
+};
+
 // Pods a plugin lists: upstream's ListPodsOnANode drops Succeeded/Failed pods.
 enum class PodPhases { NonTerminal, All };
 
@@ -143,11 +190,6 @@ class Handle {
   FilterResult filter(const api::Pod& pod) const;
   FilterResult preEvictionFilter(const api::Pod& pod) const;
   EvictResult evict(const api::Pod& pod, const std::string& reason) const;
-
-  // A copy bound to another plugin name (the cycle runner hands one to each plugin).
-  Handle forPlugin(std::string plugin) const {
-    return Handle(snapshot_, nodes_, state_, evictor_, profile_, std::move(plugin), scope_);
-  }
 
  private:
   const cluster::Snapshot& snapshot_;

@@ -111,6 +111,8 @@ Result<std::vector<Profile>> buildProfiles(policy::DeschedulerPolicy& pol, const
     wire(p.plugins.balance, "balance", out.balance);
     wire(p.plugins.filter, "filter", out.filters);
     wire(p.plugins.preEvictionFilter, "preEvictionFilter", out.preEvictionFilters);
+    for (DeschedulePlugin* d : out.deschedule)
+      if (auto* timed = dynamic_cast<DeadlinePlugin*>(d)) out.deadlines.push_back(timed);
     built.push_back(std::move(out));
   }
   if (!errors.empty()) {

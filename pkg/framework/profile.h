@@ -18,6 +18,7 @@ struct Profile {
   std::vector<BalancePlugin*> balance;
   std::vector<FilterPlugin*> filters;
   std::vector<PreEvictionFilterPlugin*> preEvictionFilters;
+  std::vector<DeadlinePlugin*> deadlines;  // the deschedule plugins that are also DeadlinePlugins
   // Names of enabled deschedule and balance plugins (for metrics at zero from the start).
   std::vector<std::string> strategyNames() const;
 };

@@ -1,10 +1,37 @@
 #include "pkg/framework/registry.h"
 
 namespace kdesched::framework {
+namespace {
 
-void Registry::add(PluginRegistration r) {
+class PinnedWallClock final : public Clock {
+ public:
+  explicit PinnedWallClock(WallTime at) : at_(at) {}
+  TimePoint now() override { return systemClock()->now(); }
+  WallTime wallNow() override { return at_; }
+  bool sleepFor(Duration d, Cancellation* cancel) override { return systemClock()->sleepFor(d, cancel); }
+
+ private:
+  WallTime at_;
+};
+
+}  // namespace
+
+WallSeconds WallSeconds::pinned(api::Timestamp at) {
+  return WallSeconds(std::make_shared<PinnedWallClock>(Clock::WallTime{} + std::chrono::seconds(at)));
+}
+
+api::Timestamp WallSeconds::operator()() const {
+  return std::chrono::floor<std::chrono::seconds>(clock_->wallNow().time_since_epoch()).count();
+}
+
+Status Registry::add(PluginRegistration r) {
+  if (r.name.empty()) return Status::error("a plugin registration has no name");
+  if (!r.factory) return Status::error("plugin \"" + r.name + "\" is registered without a factory");
   std::string name = r.name;
-  plugins_.insert_or_assign(std::move(name), std::move(r));
+  // try_emplace leaves `r` alone when the name is taken: the first registration stays.
+  if (!plugins_.try_emplace(name, std::move(r)).second)
+    return Status::error("plugin \"" + name + "\" is registered twice");
+  return Status::ok();
 }
 
 const PluginRegistration* Registry::find(const std::string& name) const {
@@ -26,10 +53,28 @@ std::string_view toString(Refusal r) {
     case Refusal::TotalLimit: return "limit-total";
     case Refusal::NodeLimit: return "limit-node";
     case Refusal::NamespaceLimit: return "limit-namespace";
-    case Refusal::PluginLimit: return "limit-plugin";
     case Refusal::Pdb: return "pdb";
     case Refusal::AntiFlapping: return "anti-flapping";
+    case Refusal::Shutdown: return "shutdown";
+    case Refusal::StaleCache: return "stale-cache";
+    case Refusal::NotLeader: return "not-leader";
     case Refusal::ApiError: return "api";
+  }
+  return "unknown";
+}
+
+std::string_view toString(ApiFailure f) {
+  switch (f) {
+    case ApiFailure::None: return "none";
+    case ApiFailure::NotFound: return "not-found";
+    case ApiFailure::Conflict: return "conflict";
+    case ApiFailure::TooManyRequests: return "too-many-requests";
+    case ApiFailure::Unauthorized: return "unauthorized";
+    case ApiFailure::Forbidden: return "forbidden";
+    case ApiFailure::Rejected: return "rejected";
+    case ApiFailure::ServerError: return "server-error";
+    case ApiFailure::Unreachable: return "unreachable";
+    case ApiFailure::Cancelled: return "cancelled";
   }
   return "unknown";
 }

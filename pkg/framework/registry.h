@@ -9,19 +9,37 @@
 #include <string>
 #include <vector>
 
+#include "pkg/base/clock.h"
 #include "pkg/base/status.h"
 #include "pkg/framework/plugin.h"
 #include "pkg/policy/policy.h"
 
 namespace kdesched::framework {
 
+// Whole seconds since the epoch by a Clock's wall time: the "now" that age-based checks
+// (minPodAge) compare object timestamps with. Callable, so a plugin keeps it as a function.
+class WallSeconds {
+ public:
+  WallSeconds() : clock_(systemClock()) {}
+  explicit WallSeconds(std::shared_ptr<Clock> clock) : clock_(std::move(clock)) {}
+  // The system's monotonic clock with the wall clock pinned at `at` (`kdesched plan --now`, tests).
+  static WallSeconds pinned(api::Timestamp at);
+
+  api::Timestamp operator()() const;
+  const std::shared_ptr<Clock>& clock() const { return clock_; }
+
+ private:
+  std::shared_ptr<Clock> clock_;
+};
+
 // What a plugin factory may consult while decoding its args.
 struct BuildContext {
   // Resolves a PriorityClass name to its value (DefaultEvictor's priorityThreshold.name). In plan
   // mode it reads the snapshot; live, the API server.
   std::function<Result<std::int32_t>(const std::string& name)> priorityClassValue;
-  // The clock (seconds since the epoch) for age-based checks; plan mode can pin it with --now.
-  std::function<api::Timestamp()> now;
+  // The clock for age-based checks, and for the cycle's timings: the system clock live; plan mode
+  // pins its wall time with --now.
+  WallSeconds now;
 };
 
 // Decodes, validates and defaults the args at `args` (strictly: unknown keys are errors), then
@@ -36,7 +54,10 @@ struct PluginRegistration {
 
 class Registry {
  public:
-  void add(PluginRegistration r);
+  // Fails, and keeps the first registration, when the name is taken (two plugins under one name
+  // would make the policy's choice depend on the order of registration) or when the name or the
+  // factory is empty.
+  [[nodiscard]] Status add(PluginRegistration r);
   const PluginRegistration* find(const std::string& name) const;
   std::vector<std::string> names() const;  // sorted
 

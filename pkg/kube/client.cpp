@@ -1,9 +1,9 @@
 #include "pkg/kube/client.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cctype>
+
+#include "pkg/base/log.h"
 
 namespace kdesched::kube {
 
@@ -71,7 +71,8 @@ std::string drain(LineStream& lines) {
 
 }  // namespace
 
-WatchStream::WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines) : kind_(kind), lines_(std::move(lines)) {}
+WatchStream::WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines, std::unique_ptr<RequestDeadline> deadline)
+    : kind_(kind), deadline_(std::move(deadline)), lines_(std::move(lines)) {}
 
 WatchStream::Next WatchStream::next(WatchEvent& out) {
   for (;;) {
@@ -98,6 +99,15 @@ Client::Client(ClientConfig config, std::unique_ptr<Transport> transport, std::s
       tokens_(makeTokenSource(config_, clock_)),
       limiter_(config_.qps, config_.burst, clock_) {}
 
+std::unique_ptr<RequestDeadline> Client::deadlineFor(Cancellation* parent) const {
+  if (config_.requestTimeout <= std::chrono::milliseconds::zero()) return nullptr;
+  return std::make_unique<RequestDeadline>(parent, config_.requestTimeout, clock_);
+}
+
+std::chrono::seconds Client::transportTimeout() const {
+  return std::chrono::ceil<std::chrono::seconds>(config_.requestTimeout) + std::chrono::seconds(5);
+}
+
 Status Client::decorate(HttpRequest& request) {
   request.headers.emplace_back("Accept", "application/json");
   request.headers.emplace_back("User-Agent", config_.userAgent);
@@ -121,15 +131,25 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
   bool refreshedToken = false;
   int throttled = 0;
   for (;;) {
-    if (!limiter_.acquire(options.cancel)) return ApiError::transport("waiting for the client rate limiter", true);
+    TokenBucket& bucket = options.limiter ? *options.limiter : limiter_;
+    if (!bucket.acquire(options.cancel)) return ApiError::transport("waiting for the client rate limiter", true);
     HttpRequest attempt = request;
     attempt.headers = base;
     if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());
+    std::unique_ptr<RequestDeadline> deadline = deadlineFor(options.cancel);
+    if (deadline) {
+      attempt.cancel = deadline->get();
+      // The transport's own timer only as a backstop: ours counts the whole request and says so.
+      attempt.timeout = transportTimeout();
+    }
     auto response = transport_->send(attempt);
     if (!response.isOk()) {
       const bool cancelled = options.cancel && options.cancel->cancelled();
-      return ApiError::transport(request.method + " " + request.target + ": " + response.error(), cancelled);
+      const std::string what = request.method + " " + request.target + ": ";
+      return ApiError::transport(deadline ? deadline->explain(what + response.error()) : what + response.error(),
+                                 cancelled);
     }
+    deadline.reset();
     if (isSuccess(response->status)) return std::move(response).value();
 
     ApiError err = apiErrorFromResponse(response->status, response->reason, response->headers, response->body);
@@ -137,8 +157,8 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
       // A rotated token: read the file again and try once more.
       refreshedToken = true;
       tokens_->reset();
-      spdlog::info("kube request unauthorized, re-reading the token method={} target={}", request.method,
-                   request.target);
+      log::info("kube request unauthorized, re-reading the token",
+                {{"method", request.method}, {"target", request.target}});
       continue;
     }
     const bool throttledCode = err.code == 429 || err.code == 503;
@@ -148,11 +168,13 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
       ++throttled;
       // At least a second: a zero Retry-After repeated would be the retry storm APF warns about.
       const auto wait = std::max<std::chrono::seconds>(*err.retryAfter, std::chrono::seconds(1));
-      spdlog::warn(
-          "kube request throttled method={} target={} code={} retry_after_s={} attempt={} flow_schema={} "
-          "priority_level={}",
-          request.method, request.target, err.code, wait.count(), throttled,
-          response->header("X-Kubernetes-PF-FlowSchema-UID"), response->header("X-Kubernetes-PF-PriorityLevel-UID"));
+      log::warn("kube request throttled", {{"method", request.method},
+                                           {"target", request.target},
+                                           {"code", err.code},
+                                           {"retry_after_s", wait.count()},
+                                           {"attempt", throttled},
+                                           {"flow_schema", response->header("X-Kubernetes-PF-FlowSchema-UID")},
+                                           {"priority_level", response->header("X-Kubernetes-PF-PriorityLevel-UID")}});
       if (!clock_->sleepFor(wait, options.cancel)) return ApiError::transport("waiting out Retry-After", true);
       continue;
     }
@@ -220,8 +242,8 @@ ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& 
       if (response.error().isGone() && !continueToken.empty() && result.restarts < kMaxListRestarts) {
         // The snapshot the token pinned was compacted away while we paged; start over.
         ++result.restarts;
-        spdlog::info("kube list continue token expired, restarting resource={} pages_read={} restart={}", resource.name,
-                     result.pages, result.restarts);
+        log::info("kube list continue token expired, restarting",
+                  {{"resource", resource.name}, {"pages_read", result.pages}, {"restart", result.restarts}});
         page = ListPage{};
         result.pages = 0;
         continueToken.clear();
@@ -266,12 +288,17 @@ ApiResult<std::unique_ptr<WatchStream>> Client::watch(const Resource& resource, 
     if (!limiter_.acquire(cancel)) return ApiError::transport("waiting for the client rate limiter", true);
     HttpRequest attempt = request;
     if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());
+    std::unique_ptr<RequestDeadline> deadline = deadlineFor(cancel);
+    if (deadline) attempt.cancel = deadline->get();
     auto opened = transport_->openWatch(attempt);
     if (!opened.isOk()) {
-      return ApiError::transport("watch " + std::string(resource.name) + ": " + opened.error(),
-                                 cancel && cancel->cancelled());
+      const std::string what = "watch " + std::string(resource.name) + ": " + opened.error();
+      return ApiError::transport(deadline ? deadline->explain(what) : what, cancel && cancel->cancelled());
     }
-    if (isSuccess(opened->status)) return std::make_unique<WatchStream>(resource.kind, std::move(opened->lines));
+    if (isSuccess(opened->status)) {
+      if (deadline) deadline->disarm();
+      return std::make_unique<WatchStream>(resource.kind, std::move(opened->lines), std::move(deadline));
+    }
     const std::string body = opened->lines ? drain(*opened->lines) : std::string();
     ApiError err = apiErrorFromResponse(opened->status, opened->reason, opened->headers, body);
     if (err.code == 401 && tokens_ && !refreshedToken) {

@@ -7,11 +7,10 @@
 #include <memory>
 #include <string>
 
-#include <simdjson.h>
-
 #include "pkg/base/clock.h"
 #include "pkg/kube/api_error.h"
 #include "pkg/kube/config.h"
+#include "pkg/kube/deadline.h"
 #include "pkg/kube/rate_limiter.h"
 #include "pkg/kube/resources.h"
 #include "pkg/kube/token_source.h"
@@ -28,6 +27,9 @@ struct RequestOptions {
   // has no budget, and whether to try again is the evictor's decision.
   bool retryThrottled = true;
   Cancellation* cancel = nullptr;
+  // The token bucket this request waits on; null: the client's shared one. Events have their own,
+  // so recording them never delays an eviction or a relist.
+  TokenBucket* limiter = nullptr;
 };
 
 struct ListOptions {
@@ -64,15 +66,18 @@ class WatchStream {
     Malformed,  // a line did not decode: problem() says where; nothing of it was applied
   };
 
-  WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines);
+  // `deadline` (may be null) is the one the watch was opened under, disarmed: the stream's
+  // cancellation still runs through it, so it lives as long as the stream.
+  WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines, std::unique_ptr<RequestDeadline> deadline = nullptr);
   Next next(WatchEvent& out);
   void cancel() { lines_->cancel(); }
   const std::string& problem() const { return problem_; }
 
  private:
   api::Kind kind_;
+  std::unique_ptr<RequestDeadline> deadline_;  // declared first: destroyed after the stream using it
   std::unique_ptr<LineStream> lines_;
-  simdjson::ondemand::parser parser_;
+  api::JsonParser parser_;
   std::string line_;
   std::string problem_;
 };
@@ -89,6 +94,10 @@ class Client {
 
   // `target` is a path with an optional, already-encoded query ("/api/v1/namespaces/x/pods/y").
   // 2xx → the response; anything else → an ApiError with the server's Status.
+  // The shared bucket's rate, for callers that size their own bucket like it.
+  double qps() const { return limiter_.qps(); }
+  int burst() const { return limiter_.burst(); }
+
   ApiResult<HttpResponse> get(const std::string& target, const RequestOptions& options = {});
   ApiResult<HttpResponse> post(const std::string& target, std::string body, const RequestOptions& options = {});
   ApiResult<HttpResponse> put(const std::string& target, std::string body, const RequestOptions& options = {});
@@ -100,13 +109,19 @@ class Client {
   ApiResult<ListResult> list(const Resource& resource, const ListOptions& options, Cancellation* cancel = nullptr);
 
   // Opens a watch; returns once the server accepted it. Not retried on 429: the reflector backs off.
+  // Opening is bounded by the request timeout; the open stream only by the server's
+  // timeoutSeconds and, should the server fall silent, the transport's inactivity timer set a
+  // minute beyond that.
   ApiResult<std::unique_ptr<WatchStream>> watch(const Resource& resource, const WatchOptions& options,
                                                 Cancellation* cancel = nullptr);
 
-  const TokenBucket& rateLimiter() const { return limiter_; }
-
  private:
   ApiResult<HttpResponse> execute(HttpRequest request, const RequestOptions& options);
+  // A time limit for one attempt, under `parent`; null without a request timeout.
+  std::unique_ptr<RequestDeadline> deadlineFor(Cancellation* parent) const;
+  // The HTTP client's inactivity timer under a request timeout: a little longer, so the request
+  // timeout (which counts the whole request and names itself in the error) speaks first.
+  std::chrono::seconds transportTimeout() const;
   // Adds auth, user agent and accept headers; an error when the token cannot be read.
   Status decorate(HttpRequest& request);
 

@@ -8,8 +8,6 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "pkg/kube/token_source.h"
 
@@ -100,12 +98,9 @@ Status checkPemPrivateKey(const std::string& pem) {
 namespace {
 
 Result<std::string> readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error("cannot read " + path.string());
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Status::error("cannot read " + path.string());
-  return buf.str();
+  auto text = readBoundedFile(path.string());
+  if (!text.isOk()) return Status::error("cannot read " + path.string() + ": " + text.error());
+  return text;
 }
 
 // The parts of a kubeconfig we read. yaml-cpp nodes are only accessed through const references

@@ -2,6 +2,7 @@
 // account, and the order kdesched tries them in.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "pkg/base/status.h"
@@ -20,6 +21,10 @@ struct ClientConfig {
   std::string tokenFile;
   double qps = 5;  // 0: 5; negative: no client-side limit
   int burst = 10;  // 0: 10
+  // The longest one request may take, from sending it to the last byte of the answer (a watch: to
+  // its response headers), counted on the client's clock; zero: only the HTTP client's own
+  // inactivity timer. Retries and rate-limit waits are outside it: each attempt gets its own.
+  std::chrono::milliseconds requestTimeout{30000};
   std::string userAgent = defaultUserAgent();
 };
 

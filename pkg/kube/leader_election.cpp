@@ -1,64 +1,15 @@
 #include "pkg/kube/leader_election.h"
 
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
-#include <ctime>
 #include <random>
+
+#include "pkg/base/log.h"
+#include "pkg/kube/wire.h"
 
 namespace kdesched::kube {
 namespace {
-
-std::string microTimeNow() {
-  auto now = std::chrono::system_clock::now();
-  auto secs = std::chrono::system_clock::to_time_t(now);
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(micros));
-  return buf;
-}
-
-// A Cancellation that fires when `parent` does or when `timeout` passes, whichever comes first: it
-// bounds one Lease request (client-go puts a deadline on each attempt too), so neither a SIGTERM nor
-// the loss of leadership waits out the HTTP client's own timeout against a hung API server.
-class BoundedCancellation {
- public:
-  BoundedCancellation(Cancellation* parent, std::chrono::nanoseconds timeout)
-      : cancel_(std::make_shared<Cancellation>()), done_(std::make_shared<Cancellation>()), parent_(parent) {
-    if (parent_) subscription_ = parent_->subscribe([c = cancel_] { c->cancel(); });
-    timer_ = std::thread([c = cancel_, done = done_, expired = expired_, timeout] {
-      if (!done->waitFor(timeout)) {
-        *expired = true;
-        c->cancel();
-      }
-    });
-  }
-  ~BoundedCancellation() {
-    done_->cancel();
-    timer_.join();
-    if (parent_) parent_->unsubscribe(subscription_);
-  }
-  BoundedCancellation(const BoundedCancellation&) = delete;
-  BoundedCancellation& operator=(const BoundedCancellation&) = delete;
-
-  Cancellation* get() { return cancel_.get(); }
-  // "timed out" when the deadline (not the parent) cut the request.
-  std::string describe(const ApiError& e) const {
-    return *expired_ ? "no answer in time: " + e.describe() : e.describe();
-  }
-
- private:
-  std::shared_ptr<std::atomic<bool>> expired_ = std::make_shared<std::atomic<bool>>(false);
-  std::shared_ptr<Cancellation> cancel_;
-  std::shared_ptr<Cancellation> done_;
-  Cancellation* parent_;
-  std::uint64_t subscription_ = 0;
-  std::thread timer_;
-};
 
 // Release is best effort on the way out: a successor takes over after leaseDuration anyway.
 constexpr std::chrono::seconds kMaxReleaseWait{5};
@@ -96,6 +47,8 @@ LeaderElector::~LeaderElector() {
   if (renewer_.joinable()) renewer_.join();
 }
 
+std::string LeaderElector::leaseKey() const { return config_.ns + "/" + config_.name; }
+
 std::string LeaderElector::leasePath() const {
   return "/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases/" + config_.name;
 }
@@ -117,18 +70,19 @@ std::string LeaderElector::body(const Record& r, bool withResourceVersion) const
 bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   const int durationSeconds =
       static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(config_.leaseDuration).count());
-  // One attempt (GET, then PUT or POST) may take at most renewDeadline.
-  BoundedCancellation attempt(cancel, config_.renewDeadline);
+  // One attempt (GET, then PUT or POST) may take at most renewDeadline, as client-go bounds it; each
+  // request of it also has the client's request timeout, which should be the shorter.
+  RequestDeadline attempt(cancel, config_.renewDeadline, clock_);
   RequestOptions opts;
   opts.cancel = attempt.get();
   auto now = clock_->now();
-  std::string nowStr = microTimeNow();
+  const std::string nowStr = rfc3339(clock_->wallNow(), true);
   auto got = client_.get(leasePath(), opts);
   if (!got) {
     if (got.error().cancelled && cancel && cancel->cancelled()) return false;
     if (got.error().code != 404) {
-      spdlog::warn("msg=\"cannot read the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
-                   attempt.describe(got.error()));
+      log::warn("cannot read the leader lease",
+                {{"lease", leaseKey()}, {"error", attempt.explain(got.error().describe())}});
       return false;
     }
     Record fresh{config_.identity, durationSeconds, nowStr, nowStr, 0, ""};
@@ -137,8 +91,8 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
     if (!created) {
       // 409: another replica created it first (they start together); the next attempt reads it.
       if (created.error().code != 409)
-        spdlog::warn("msg=\"cannot create the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
-                     attempt.describe(created.error()));
+        log::warn("cannot create the leader lease",
+                  {{"lease", leaseKey()}, {"error", attempt.explain(created.error().describe())}});
       return false;
     }
     // The version to release from, should release() come before the first renewal.
@@ -164,7 +118,7 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
     current.transitions = spec.value("leaseTransitions", 0);
     current.resourceVersion = j.at("metadata").value("resourceVersion", "");
   } catch (const std::exception& e) {
-    spdlog::warn("msg=\"cannot decode the leader lease\" error=\"{}\"", e.what());
+    log::warn("cannot decode the leader lease", {{"error", e.what()}});
     return false;
   }
 
@@ -193,8 +147,8 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   if (!put) {
     if (put.error().cancelled && cancel && cancel->cancelled()) return false;
     if (put.error().code != 409)
-      spdlog::warn("msg=\"cannot update the leader lease\" lease={}/{} error=\"{}\"", config_.ns, config_.name,
-                   attempt.describe(put.error()));
+      log::warn("cannot update the leader lease",
+                {{"lease", leaseKey()}, {"error", attempt.explain(put.error().describe())}});
     return false;
   }
   try {
@@ -209,23 +163,23 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
 }
 
 bool LeaderElector::acquire(Cancellation& cancel) {
-  spdlog::info("msg=\"waiting for leadership\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+  log::info("waiting for leadership", {{"lease", leaseKey()}, {"identity", config_.identity}});
   while (!cancel.cancelled()) {
     if (tryAcquireOrRenew(&cancel)) {
       std::lock_guard<std::mutex> lock(mu_);
       held_ = true;
       lastRenew_ = clock_->now();
-      spdlog::info("msg=\"became leader\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+      log::info("became leader", {{"lease", leaseKey()}, {"identity", config_.identity}});
       return true;
     }
-    if (cancel.waitFor(config_.retryPeriod)) break;
+    if (!clock_->sleepFor(config_.retryPeriod, &cancel)) break;
   }
   return false;
 }
 
 void LeaderElector::startRenewing(std::function<void()> onLost) {
   renewer_ = std::thread([this, onLost = std::move(onLost)] {
-    while (!stop_.waitFor(config_.retryPeriod)) {
+    while (clock_->sleepFor(config_.retryPeriod, &stop_)) {
       if (tryAcquireOrRenew(&stop_)) {
         std::lock_guard<std::mutex> lock(mu_);
         lastRenew_ = clock_->now();
@@ -240,7 +194,7 @@ void LeaderElector::startRenewing(std::function<void()> onLost) {
         if (lost) held_ = false;
       }
       if (lost) {
-        spdlog::error("msg=\"leadership lost\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+        log::error("leadership lost", {{"lease", leaseKey()}, {"identity", config_.identity}});
         if (onLost) onLost();
         return;
       }
@@ -251,11 +205,6 @@ void LeaderElector::startRenewing(std::function<void()> onLost) {
 bool LeaderElector::isLeader() const {
   std::lock_guard<std::mutex> lock(mu_);
   return held_ && clock_->now() - lastRenew_ < config_.renewDeadline;
-}
-
-std::string LeaderElector::observedHolder() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return observed_.holder;
 }
 
 void LeaderElector::release() {
@@ -274,15 +223,15 @@ void LeaderElector::release() {
   if (!wasHeld || r.holder != config_.identity) return;
   r.holder.clear();
   r.leaseDurationSeconds = 1;
-  r.renewTime = microTimeNow();
-  BoundedCancellation bounded(nullptr, std::min<std::chrono::nanoseconds>(config_.renewDeadline, kMaxReleaseWait));
+  r.renewTime = rfc3339(clock_->wallNow(), true);
+  RequestDeadline bounded(nullptr, std::min<Clock::Duration>(config_.renewDeadline, kMaxReleaseWait), clock_);
   RequestOptions opts;
   opts.cancel = bounded.get();
   auto put = client_.put(leasePath(), body(r, true), opts);
   if (put)
-    spdlog::info("msg=\"released leadership\" lease={}/{} identity={}", config_.ns, config_.name, config_.identity);
+    log::info("released leadership", {{"lease", leaseKey()}, {"identity", config_.identity}});
   else
-    spdlog::warn("msg=\"cannot release the lease\" error=\"{}\"", bounded.describe(put.error()));
+    log::warn("cannot release the lease", {{"error", bounded.explain(put.error().describe())}});
 }
 
 }  // namespace kdesched::kube

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "pkg/evictor/live_conditions.h"
 #include "pkg/kube/client.h"
 
 namespace kdesched::kube {
@@ -32,24 +33,22 @@ struct LeaderElectionConfig {
 Status validateLeaderElection(const LeaderElectionConfig& c);
 std::string defaultIdentity();
 
-class LeaderElector {
+class LeaderElector : public evictor::Leadership {
  public:
   LeaderElector(Client& client, LeaderElectionConfig config, std::shared_ptr<Clock> clock);
-  ~LeaderElector();
+  ~LeaderElector() override;
 
   // Blocks until this process holds the lease (true) or `cancel` fires (false).
   bool acquire(Cancellation& cancel);
   // Renews in the background; `onLost` runs once (on the renew thread) when leadership is lost.
   void startRenewing(std::function<void()> onLost);
   // Held, and renewed less than renewDeadline ago.
-  bool isLeader() const;
+  bool isLeader() const override;
   // Stops renewing (cutting a renewal in flight) and, if still the leader, empties holderIdentity
   // so a successor need not wait a full leaseDuration. Bounded: at most min(renewDeadline, 5 s).
   void release();
 
   const std::string& identity() const { return config_.identity; }
-  // The holder last seen in the record ("" when none), for logs and readiness.
-  std::string observedHolder() const;
 
  private:
   struct Record {
@@ -64,6 +63,7 @@ class LeaderElector {
   // afterwards.
   bool tryAcquireOrRenew(Cancellation* cancel);
   std::string leasePath() const;
+  std::string leaseKey() const;  // namespace/name, for logs
   std::string body(const Record& r, bool withResourceVersion) const;
 
   Client& client_;

@@ -1,8 +1,8 @@
 #include "pkg/kube/reflector.h"
 
-#include <spdlog/spdlog.h>
-
 #include <cmath>
+
+#include "pkg/base/log.h"
 
 namespace kdesched::kube {
 namespace {
@@ -13,7 +13,40 @@ std::string keyOf(const api::Object& obj) {
 
 double secondsBetween(Clock::TimePoint a, Clock::TimePoint b) { return std::chrono::duration<double>(b - a).count(); }
 
+// A failure repeated within this long is logged at debug: with the backoff capped at 30 s a
+// refused LIST would otherwise warn twice a minute for as long as the RBAC rule is missing.
+constexpr std::chrono::minutes kRepeatQuiet{1};
+
 }  // namespace
+
+ReflectorObservers::ReflectorObservers(std::vector<ReflectorObserver*> observers) {
+  for (ReflectorObserver* o : observers)
+    if (o) observers_.push_back(o);
+}
+
+void ReflectorObservers::onList(api::Kind kind, std::size_t objects, double seconds) {
+  for (ReflectorObserver* o : observers_) o->onList(kind, objects, seconds);
+}
+
+void ReflectorObservers::onWatchOpened(api::Kind kind) {
+  for (ReflectorObserver* o : observers_) o->onWatchOpened(kind);
+}
+
+void ReflectorObservers::onWatchRestart(api::Kind kind, const std::string& reason) {
+  for (ReflectorObserver* o : observers_) o->onWatchRestart(kind, reason);
+}
+
+void ReflectorObservers::onRelist(api::Kind kind, const std::string& reason) {
+  for (ReflectorObserver* o : observers_) o->onRelist(kind, reason);
+}
+
+void ReflectorObservers::onEvent(api::Kind kind, WatchEventType type) {
+  for (ReflectorObserver* o : observers_) o->onEvent(kind, type);
+}
+
+void ReflectorObservers::onError(api::Kind kind, const ReflectorFailure& failure) {
+  for (ReflectorObserver* o : observers_) o->onError(kind, failure);
+}
 
 Reflector::Reflector(Client& client, Resource resource, cluster::Store& store, ReflectorOptions options,
                      ReflectorObserver* observer)
@@ -63,6 +96,7 @@ void Reflector::run() {
         backoff();
         continue;
       }
+      if (options_.listOnly) return;
       needList = false;
     }
     switch (watchOnce()) {
@@ -96,9 +130,10 @@ bool Reflector::relist() {
   if (!listed.isOk()) {
     if (listed.error().cancelled || cancel_.cancelled()) return false;
     if (listed.error().isGone()) rvUnavailable_ = true;
-    spdlog::warn("reflector list failed resource={} requested_rv=\"{}\" error=\"{}\"", resource_.name, rv,
-                 listed.error().describe());
-    reportError("list failed: " + listed.error().describe());
+    const std::string error = listed.error().describe();
+    log::write(unlessRepeated("list " + error, log::Level::Warn), "reflector list failed",
+               {{"resource", resource_.name}, {"requested_rv", rv}, {"error", error}});
+    reportError({"list", listed.error().code, error});
     return false;
   }
   const double seconds = secondsBetween(start, clock_->now());
@@ -107,8 +142,13 @@ bool Reflector::relist() {
   setResourceVersion(listed->resourceVersion);
   rvUnavailable_ = false;
   synced_.store(true);
-  spdlog::info("reflector listed resource={} objects={} vanished={} pages={} restarts={} rv={} seconds={:.3f}",
-               resource_.name, count, deletes, listed->pages, listed->restarts, listed->resourceVersion, seconds);
+  log::info("reflector listed", {{"resource", resource_.name},
+                                 {"objects", count},
+                                 {"vanished", deletes},
+                                 {"pages", listed->pages},
+                                 {"restarts", listed->restarts},
+                                 {"rv", listed->resourceVersion},
+                                 {"seconds", std::round(seconds * 1000) / 1000}});
   if (observer_) observer_->onList(resource_.kind, count, seconds);
   return true;
 }
@@ -128,9 +168,14 @@ Reflector::After Reflector::watchOnce() {
       requestRelist("gone", "watch from rv=" + wo.resourceVersion + " refused: " + opened.error().describe());
       return After::Relist;
     }
-    reportError("watch failed rv=" + wo.resourceVersion + ": " + opened.error().describe());
-    restartWatch("open_failed", opened.error().describe());
-    return After::Backoff;
+    const std::string error = opened.error().describe();
+    ReflectorFailure failure{"watch", opened.error().code, error};
+    reportError(failure);
+    restartWatch("open_failed", error);
+    if (!failure.denied()) return After::Backoff;
+    // Start over with a LIST once allowed again: the cache is replaced, not patched up.
+    rvUnavailable_ = true;
+    return After::Relist;
   }
   std::unique_ptr<WatchStream> stream = std::move(opened).value();
   {
@@ -138,6 +183,8 @@ Reflector::After Reflector::watchOnce() {
     if (cancel_.cancelled()) return After::Stop;
     current_ = stream.get();
   }
+  lastLogged_.clear();  // working again: the next failure is news
+  if (observer_) observer_->onWatchOpened(resource_.kind);
   const After after = handleStream(*stream, start);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -159,9 +206,12 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
             requestRelist("gone", "watch ERROR event: " + event.error.describe());
             return After::Relist;
           }
-          reportError("watch ERROR event: " + event.error.describe());
+          ReflectorFailure failure{"watch", event.error.code, "watch ERROR event: " + event.error.describe()};
+          reportError(failure);
           restartWatch("error_event", event.error.describe());
-          return After::Backoff;
+          if (!failure.denied()) return After::Backoff;
+          rvUnavailable_ = true;
+          return After::Relist;
         }
         apply(event);
         ++events;
@@ -170,8 +220,9 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
         if (cancel_.cancelled()) return After::Stop;
         const auto lasted = clock_->now() - start;
         if (events == 0 && lasted < options_.shortWatch) {
-          reportError("very short watch: closed after " + std::to_string(secondsBetween(start, clock_->now())) +
-                      "s without an event");
+          reportError({"watch", 0,
+                       "very short watch: closed after " + std::to_string(secondsBetween(start, clock_->now())) +
+                           "s without an event"});
           restartWatch("very_short", "closed without events");
           return After::Backoff;
         }
@@ -180,12 +231,12 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
       }
       case WatchStream::Next::Broken:
         if (cancel_.cancelled()) return After::Stop;
-        reportError("watch stream broken: " + stream.problem());
+        reportError({"watch", 0, "watch stream broken: " + stream.problem()});
         restartWatch("broken", stream.problem());
         return After::Backoff;
       case WatchStream::Next::Malformed:
         // We cannot tell what the line meant, so the store may now be missing a change: relist.
-        reportError("malformed watch event: " + stream.problem());
+        reportError({"watch", 0, "malformed watch event: " + stream.problem()});
         requestRelist("malformed", stream.problem());
         return After::Relist;
     }
@@ -196,14 +247,17 @@ void Reflector::apply(WatchEvent& event) {
   switch (event.type) {
     case WatchEventType::Added:
     case WatchEventType::Modified:
-      spdlog::debug("reflector event resource={} type={} key={} rv={}", resource_.name, toString(event.type),
-                    keyOf(event.object), event.resourceVersion);
+      if (log::enabled(log::Level::Debug))
+        log::debug("reflector event", {{"resource", resource_.name},
+                                       {"type", toString(event.type)},
+                                       {"key", keyOf(event.object)},
+                                       {"rv", event.resourceVersion}});
       store_.upsert(std::move(event.object));
       break;
     case WatchEventType::Deleted: {
       const std::string key = keyOf(event.object);
-      spdlog::debug("reflector event resource={} type=DELETED key={} rv={}", resource_.name, key,
-                    event.resourceVersion);
+      log::debug("reflector event",
+                 {{"resource", resource_.name}, {"type", "DELETED"}, {"key", key}, {"rv", event.resourceVersion}});
       store_.remove(resource_.kind, key);
       break;
     }
@@ -217,28 +271,36 @@ void Reflector::apply(WatchEvent& event) {
 
 void Reflector::backoff() {
   const Clock::Duration wait = backoff_.next();
-  spdlog::debug("reflector backoff resource={} wait_ms={}", resource_.name,
-                std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+  log::debug("reflector backoff", {{"resource", resource_.name},
+                                   {"wait_ms", std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()}});
   clock_->sleepFor(wait, &cancel_);
 }
 
 void Reflector::restartWatch(const std::string& reason, const std::string& detail) {
   // A watch the server ended on schedule is routine: keep it out of the default log.
-  spdlog::log(reason == "closed" ? spdlog::level::debug : spdlog::level::info,
-              "reflector watch restart resource={} reason={} rv={} detail=\"{}\"", resource_.name, reason,
-              lastResourceVersion(), detail);
+  const log::Level level = reason == "closed" ? log::Level::Debug : unlessRepeated(reason + detail, log::Level::Info);
+  log::write(level, "reflector watch restart",
+             {{"resource", resource_.name}, {"reason", reason}, {"rv", lastResourceVersion()}, {"detail", detail}});
   if (observer_) observer_->onWatchRestart(resource_.kind, reason);
 }
 
 void Reflector::requestRelist(const std::string& reason, const std::string& detail) {
-  spdlog::warn("reflector relist resource={} reason={} rv={} detail=\"{}\"", resource_.name, reason,
-               lastResourceVersion(), detail);
+  log::warn("reflector relist",
+            {{"resource", resource_.name}, {"reason", reason}, {"rv", lastResourceVersion()}, {"detail", detail}});
   if (observer_) observer_->onRelist(resource_.kind, reason);
 }
 
 // Logged by the caller's restart/relist line; here only counted.
-void Reflector::reportError(const std::string& message) {
-  if (observer_) observer_->onError(resource_.kind, message);
+void Reflector::reportError(ReflectorFailure failure) {
+  if (observer_) observer_->onError(resource_.kind, failure);
+}
+
+log::Level Reflector::unlessRepeated(const std::string& key, log::Level level) {
+  const Clock::TimePoint now = clock_->now();
+  if (key == lastLogged_ && now - lastLoggedAt_ < kRepeatQuiet) return log::Level::Debug;
+  lastLogged_ = key;
+  lastLoggedAt_ = now;
+  return level;
 }
 
 }  // namespace kdesched::kube

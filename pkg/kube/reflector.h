@@ -1,8 +1,11 @@
 // Keeps one resource's objects in the Store in step with the API server, as client-go's Reflector
 // does: LIST (replace the store), then WATCH from the list's resourceVersion applying each event;
 // resume from the last resourceVersion seen (bookmarks advance it) when a watch ends; relist when
-// the server says that version is gone (410) or a line cannot be decoded; back off exponentially
-// on every other error and re-watch without relisting (a relist is the expensive request).
+// the server says that version is gone (410) or a line cannot be decoded, and after a watch was
+// refused (401/403: client-go's ListAndWatch returns on such an error and starts over with a
+// LIST); back off exponentially on every other error and re-watch without relisting (a relist is
+// the expensive request). Repeats of one failure are logged at debug within a minute: the cache's
+// health (cache_health.h) says once, at warning level, what is missing.
 #pragma once
 
 #include <atomic>
@@ -12,7 +15,9 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "pkg/base/log.h"
 #include "pkg/cluster/store.h"
 #include "pkg/kube/backoff.h"
 #include "pkg/kube/client.h"
@@ -28,21 +33,50 @@ struct ReflectorOptions {
   // re-watching at once would hot-loop against a server that closes every watch.
   std::chrono::milliseconds shortWatch{1000};
   std::int64_t pageSize = 500;
+  // One LIST, then stop: for a one-shot run, which decides on that list alone and never needs the
+  // watch (so neither its RBAC verb nor its failures can get in the way).
+  bool listOnly = false;
   std::shared_ptr<Clock> clock;    // null: the system clock
   std::function<double()> random;  // uniform [0, 1); null: seeded from the OS
 };
 
-// Hooks for metrics; called on the reflector's thread, so they must be quick. Restart and relist
-// reasons are fixed tokens (bounded label values): closed, very_short, broken, open_failed,
-// error_event, gone, malformed.
+// A LIST or WATCH that failed: the request's RBAC verb, the HTTP status, and what happened.
+struct ReflectorFailure {
+  std::string verb;  // "list" or "watch"
+  int code = 0;      // the HTTP status or a watch ERROR event's code; 0: no answer, a broken stream
+  std::string message;
+  // Refused for who we are (401) or what we may do (403): no retry helps until someone changes it.
+  bool denied() const { return code == 401 || code == 403; }
+};
+
+// Hooks for metrics and the cache's health; called on the reflector's thread, so they must be
+// quick. Restart and relist reasons are fixed tokens (bounded label values): closed, very_short,
+// broken, open_failed, error_event, gone, malformed.
 class ReflectorObserver {
  public:
   virtual ~ReflectorObserver() = default;
   virtual void onList(api::Kind, std::size_t /*objects*/, double /*seconds*/) {}
+  // The server accepted a watch: changes flow into the store again.
+  virtual void onWatchOpened(api::Kind) {}
   virtual void onWatchRestart(api::Kind, const std::string& /*reason*/) {}
   virtual void onRelist(api::Kind, const std::string& /*reason*/) {}
   virtual void onEvent(api::Kind, WatchEventType) {}
-  virtual void onError(api::Kind, const std::string& /*message*/) {}
+  virtual void onError(api::Kind, const ReflectorFailure&) {}
+};
+
+// Several observers as one (a reflector takes one): each hears every call, in order.
+class ReflectorObservers : public ReflectorObserver {
+ public:
+  explicit ReflectorObservers(std::vector<ReflectorObserver*> observers);  // null entries are left out
+  void onList(api::Kind kind, std::size_t objects, double seconds) override;
+  void onWatchOpened(api::Kind kind) override;
+  void onWatchRestart(api::Kind kind, const std::string& reason) override;
+  void onRelist(api::Kind kind, const std::string& reason) override;
+  void onEvent(api::Kind kind, WatchEventType type) override;
+  void onError(api::Kind kind, const ReflectorFailure& failure) override;
+
+ private:
+  std::vector<ReflectorObserver*> observers_;
 };
 
 class Reflector {
@@ -77,7 +111,9 @@ class Reflector {
   // `reason` is a short fixed token for metrics labels; `detail` goes to the log only.
   void restartWatch(const std::string& reason, const std::string& detail);
   void requestRelist(const std::string& reason, const std::string& detail);
-  void reportError(const std::string& message);
+  void reportError(ReflectorFailure failure);
+  // `level`, or debug when the same failure (`key`) was logged less than a minute ago.
+  log::Level unlessRepeated(const std::string& key, log::Level level);
 
   Client& client_;
   Resource resource_;
@@ -94,8 +130,12 @@ class Reflector {
   bool started_ = false;
   WatchStream* current_ = nullptr;  // the open watch, so stop() can cut it
   std::string lastRv_;
-  // After a 410 the last version is useless: relist with "" (a consistent read) instead.
+  // Relist with "" (a consistent read, in pages) rather than from the last version: after a 410
+  // that version is useless, and after a refused watch the cache is to be replaced with the
+  // current state (it may have missed changes for a long time).
   bool rvUnavailable_ = false;
+  std::string lastLogged_;  // the last failure logged at its own level, and when
+  Clock::TimePoint lastLoggedAt_{};
   std::atomic<bool> synced_{false};
 };
 

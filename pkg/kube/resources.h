@@ -3,7 +3,6 @@
 // in descheduler#671).
 #pragma once
 
-#include <array>
 #include <string_view>
 
 #include "pkg/api/decode.h"
@@ -14,20 +13,25 @@ struct Resource {
   api::Kind kind;
   std::string_view name;  // the plural resource name, for logs and metrics
   std::string_view path;  // the cluster-wide collection: LIST and WATCH go here
-  bool namespaced;
 };
 
-inline constexpr Resource kPods{api::Kind::Pod, "pods", "/api/v1/pods", true};
-inline constexpr Resource kNodes{api::Kind::Node, "nodes", "/api/v1/nodes", false};
-inline constexpr Resource kNamespaces{api::Kind::Namespace, "namespaces", "/api/v1/namespaces", false};
+inline constexpr Resource kPods{api::Kind::Pod, "pods", "/api/v1/pods"};
+inline constexpr Resource kNodes{api::Kind::Node, "nodes", "/api/v1/nodes"};
+inline constexpr Resource kNamespaces{api::Kind::Namespace, "namespaces", "/api/v1/namespaces"};
 inline constexpr Resource kPodDisruptionBudgets{api::Kind::PodDisruptionBudget, "poddisruptionbudgets",
-                                                "/apis/policy/v1/poddisruptionbudgets", true};
-inline constexpr Resource kPriorityClasses{api::Kind::PriorityClass, "priorityclasses",
-                                           "/apis/scheduling.k8s.io/v1/priorityclasses", false};
+                                                "/apis/policy/v1/poddisruptionbudgets"};
 inline constexpr Resource kPersistentVolumeClaims{api::Kind::PersistentVolumeClaim, "persistentvolumeclaims",
-                                                  "/api/v1/persistentvolumeclaims", true};
+                                                  "/api/v1/persistentvolumeclaims"};
 
-inline constexpr std::array<Resource, 6> kWatchedResources{
-    kPods, kNodes, kNamespaces, kPodDisruptionBudgets, kPriorityClasses, kPersistentVolumeClaims};
+// Every resource the live modes cache, in the order they start.
+inline constexpr Resource kCachedResources[] = {kPods, kNodes, kNamespaces, kPodDisruptionBudgets,
+                                                kPersistentVolumeClaims};
+
+// The plural resource name of a cached kind ("pods"); the kind's own name for any other.
+inline std::string_view resourceName(api::Kind kind) {
+  for (const Resource& r : kCachedResources)
+    if (r.kind == kind) return r.name;
+  return api::toString(kind);
+}
 
 }  // namespace kdesched::kube

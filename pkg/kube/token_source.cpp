@@ -1,16 +1,33 @@
 #include "pkg/kube/token_source.h"
 
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 namespace kdesched::kube {
 
+Result<std::string> readBoundedFile(const std::string& path, std::size_t maxBytes) {
+  errno = 0;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) return Status::error(std::strerror(errno ? errno : ENOENT));
+  std::string text;
+  char chunk[64 * 1024];
+  while (std::size_t n = std::fread(chunk, 1, sizeof chunk, file.get())) {
+    if (text.size() + n > maxBytes) {
+      const bool mib = maxBytes >= (std::size_t{1} << 20) && maxBytes % (std::size_t{1} << 20) == 0;
+      return Status::error("larger than " + std::to_string(mib ? maxBytes >> 20 : maxBytes) +
+                           (mib ? " MiB" : " bytes") + "; is this the right file?");
+    }
+    text.append(chunk, n);
+  }
+  if (std::ferror(file.get())) return Status::error(std::strerror(errno ? errno : EIO));
+  return text;
+}
+
 Result<std::string> readTokenFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error("cannot read the token file " + path);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  std::string token = buf.str();
+  auto text = readBoundedFile(path);
+  if (!text.isOk()) return Status::error("cannot read the token file " + path + ": " + text.error());
+  std::string token = std::move(*text);
   constexpr std::string_view kSpace = " \t\r\n";
   const auto b = token.find_first_not_of(kSpace);
   if (b == std::string::npos) return Status::error("the token file " + path + " is empty");

@@ -51,6 +51,16 @@ class CachedFileTokenSource final : public TokenSource {
 };
 
 // Reads a token file, trimming surrounding whitespace (the file usually ends with a newline).
+// More than kMaxCredentialFileBytes is an error: no token is that long.
 Result<std::string> readTokenFile(const std::string& path);
+
+// Kubeconfigs, CA bundles, client certificates, keys and tokens are a few KiB; a path that names
+// /dev/zero, a log file or a disk must fail with a clear error, not read until memory runs out.
+inline constexpr std::size_t kMaxCredentialFileBytes = std::size_t{16} << 20;
+
+// Reads a whole file in chunks (it may be a pipe, e.g. --kubeconfig <(...)), refusing more than
+// maxBytes. The error is the reason alone ("No such file or directory", "larger than 16 MiB; ..."):
+// the caller names the file and what it is for.
+Result<std::string> readBoundedFile(const std::string& path, std::size_t maxBytes = kMaxCredentialFileBytes);
 
 }  // namespace kdesched::kube

@@ -1,6 +1,9 @@
 #include "pkg/kube/wire.h"
 
+#include <ctime>
 #include <exception>
+
+#include "pkg/api/detail/ondemand.h"
 
 namespace kdesched::kube {
 namespace {
@@ -167,11 +170,11 @@ Status decodeListPage(api::Kind kind, std::string& body, ListPage& out) {
   }
 }
 
-Status decodeWatchEvent(api::Kind kind, std::string& line, od::parser& parser, WatchEvent& out) {
+Status decodeWatchEvent(api::Kind kind, std::string& line, api::JsonParser& parser, WatchEvent& out) {
   try {
     out = WatchEvent{};
     od::document doc;
-    if (auto e = parser.iterate(padded(line)).get(doc)) return jsonError("", e);
+    if (auto e = parser.impl().parser.iterate(padded(line)).get(doc)) return jsonError("", e);
     od::object root;
     if (auto e = doc.get_object().get(root)) return jsonError("", e);
     bool haveType = false;
@@ -180,6 +183,11 @@ Status decodeWatchEvent(api::Kind kind, std::string& line, od::parser& parser, W
     for (auto field : root) {
       std::string_view key;
       if (auto e = field.unescaped_key().get(key)) return jsonError("", e);
+      // A repeated field is refused: with a second "type" after the object, the event kept the
+      // object decoded (or skipped, for a BOOKMARK) under the first type.
+      if ((key == "type" && haveType) || (key == "object" && haveObject)) {
+        return Status::error(std::string(key) + ": appears more than once in the event");
+      }
       if (key == "type") {
         std::string_view t;
         if (auto e = field.value().get_string().get(t)) return jsonError("type", e);
@@ -211,6 +219,24 @@ Status decodeWatchEvent(api::Kind kind, std::string& line, od::parser& parser, W
   } catch (const std::exception& e) {
     return Status::error(std::string("decoding the watch event failed: ") + e.what());
   }
+}
+
+std::string rfc3339(Clock::WallTime t, bool micros) {
+  const auto since = t.time_since_epoch();
+  const auto secs = std::chrono::floor<std::chrono::seconds>(since);
+  const std::time_t tt = static_cast<std::time_t>(secs.count());
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[64];
+  if (micros) {
+    const long long us = std::chrono::duration_cast<std::chrono::microseconds>(since - secs).count();
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
+  } else {
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
+  }
+  return buf;
 }
 
 }  // namespace kdesched::kube

@@ -2,12 +2,11 @@
 // JSON DOM of a page is ever built). An object is only handed out once it decoded completely.
 #pragma once
 
-#include <simdjson.h>
-
 #include <string>
 #include <vector>
 
 #include "pkg/api/decode.h"
+#include "pkg/base/clock.h"
 #include "pkg/kube/api_error.h"
 
 namespace kdesched::kube {
@@ -34,6 +33,10 @@ struct WatchEvent {
 
 // Decodes one line of a JSON watch stream: {"type":"ADDED","object":{...}}. `line` may be
 // reallocated for padding; `parser` is reused across lines (it keeps its buffers).
-Status decodeWatchEvent(api::Kind kind, std::string& line, simdjson::ondemand::parser& parser, WatchEvent& out);
+Status decodeWatchEvent(api::Kind kind, std::string& line, api::JsonParser& parser, WatchEvent& out);
+
+// "2026-01-02T03:04:05Z", or with microseconds "2026-01-02T03:04:05.123456Z" (metav1.MicroTime),
+// as timestamps are written to the API server.
+std::string rfc3339(Clock::WallTime t, bool micros);
 
 }  // namespace kdesched::kube

@@ -2,7 +2,9 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 namespace kdesched::metrics {
 namespace {
@@ -15,8 +17,9 @@ const prometheus::Histogram::BucketBoundaries kReactionBuckets = {0.05, 0.1, 0.2
 
 }  // namespace
 
-Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& strategies)
-    : registry_(std::make_shared<prometheus::Registry>()) {
+Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& strategies, ProcSource process)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      process_(std::make_shared<ProcessCollector>(std::move(process))) {
   auto& r = *registry_;
   evicted_ = &prometheus::BuildCounter()
                   .Name("descheduler_pods_evicted_total")
@@ -59,7 +62,7 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
                   .Name("kdesched_evictions_refused_total")
                   .Help(
                       "Pods a plugin chose that were not evicted, by reason (filter, preEvictionFilter, limit-*, pdb, "
-                      "api, anti-flapping)")
+                      "api, anti-flapping, shutdown, stale-cache, not-leader)")
                   .Register(r);
   watchRestarts_ = &prometheus::BuildCounter()
                         .Name("kdesched_watch_restarts_total")
@@ -129,9 +132,37 @@ void Metrics::triggerRun() { triggerRuns_->Add({}).Increment(); }
 void Metrics::eventToEviction(double seconds) { eventToEviction_->Add({}, kReactionBuckets).Observe(seconds); }
 void Metrics::evictionSuppressed(const std::string& reason) { suppressed_->Add({{"reason", reason}}).Increment(); }
 
+void Metrics::cacheStaleSource(StaleSource source) {
+  std::lock_guard<std::mutex> lock(staleMu_);
+  stale_ = std::move(source);
+}
+
 std::string Metrics::serialize() const {
   std::ostringstream out;
-  prometheus::TextSerializer().Serialize(out, registry_->Collect());
+  auto families = registry_->Collect();
+  auto processFamilies = process_->Collect();
+  families.insert(families.end(), std::make_move_iterator(processFamilies.begin()),
+                  std::make_move_iterator(processFamilies.end()));
+  StaleSource stale;
+  {
+    std::lock_guard<std::mutex> lock(staleMu_);
+    stale = stale_;
+  }
+  if (stale) {
+    prometheus::MetricFamily f;
+    f.name = "kdesched_cache_stale";
+    f.help =
+        "1 while a resource's cache cannot be trusted (its LIST or WATCH refused, or failing too long), by resource";
+    f.type = prometheus::MetricType::Gauge;
+    for (const auto& [resource, isStale] : stale()) {
+      prometheus::ClientMetric m;
+      m.label.push_back({"resource", resource});
+      m.gauge.value = isStale ? 1 : 0;
+      f.metric.push_back(std::move(m));
+    }
+    families.push_back(std::move(f));
+  }
+  prometheus::TextSerializer().Serialize(out, families);
   return out.str();
 }
 

@@ -1,5 +1,6 @@
 // Prometheus metrics with upstream descheduler's names and labels (existing dashboards keep
-// working), plus kdesched's own: refusals by reason, watch health, cache sizes, last good cycle.
+// working), plus kdesched's own: refusals by reason, watch health, cache sizes, last good cycle,
+// plus the Go client's process_* series (process_collector.h).
 #pragma once
 
 #include <prometheus/counter.h>
@@ -8,10 +9,14 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "pkg/metrics/process_collector.h"
 
 namespace kdesched::metrics {
 
@@ -23,13 +28,16 @@ struct StrategyId {
 class Metrics {
  public:
   // `strategies`: every enabled deschedule/balance plugin per profile; their series exist at zero
-  // from the start (upstream only shows build_info until the first eviction).
-  Metrics(const std::string& version, const std::vector<StrategyId>& strategies);
+  // from the start (upstream only shows build_info until the first eviction). `process`: where the
+  // process_* series are read from (tests point it at fixture files).
+  Metrics(const std::string& version, const std::vector<StrategyId>& strategies,
+          ProcSource process = ProcSource::system());
 
   // result: "success", "error", or a refusal kind; namespace and node of the pod.
   void podEvicted(const std::string& result, const std::string& strategy, const std::string& profile,
                   const std::string& ns, const std::string& node);
-  // Why the evictor (or the API server) said no: filter, preEvictionFilter, limit-*, pdb, api, ...
+  // Why the evictor (or the API server) said no: filter, preEvictionFilter, limit-*, pdb, api,
+  // anti-flapping, shutdown, stale-cache, not-leader.
   void evictionRefused(const std::string& reason, const std::string& strategy, const std::string& profile);
   void loopDuration(double seconds);
   void strategyDuration(const std::string& strategy, const std::string& profile, double seconds);
@@ -42,13 +50,23 @@ class Metrics {
   void triggerRun();
   void eventToEviction(double seconds);
   void evictionSuppressed(const std::string& reason);
+  // kdesched_cache_stale{resource}: 1 while a resource's cache cannot be trusted (access refused,
+  // or no refresh for too long), else 0. Read from `source` at each scrape rather than pushed: a
+  // cache goes stale by time alone, and a scrape must show it without anything else noticing
+  // first. Every resource the source names is a series.
+  using StaleSource = std::function<std::vector<std::pair<std::string, bool>>()>;
+  void cacheStaleSource(StaleSource source);
 
-  // Text exposition format of everything registered.
+  // Text exposition format of everything registered and of the process collector.
   std::string serialize() const;
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
+  // A prometheus::Registry holds only its own families, so the collector is served beside it.
+  std::shared_ptr<ProcessCollector> process_;
+  mutable std::mutex staleMu_;
+  StaleSource stale_;
   prometheus::Family<prometheus::Counter>* evicted_;
   prometheus::Family<prometheus::Counter>* evictedDeprecated_;
   prometheus::Family<prometheus::Histogram>* loop_;

@@ -1,6 +1,6 @@
-// The HTTP endpoint operators and kubelets talk to: /metrics (Prometheus text), /healthz (the
-// process is alive) and /readyz (caches synced and leadership known). Plain HTTP; upstream serves
-// HTTPS with a self-signed certificate on the same port (10258).
+// The endpoint operators and kubelets talk to: /metrics (Prometheus text), /healthz (the process
+// is alive) and /readyz (caches synced and leadership known). HTTPS as upstream's (a self-signed
+// certificate unless --tls-cert-file/--tls-private-key-file are given); plain HTTP only when asked.
 #pragma once
 
 #include <functional>
@@ -9,6 +9,7 @@
 
 #include "pkg/base/status.h"
 #include "pkg/metrics/metrics.h"
+#include "pkg/metrics/tls.h"
 
 namespace kdesched::metrics {
 
@@ -21,8 +22,9 @@ class Server {
  public:
   Server(Metrics* metrics, std::function<Readiness()> readiness);
   ~Server();
-  // Starts listening; a taken port or a bad address is an error naming both.
-  Status start(const std::string& bindAddress, int port);
+  // Starts listening; a taken port, a bad address or an unusable certificate is an error naming it.
+  // `now` stamps a self-signed certificate.
+  Status start(const std::string& bindAddress, int port, const TlsOptions& tls, Clock::WallTime now);
   void stop();
 
  private:

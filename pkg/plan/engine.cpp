@@ -14,6 +14,10 @@ Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::Bui
   auto profiles = framework::buildProfiles(e.policy, registry, ctx);
   if (!profiles.isOk()) return profiles.status();
   e.profiles = std::move(profiles.value());
+  auto extension = trigger::decodeExtension(e.policy.extension);
+  if (!extension.isOk()) return Status::error(e.policy.sourceName + ": " + extension.error());
+  e.extension = std::move(extension.value());
+  e.clock = ctx.now.clock();
   return e;
 }
 
@@ -25,7 +29,7 @@ evictor::EvictionLimits Engine::limits() const {
 
 framework::CycleResult Engine::runCycle(const cluster::Snapshot& snapshot, evictor::EvictionChain& chain,
                                         framework::CycleObserver* observer, const framework::CycleScope& scope) const {
-  return framework::runCycle(profiles, snapshot, policy.nodeSelectorParsed, chain, observer, scope);
+  return framework::runCycle(profiles, snapshot, policy.nodeSelectorParsed, chain, *clock, observer, scope);
 }
 
 Result<Engine> buildEngine(const std::string& policyPath, const framework::BuildContext& ctx) {

@@ -1,7 +1,8 @@
-// The decision engine every mode shares: a policy, its built profiles, and one cycle over a
-// snapshot through an eviction chain.
+// The decision engine every mode shares: a policy, its built profiles (and its `kdesched:` block),
+// and one cycle over a snapshot through an eviction chain.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,12 +10,15 @@
 #include "pkg/framework/cycle.h"
 #include "pkg/framework/profile.h"
 #include "pkg/policy/policy.h"
+#include "pkg/trigger/config.h"
 
 namespace kdesched::plan {
 
 struct Engine {
   policy::DeschedulerPolicy policy;
   std::vector<framework::Profile> profiles;
+  trigger::Extension extension;  // triggers and anti-flapping (used by the daemon; checked by every mode)
+  std::shared_ptr<Clock> clock;  // times cycles and plugin runs
 
   evictor::EvictionLimits limits() const;
   framework::CycleResult runCycle(const cluster::Snapshot& snapshot, evictor::EvictionChain& chain,
@@ -22,8 +26,8 @@ struct Engine {
                                   const framework::CycleScope& scope = {}) const;
 };
 
-// Loads, validates and builds the policy with every registered plugin. Errors are one per line,
-// each naming the file and the field.
+// Loads, validates and builds the policy with every registered plugin, and decodes its `kdesched:`
+// block. Errors are one per line, each naming the file and the field.
 Result<Engine> buildEngine(const std::string& policyPath, const framework::BuildContext& ctx);
 Result<Engine> buildEngineFromText(const std::string& yaml, const std::string& sourceName,
                                    const framework::BuildContext& ctx);

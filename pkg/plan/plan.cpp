@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <ctime>
 
 #include "pkg/cluster/loader.h"
 #include "pkg/plan/engine.h"
@@ -114,14 +113,15 @@ void renderJson(const PlanData& d, std::ostream& out) {
   summary["skippedObjects"] = d.report.skipped;
   summary["warnings"] = d.report.warnings;
   j["summary"] = summary;
-  out << j.dump(2) << "\n";
+  // Profile and plugin names come from the policy and may hold any bytes: never throw on them.
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace
 
 Status runPlan(const PlanOptions& options, std::ostream& out) {
   cluster::Store store;
-  auto report = cluster::loadSnapshotFile(options.snapshotPath, store);
+  auto report = cluster::loadSnapshotFile(options.snapshotPath, store, options.maxSnapshotBytes);
   if (!report.isOk()) return report.status();
   cluster::SnapshotPtr snapshot = store.snapshot();
 
@@ -130,8 +130,7 @@ Status runPlan(const PlanOptions& options, std::ostream& out) {
     if (const api::PriorityClass* pc = snapshot->priorityClass(name)) return pc->value;
     return Status::error("PriorityClass \"" + name + "\" is not in the snapshot " + options.snapshotPath);
   };
-  api::Timestamp now = options.now.value_or(static_cast<api::Timestamp>(std::time(nullptr)));
-  ctx.now = [now] { return now; };
+  ctx.now = options.now ? framework::WallSeconds::pinned(*options.now) : framework::WallSeconds(systemClock());
 
   auto engine = buildEngine(options.policyPath, ctx);
   if (!engine.isOk()) return engine.status();
@@ -140,7 +139,9 @@ Status runPlan(const PlanOptions& options, std::ostream& out) {
   evictor::EvictionChain chain(engine->limits(), sink);
   framework::CycleResult cycle = engine->runCycle(*snapshot, chain);
 
-  PlanData data{sink, cycle, *report, *snapshot, *engine};
+  cluster::LoadReport shown = *report;
+  shown.warnings.insert(shown.warnings.begin(), engine->policy.warnings.begin(), engine->policy.warnings.end());
+  PlanData data{sink, cycle, shown, *snapshot, *engine};
   if (options.format == OutputFormat::Json)
     renderJson(data, out);
   else

@@ -8,6 +8,7 @@
 
 #include "pkg/api/types.h"
 #include "pkg/base/status.h"
+#include "pkg/cluster/loader.h"
 
 namespace kdesched::plan {
 
@@ -18,6 +19,7 @@ struct PlanOptions {
   std::string policyPath;
   OutputFormat format = OutputFormat::Table;
   std::optional<api::Timestamp> now;  // pins the clock for age-based checks (reproducible plans)
+  std::size_t maxSnapshotBytes = cluster::kDefaultMaxSnapshotBytes;
 };
 
 // Runs the plan and writes it to `out`. Bad input returns an error (the caller exits 2).

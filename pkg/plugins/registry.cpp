@@ -1,19 +1,46 @@
 #include "pkg/plugins/registry.h"
 
+#include <cstdlib>
+
+#include "pkg/base/log.h"
+#include "pkg/plugins/antiaffinity/antiaffinity.h"
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
+#include "pkg/plugins/highnodeutilization/highnodeutilization.h"
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
-#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/antiaffinity.h"
-#include "pkg/plugins/removepodsviolatingnodeaffinity/nodeaffinity.h"
-#include "pkg/plugins/removepodsviolatingtopologyspreadconstraint/topologyspread.h"
+#include "pkg/plugins/nodeaffinity/nodeaffinity.h"
+#include "pkg/plugins/podlifetime/podlifetime.h"
+#include "pkg/plugins/removeduplicates/removeduplicates.h"
+#include "pkg/plugins/removefailedpods/removefailedpods.h"
+#include "pkg/plugins/removepodshavingtoomanyrestarts/removepodshavingtoomanyrestarts.h"
+#include "pkg/plugins/removepodsviolatingnodetaints/removepodsviolatingnodetaints.h"
+#include "pkg/plugins/topologyspread/topologyspread.h"
 
 namespace kdesched::plugins {
+namespace {
+
+// The list below is code, not input: a name registered twice is a programming error, so it stops
+// the process at startup with the name rather than letting one plugin silently replace another.
+void mustAdd(framework::Registry& registry, framework::PluginRegistration r) {
+  if (Status s = registry.add(std::move(r)); !s.isOk()) {
+    log::error("plugin registry is inconsistent", {{"error", s.message()}});
+    std::abort();
+  }
+}
+
+}  // namespace
 
 void registerDefaultPlugins(framework::Registry& registry) {
-  registry.add(defaultevictor::registration());
-  registry.add(antiaffinity::registration());
-  registry.add(lownodeutilization::registration());
-  registry.add(nodeaffinity::registration());
-  registry.add(topologyspread::registration());
+  mustAdd(registry, defaultevictor::registration());
+  mustAdd(registry, antiaffinity::registration());
+  mustAdd(registry, highnodeutilization::registration());
+  mustAdd(registry, lownodeutilization::registration());
+  mustAdd(registry, nodeaffinity::registration());
+  mustAdd(registry, removepodsviolatingnodetaints::registration());
+  mustAdd(registry, podlifetime::registration());
+  mustAdd(registry, removeduplicates::registration());
+  mustAdd(registry, removefailedpods::registration());
+  mustAdd(registry, removepodshavingtoomanyrestarts::registration());
+  mustAdd(registry, topologyspread::registration());
 }
 
 }  // namespace kdesched::plugins

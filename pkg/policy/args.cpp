@@ -1,93 +1,25 @@
 #include "pkg/policy/args.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <exception>
 #include <limits>
 #include <unordered_map>
 #include <utility>
 
+#include "pkg/policy/detail/yaml_value.h"
+
 namespace kdesched::policy {
 namespace {
 
-// The type a YAML scalar gets once upstream has converted the document to JSON: sigs.k8s.io/yaml
-// resolves plain scalars with go-yaml v2's YAML 1.1 rules, quoted and block scalars stay strings.
-enum class ScalarKind { Null, Bool, Int, Float, String };
+using api::ScalarType;
+using detail::describeValue;
+using detail::isUnset;
+using detail::lineOf;
+using detail::quote;
+using detail::scalarOf;
 
-bool isUnset(const YAML::Node& n) { return !n.IsDefined() || n.IsNull(); }
-
-std::string withoutUnderscores(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    if (c != '_') out.push_back(c);
-  }
-  return out;
-}
-
-bool isDecimalInteger(std::string_view s) {
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// go-yaml v2's float pattern: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
-bool isYamlFloat(std::string_view s) {
-  std::size_t i = 0;
-  auto digits = [&] {
-    std::size_t start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i - start;
-  };
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    if (digits() == 0) return false;
-  } else {
-    if (digits() == 0) return false;
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      digits();
-    }
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == s.size();
-}
-
-bool isSpecialFloat(std::string_view s) {
-  static const char* const kSpecial[] = {".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf", "+.INF",
-                                         "-.inf", "-.Inf", "-.INF", ".nan",  ".NaN",  ".NAN"};
-  return std::any_of(std::begin(kSpecial), std::end(kSpecial), [&](const char* k) { return s == k; });
-}
-
-std::optional<bool> yamlBool(std::string_view s) {
-  static const char* const kTrue[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
-  static const char* const kFalse[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
-  if (std::any_of(std::begin(kTrue), std::end(kTrue), [&](const char* k) { return s == k; })) return true;
-  if (std::any_of(std::begin(kFalse), std::end(kFalse), [&](const char* k) { return s == k; })) return false;
-  return std::nullopt;
-}
-
-ScalarKind classify(const YAML::Node& n) {
-  if (isUnset(n)) return ScalarKind::Null;
-  const std::string& tag = n.Tag();
-  if (tag == "!" || tag == "tag:yaml.org,2002:str") return ScalarKind::String;
-  const std::string& s = n.Scalar();
-  if (s == "~" || s == "null" || s == "Null" || s == "NULL") return ScalarKind::Null;
-  if (yamlBool(s)) return ScalarKind::Bool;
-  std::string plain = withoutUnderscores(s);
-  if (isDecimalInteger(plain)) return ScalarKind::Int;
-  if (isYamlFloat(plain) || isSpecialFloat(s)) return ScalarKind::Float;
-  return ScalarKind::String;
-}
-
-bool isStringScalar(const YAML::Node& n) { return n.IsScalar() && classify(n) == ScalarKind::String; }
-
-std::string quote(std::string_view s, std::size_t maxBytes = 64);
+bool isStringScalar(const YAML::Node& n) { return n.IsScalar() && scalarOf(n).type == ScalarType::String; }
 
 // A plain `5`, `true` or `no` is not a string to upstream either; saying how to fix it saves a
 // round trip ("no" as a country code is the classic).
@@ -96,62 +28,6 @@ std::string mustBeString(const YAML::Node& v) {
     return "must be a string (quote it: " + quote(v.Scalar()) + "), got " + describeValue(v);
   }
   return "must be a string, got " + describeValue(v);
-}
-
-bool isValidUtf8(std::string_view s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
-// Policy files can be arbitrary bytes (a wrong file, a binary): messages must stay printable and
-// short whatever the input was.
-std::string quote(std::string_view s, std::size_t maxBytes) {
-  bool utf8 = isValidUtf8(s);
-  bool cut = s.size() > maxBytes;
-  if (cut) {
-    s = s.substr(0, maxBytes);
-    // Do not split a UTF-8 sequence: drop a trailing incomplete one.
-    if (utf8) {
-      std::size_t lead = s.size();
-      while (lead > 0 && s.size() - lead < 4 && (static_cast<unsigned char>(s[lead - 1]) & 0xC0) == 0x80) --lead;
-      if (lead > 0) {
-        auto c = static_cast<unsigned char>(s[lead - 1]);
-        std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : 4;
-        if (lead - 1 + len > s.size()) s = s.substr(0, lead - 1);
-      }
-    }
-  }
-  std::string out = "\"";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7F || (c >= 0x80 && !utf8)) {
-          static const char* const kHex = "0123456789abcdef";
-          out += "\\x";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xF];
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += cut ? "...\"" : "\"";
-  return out;
 }
 
 bool isIdentifier(std::string_view key) {
@@ -177,59 +53,43 @@ bool isSimpleKey(std::string_view key) {
   return true;
 }
 
-std::string lineOf(const YAML::Node& n) {
-  YAML::Mark m = n.Mark();
-  return m.is_null() ? std::string("?") : std::to_string(m.line + 1);
-}
-
 // An integer as upstream accepts it: a YAML integer, or a float with an integral value (go-yaml
 // turns `5.0` into float64 5, which JSON then writes as `5`).
 struct IntegerValue {
   bool ok = false;       // the value is an integer at all
   bool inRange = false;  // and fits in int64
+  bool negative = false;
   std::int64_t value = 0;
 };
 
 IntegerValue parseInteger(const YAML::Node& n) {
   IntegerValue r;
   if (!n.IsScalar()) return r;
-  ScalarKind kind = classify(n);
-  std::string text = withoutUnderscores(n.Scalar());
-  if (kind == ScalarKind::Int) {
+  const api::PlainScalar v = scalarOf(n);
+  if (v.type == ScalarType::Int) {
     r.ok = true;
-    std::string_view digits = text;
-    if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
-    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), r.value);
-    r.inRange = ec == std::errc() && p == digits.data() + digits.size();
+    r.inRange = !v.aboveInt64;  // above int64 only ever positive
+    r.value = v.int64;
+    r.negative = r.inRange && v.int64 < 0;
     return r;
   }
-  if (kind == ScalarKind::Float && !isSpecialFloat(n.Scalar())) {
-    std::string_view digits = text;
-    if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
-    double d = 0;
-    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
-    if (ec != std::errc() || p != digits.data() + digits.size() || std::trunc(d) != d) return r;
-    r.ok = true;
-    // 2^63 is exactly representable; anything at or above it does not fit.
-    r.inRange = d >= -9223372036854775808.0 && d < 9223372036854775808.0;
-    if (r.inRange) r.value = static_cast<std::int64_t>(d);
-  }
+  if (v.type != ScalarType::Float || !std::isfinite(v.real) || std::trunc(v.real) != v.real) return r;
+  r.ok = true;
+  r.negative = v.real < 0;
+  // Go writes such a float with its shortest digits ("-9223372036854776000" for -2^63), which an
+  // int64 field cannot hold: the range is open at both ends.
+  r.inRange = v.real > -9223372036854775808.0 && v.real < 9223372036854775808.0;
+  if (r.inRange) r.value = static_cast<std::int64_t>(v.real);
   return r;
 }
 
+// A YAML number as a double (±inf beyond double's range, NaN for .nan); nullopt for anything else.
 std::optional<double> parseNumber(const YAML::Node& n) {
   if (!n.IsScalar()) return std::nullopt;
-  ScalarKind kind = classify(n);
-  if (kind != ScalarKind::Int && kind != ScalarKind::Float) return std::nullopt;
-  if (isSpecialFloat(n.Scalar())) return std::numeric_limits<double>::quiet_NaN();
-  std::string text = withoutUnderscores(n.Scalar());
-  std::string_view digits = text;
-  if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
-  double d = 0;
-  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
-  if (ec == std::errc::result_out_of_range) return std::numeric_limits<double>::infinity();
-  if (ec != std::errc() || p != digits.data() + digits.size()) return std::nullopt;
-  return d;
+  const api::PlainScalar v = scalarOf(n);
+  if (v.type == ScalarType::Float) return v.real;
+  if (v.type != ScalarType::Int) return std::nullopt;
+  return v.aboveInt64 ? static_cast<double>(v.uint64) : static_cast<double>(v.int64);
 }
 
 // time.ParseDuration: [-+]?([0-9]*(\.[0-9]*)?[a-z]+)+, or "0"; result limited to int64 nanoseconds.
@@ -282,42 +142,27 @@ std::optional<double> parseGoDuration(std::string_view s) {
 
 }  // namespace
 
-std::string describeValue(const YAML::Node& value) {
-  if (isUnset(value)) return "null";
-  switch (value.Type()) {
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Scalar:
-      if (classify(value) == ScalarKind::String) return quote(value.Scalar());
-      {
-        // Numbers and booleans read as written; quote() still escapes and cuts them.
-        std::string q = quote(value.Scalar());
-        return q.substr(1, q.size() - 2);
-      }
-    default: return "null";
-  }
-}
-
 bool Namespaces::allows(std::string_view ns) const {
   if (!include.empty()) return std::find(include.begin(), include.end(), ns) != include.end();
   return std::find(exclude.begin(), exclude.end(), ns) == exclude.end();
 }
 
-ArgsReader::ArgsReader(YAML::Node node, std::string path) : node_(std::move(node)), path_(std::move(path)) {
-  if (isUnset(node_)) return;
-  if (!node_.IsMap()) {
-    std::string where = path_.empty() ? std::string() : path_ + ": ";
-    structural_ = Status::error(where + "must be a mapping, got " + describeValue(node_));
+ArgsReader::ArgsReader(const RawArgs& raw) : args_(raw) {
+  const YAML::Node& node = detail::yamlOf(args_);
+  if (isUnset(node)) return;
+  if (!node.IsMap()) {
+    std::string where = path().empty() ? std::string() : path() + ": ";
+    structural_ = Status::error(where + "must be a mapping, got " + describeValue(node));
     return;
   }
   // yaml-cpp keeps duplicate keys silently and lookups see only the first one: a repeated key
   // would quietly drop the operator's second value, so it is an error.
   std::unordered_map<std::string, YAML::Node> seen;
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
+  for (auto it = node.begin(); it != node.end(); ++it) {
     // Copies: yaml-cpp's iterator hands out a temporary pair.
     YAML::Node key = it->first;
     if (!key.IsScalar()) {
-      std::string where = path_.empty() ? std::string() : path_ + ": ";
+      std::string where = path().empty() ? std::string() : path() + ": ";
       structural_ =
           Status::error(where + "mapping keys must be strings, got " + describeValue(key) + " on line " + lineOf(key));
       return;
@@ -333,26 +178,28 @@ ArgsReader::ArgsReader(YAML::Node node, std::string path) : node_(std::move(node
 
 std::string ArgsReader::pathOf(std::string_view key) const {
   // Keys are operator input: anything but a plain identifier is quoted (and escaped).
-  if (isSimpleKey(key)) return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  return path_.empty() ? quote(key) : path_ + "[" + quote(key) + "]";
+  if (isSimpleKey(key)) return path().empty() ? std::string(key) : path() + "." + std::string(key);
+  return path().empty() ? quote(key) : path() + "[" + quote(key) + "]";
 }
 
 Status ArgsReader::error(std::string_view key, const std::string& message) const {
   return Status::error(pathOf(key) + ": " + message);
 }
 
-YAML::Node ArgsReader::get(std::string_view key) {
+detail::YamlValue ArgsReader::get(std::string_view key) {
   if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
-  if (isUnset(node_) || !node_.IsMap()) return YAML::Node();
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
-    if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+  const YAML::Node& node = detail::yamlOf(args_);
+  if (isUnset(node) || !node.IsMap()) return {};
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return {it->second};
   }
-  return YAML::Node();
+  return {};
 }
 
 bool ArgsReader::has(std::string_view key) const {
-  if (isUnset(node_) || !node_.IsMap()) return false;
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
+  const YAML::Node& node = detail::yamlOf(args_);
+  if (isUnset(node) || !node.IsMap()) return false;
+  for (auto it = node.begin(); it != node.end(); ++it) {
     if (it->first.IsScalar() && it->first.Scalar() == key) return !isUnset(it->second);
   }
   return false;
@@ -360,10 +207,10 @@ bool ArgsReader::has(std::string_view key) const {
 
 Status ArgsReader::readBool(std::string_view key, std::optional<bool>& out) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   std::optional<bool> b;
-  if (v.IsScalar() && classify(v) == ScalarKind::Bool) b = yamlBool(v.Scalar());
+  if (const api::PlainScalar s = scalarOf(v); s.type == ScalarType::Bool) b = s.boolean;
   if (!b) return error(key, "must be true or false, got " + describeValue(v));
   out = *b;
   return Status::ok();
@@ -371,7 +218,7 @@ Status ArgsReader::readBool(std::string_view key, std::optional<bool>& out) {
 
 Status ArgsReader::readInt64(std::string_view key, std::optional<std::int64_t>& out) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   IntegerValue i = parseInteger(v);
   if (!i.ok) return error(key, "must be an integer, got " + describeValue(v));
@@ -382,7 +229,7 @@ Status ArgsReader::readInt64(std::string_view key, std::optional<std::int64_t>& 
 
 Status ArgsReader::readInt32(std::string_view key, std::optional<std::int32_t>& out) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   IntegerValue i = parseInteger(v);
   if (!i.ok) return error(key, "must be an integer, got " + describeValue(v));
@@ -396,11 +243,10 @@ Status ArgsReader::readInt32(std::string_view key, std::optional<std::int32_t>& 
 
 Status ArgsReader::readUint32(std::string_view key, std::optional<std::uint32_t>& out) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   IntegerValue i = parseInteger(v);
-  bool negative = i.ok && (i.inRange ? i.value < 0 : withoutUnderscores(v.Scalar()).starts_with('-'));
-  if (!i.ok || negative) return error(key, "must be a non-negative integer, got " + describeValue(v));
+  if (!i.ok || i.negative) return error(key, "must be a non-negative integer, got " + describeValue(v));
   if (!i.inRange || i.value > std::numeric_limits<std::uint32_t>::max()) {
     return error(key, "must be at most 4294967295, got " + describeValue(v));
   }
@@ -410,7 +256,7 @@ Status ArgsReader::readUint32(std::string_view key, std::optional<std::uint32_t>
 
 Status ArgsReader::readDouble(std::string_view key, std::optional<double>& out) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   std::optional<double> d = parseNumber(v);
   if (!d) return error(key, "must be a number, got " + describeValue(v));
@@ -422,7 +268,7 @@ Status ArgsReader::readDouble(std::string_view key, std::optional<double>& out) 
 
 Status ArgsReader::readString(std::string_view key, std::optional<std::string>& out) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   if (!isStringScalar(v)) return error(key, mustBeString(v));
   out = v.Scalar();
@@ -431,7 +277,7 @@ Status ArgsReader::readString(std::string_view key, std::optional<std::string>& 
 
 Status ArgsReader::readStringList(std::string_view key, std::optional<std::vector<std::string>>& out) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   if (!v.IsSequence()) return error(key, "must be a list of strings, got " + describeValue(v));
   std::vector<std::string> items;
@@ -446,9 +292,31 @@ Status ArgsReader::readStringList(std::string_view key, std::optional<std::vecto
   return Status::ok();
 }
 
+Status ArgsReader::readInt32List(std::string_view key, std::optional<std::vector<std::int32_t>>& out) {
+  if (!structural_.isOk()) return structural_;
+  YAML::Node v = get(key).node;
+  if (isUnset(v)) return Status::ok();
+  if (!v.IsSequence()) return error(key, "must be a list of integers, got " + describeValue(v));
+  std::vector<std::int32_t> items;
+  items.reserve(v.size());
+  std::size_t i = 0;
+  for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+    YAML::Node item = *it;
+    IntegerValue n = parseInteger(item);
+    if (!n.ok || !n.inRange || n.value < std::numeric_limits<std::int32_t>::min() ||
+        n.value > std::numeric_limits<std::int32_t>::max()) {
+      return Status::error(pathOf(key) + "[" + std::to_string(i) +
+                           "]: must be an integer between -2147483648 and 2147483647, got " + describeValue(item));
+    }
+    items.push_back(static_cast<std::int32_t>(n.value));
+  }
+  out = std::move(items);
+  return Status::ok();
+}
+
 Status ArgsReader::readDuration(std::string_view key, std::optional<double>& outSeconds) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   std::optional<double> seconds;
   if (v.IsScalar()) seconds = parseGoDuration(v.Scalar());
@@ -465,12 +333,12 @@ Status ArgsReader::readLabelSelector(std::string_view key, std::optional<api::La
   Status st = readObject(
       key,
       [&](ArgsReader& r) -> Status {
-        YAML::Node labels;
+        RawArgs labels;
         if (Status s = r.readRaw("matchLabels", labels); !s) return s;
-        ArgsReader labelReader(labels, r.pathOf("matchLabels"));
+        ArgsReader labelReader(labels);
         if (!labelReader.structural().isOk()) return labelReader.structural();
-        if (!isUnset(labels)) {
-          for (auto it = labels.begin(); it != labels.end(); ++it) {
+        if (const YAML::Node& map = detail::yamlOf(labels); !isUnset(map)) {
+          for (auto it = map.begin(); it != map.end(); ++it) {
             std::string name = it->first.Scalar();
             YAML::Node value = it->second;
             if (!isStringScalar(value)) return labelReader.error(name, mustBeString(value));
@@ -538,9 +406,9 @@ Status ArgsReader::readNamespaces(std::string_view key, std::optional<Namespaces
 
 Status ArgsReader::readResourceThresholds(std::string_view key, std::optional<ResourceThresholds>& out) {
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
-  ArgsReader r(v, pathOf(key));
+  ArgsReader r(detail::rawArgs(v, pathOf(key)));
   if (!r.structural().isOk()) return r.structural();
   ResourceThresholds thresholds;
   for (auto it = v.begin(); it != v.end(); ++it) {
@@ -557,9 +425,9 @@ Status ArgsReader::readResourceThresholds(std::string_view key, std::optional<Re
 Status ArgsReader::readObject(std::string_view key, const std::function<Status(ArgsReader&)>& fn, bool* present) {
   if (present) *present = false;
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
-  ArgsReader sub(v, pathOf(key));
+  ArgsReader sub(detail::rawArgs(v, pathOf(key)));
   if (!sub.structural().isOk()) return sub.structural();
   if (present) *present = true;
   try {
@@ -574,13 +442,13 @@ Status ArgsReader::readObjectList(std::string_view key, const std::function<Stat
                                   bool* present) {
   if (present) *present = false;
   if (!structural_.isOk()) return structural_;
-  YAML::Node v = get(key);
+  YAML::Node v = get(key).node;
   if (isUnset(v)) return Status::ok();
   if (!v.IsSequence()) return error(key, "must be a list, got " + describeValue(v));
   if (present) *present = true;
   std::size_t i = 0;
   for (auto it = v.begin(); it != v.end(); ++it, ++i) {
-    ArgsReader item(*it, pathOf(key) + "[" + std::to_string(i) + "]");
+    ArgsReader item(detail::rawArgs(*it, pathOf(key) + "[" + std::to_string(i) + "]"));
     if (!item.structural().isOk()) return item.structural();
     try {
       if (Status s = fn(item, i); !s) return s;
@@ -592,71 +460,55 @@ Status ArgsReader::readObjectList(std::string_view key, const std::function<Stat
   return Status::ok();
 }
 
-Status ArgsReader::readRaw(std::string_view key, YAML::Node& out) {
+Status ArgsReader::readRaw(std::string_view key, RawArgs& out) {
   if (!structural_.isOk()) return structural_;
-  out = get(key);
+  out = detail::rawArgs(get(key).node, pathOf(key));
   return Status::ok();
 }
 
 Status ArgsReader::finish() {
-  if (!structural_.isOk()) return structural_;
-  if (isUnset(node_)) return Status::ok();
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
-    std::string key = it->first.Scalar();
-    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
-    if (key == "<<") {
-      return error(key, "YAML merge keys are not supported: write the fields out in full");
-    }
-    std::string message = "unknown field " + quote(key);
-    std::string suggestion = closestMatch(key, known_);
-    if (!suggestion.empty()) {
-      message += " (did you mean " + quote(suggestion) + "?)";
-    } else if (known_.empty()) {
-      message += " (this object takes no fields)";
-    } else {
-      message += " (known fields: ";
-      for (std::size_t i = 0; i < known_.size(); ++i) message += (i ? ", " : "") + known_[i];
-      message += ")";
-    }
-    return error(key, message);
+  std::vector<std::string> unknown;
+  if (Status s = unknownKeys(unknown); !s) return s;
+  if (unknown.empty()) return Status::ok();
+  const std::string& key = unknown.front();
+  std::string message = "unknown field " + quote(key);
+  std::string suggestion = closestMatch(key, known_);
+  if (!suggestion.empty()) {
+    message += " (did you mean " + quote(suggestion) + "?)";
+  } else if (known_.empty()) {
+    message += " (this object takes no fields)";
+  } else {
+    message += " (known fields: ";
+    for (std::size_t i = 0; i < known_.size(); ++i) message += (i ? ", " : "") + known_[i];
+    message += ")";
+  }
+  return error(key, message);
+}
+
+Status ArgsReader::finishLenient(std::size_t maxTypo, std::vector<std::string>& ignored) {
+  std::vector<std::string> unknown;
+  if (Status s = unknownKeys(unknown); !s) return s;
+  for (const std::string& key : unknown) {
+    std::string suggestion = closestMatch(key, known_, maxTypo);
+    if (!suggestion.empty())
+      return error(key, "unknown field " + quote(key) + " (did you mean " + quote(suggestion) + "?)");
+    ignored.push_back(key);
   }
   return Status::ok();
 }
 
-std::size_t editDistance(std::string_view a, std::string_view b) {
-  // Optimal string alignment over three rolling rows: keys are short, this is never hot.
-  std::vector<std::size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], prev2[j - 2] + 1);
-    }
-    std::swap(prev2, prev);
-    std::swap(prev, cur);
+Status ArgsReader::unknownKeys(std::vector<std::string>& out) const {
+  if (!structural_.isOk()) return structural_;
+  const YAML::Node& node = detail::yamlOf(args_);
+  if (isUnset(node)) return Status::ok();
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string key = it->first.Scalar();
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    if (key == "<<") return error(key, "YAML merge keys are not supported: write the fields out in full");
+    out.push_back(std::move(key));
   }
-  return prev[b.size()];
+  return Status::ok();
 }
-
-std::string closestMatch(std::string_view word, const std::vector<std::string>& candidates, std::size_t maxDistance) {
-  std::string best;
-  std::size_t bestDistance = std::numeric_limits<std::size_t>::max();
-  for (const std::string& c : candidates) {
-    std::size_t d = editDistance(word, c);
-    if (d > maxDistance || d * 2 > std::max(word.size(), c.size())) continue;
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
-}  // namespace kdesched::policy
-
-namespace kdesched::policy {
 
 std::optional<double> parseDuration(std::string_view text) { return parseGoDuration(text); }
 

@@ -10,10 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
-
 #include "pkg/api/labels.h"
 #include "pkg/base/status.h"
+#include "pkg/policy/did_you_mean.h"
 #include "pkg/policy/policy.h"
 
 namespace kdesched::policy {
@@ -39,8 +38,9 @@ using ResourceThresholds = std::map<std::string, double>;
 // key. Accessors never throw.
 class ArgsReader {
  public:
-  ArgsReader(YAML::Node node, std::string path);
-  explicit ArgsReader(const RawArgs& raw) : ArgsReader(raw.node, raw.path) {}
+  // Reads `raw` (unset args read as an empty mapping). A reader of `RawArgs{.path = p}` reads
+  // nothing and only names fields under `p` in errors.
+  explicit ArgsReader(const RawArgs& raw);
 
   // The node was not a mapping (or had duplicate keys): every accessor then returns this error.
   const Status& structural() const { return structural_; }
@@ -52,6 +52,7 @@ class ArgsReader {
   Status readDouble(std::string_view key, std::optional<double>& out);
   Status readString(std::string_view key, std::optional<std::string>& out);
   Status readStringList(std::string_view key, std::optional<std::vector<std::string>>& out);
+  Status readInt32List(std::string_view key, std::optional<std::vector<std::int32_t>>& out);  // exitCodes
   // A Go duration string ("5m", "1h30m", "90s", "300ms") → seconds.
   Status readDuration(std::string_view key, std::optional<double>& outSeconds);
   Status readLabelSelector(std::string_view key, std::optional<api::LabelSelector>& out);
@@ -65,25 +66,31 @@ class ArgsReader {
   // typo inside a nested object is reported even when fn forgets to.
   Status readObjectList(std::string_view key, const std::function<Status(ArgsReader&, std::size_t)>& fn,
                         bool* present = nullptr);
-  // The value as YAML, unchecked (for values decoded later by someone else, such as plugin args).
-  // Absent → a null node.
-  Status readRaw(std::string_view key, YAML::Node& out);
+  // The value unchecked, at path `<path>.<key>`, for values decoded later by someone else (such as
+  // plugin args). Absent → unset raw args.
+  Status readRaw(std::string_view key, RawArgs& out);
 
   // True when `key` is present with a non-null value.
   bool has(std::string_view key) const;
   // Unknown keys → `<path>.<key>: unknown field "<key>"` plus ` (did you mean "<known>"?)` when a
   // known key is within edit distance 3, otherwise ` (known fields: a, b, c)`.
   Status finish();
+  // As upstream reads a policy's top level: an unknown key is ignored and named in `ignored`,
+  // except one within edit distance `maxTypo` of a known key, which stays an error with the
+  // did-you-mean (a misspelt limit would otherwise be dropped silently and evict more).
+  Status finishLenient(std::size_t maxTypo, std::vector<std::string>& ignored);
 
   // An error at `<path>.<key>`: "<path>.<key>: <message>".
   Status error(std::string_view key, const std::string& message) const;
   std::string pathOf(std::string_view key) const;
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return args_.path; }
 
  private:
-  YAML::Node get(std::string_view key);
-  YAML::Node node_;
-  std::string path_;
+  // The keys of the mapping nobody asked for, in order; a merge key ("<<") is an error.
+  Status unknownKeys(std::vector<std::string>& out) const;
+  // The value under `key` (an undefined node when absent); marks `key` as known.
+  detail::YamlValue get(std::string_view key);
+  RawArgs args_;
   Status structural_;
   std::vector<std::string> known_;
 };
@@ -91,18 +98,5 @@ class ArgsReader {
 // A Go duration ("5m", "1h30m", "2s", "300ms", "0") in seconds; nullopt when malformed. Used for
 // duration flags too, so upstream's flag values keep working.
 std::optional<double> parseDuration(std::string_view text);
-
-// Edit distance (insertions, deletions, substitutions and adjacent transpositions all cost 1),
-// for did-you-mean suggestions.
-std::size_t editDistance(std::string_view a, std::string_view b);
-// The closest candidate within maxDistance, or "" when none. A candidate that would need half of
-// the longer word rewritten is not suggested either ("ab" is not a typo of "cd").
-std::string closestMatch(std::string_view word, const std::vector<std::string>& candidates,
-                         std::size_t maxDistance = 3);
-
-// How a YAML value reads after "got" in error messages: strings quoted and escaped (`"abc"`),
-// numbers, booleans and null as written (`-1`, `true`, `null`), `a list` / `a mapping` otherwise.
-// Long values are cut.
-std::string describeValue(const YAML::Node& value);
 
 }  // namespace kdesched::policy

@@ -17,12 +17,17 @@
 #include <yaml-cpp/parser.h>
 
 #include "pkg/policy/args.h"
+#include "pkg/policy/detail/yaml_value.h"
 
 namespace kdesched::policy {
 namespace {
 
+using detail::describeValue;
+
 constexpr std::string_view kApiVersion = "descheduler/v1alpha2";
 constexpr std::string_view kKind = "DeschedulerPolicy";
+// An unknown top-level key this close to a known one is a typo, not a field of another tool.
+constexpr std::size_t kTopLevelTypoDistance = 2;
 // A real policy is a few kilobytes; anything far larger is the wrong file, and yaml-cpp needs
 // several times the input size in memory.
 constexpr std::size_t kMaxPolicyBytes = 16u << 20;
@@ -36,8 +41,6 @@ struct Unsupported {
 constexpr Unsupported kUnsupported[] = {
     {"metricsProviders", "remove it: kdesched computes utilization from pod requests"},
     {"metricsCollector", "remove it or set enabled: false: kdesched computes utilization from pod requests"},
-    {"prometheus", "remove it: kdesched computes utilization from pod requests"},
-    {"tracing", "remove it"},
 };
 
 // Error messages quote parser text, which can be any bytes the file contained (yaml-cpp's own
@@ -128,8 +131,7 @@ Status readProfile(ArgsReader& r, std::vector<Profile>& profiles) {
       }
     }
     cfg.name = *pluginName;
-    if (Status s = c.readRaw("args", cfg.args.node); !s) return s;
-    cfg.args.path = c.pathOf("args");
+    if (Status s = c.readRaw("args", cfg.args); !s) return s;
     p.pluginConfig.push_back(std::move(cfg));
     configPaths.push_back(c.path());
     return Status::ok();
@@ -143,8 +145,9 @@ Status readProfile(ArgsReader& r, std::vector<Profile>& profiles) {
 
 Status readUnsupported(ArgsReader& top) {
   for (const Unsupported& u : kUnsupported) {
-    YAML::Node value;
-    if (Status s = top.readRaw(u.field, value); !s) return s;
+    RawArgs raw;
+    if (Status s = top.readRaw(u.field, raw); !s) return s;
+    const YAML::Node& value = detail::yamlOf(raw);
     if (!value.IsDefined() || value.IsNull()) continue;
     bool harmless = false;
     if (u.field == "metricsProviders") {
@@ -167,11 +170,11 @@ Status readUnsupported(ArgsReader& top) {
 }
 
 Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
-  ArgsReader top(root, "");
+  ArgsReader top(detail::rawArgs(root, ""));
   if (!top.structural().isOk()) return top.structural();
 
   std::optional<std::string> apiVersion, kind;
-  YAML::Node apiVersionNode, kindNode;
+  RawArgs apiVersionNode, kindNode;
   if (Status s = top.readString("apiVersion", apiVersion); !s) return s;
   if (Status s = top.readRaw("apiVersion", apiVersionNode); !s) return s;
   if (!apiVersion) return top.error("apiVersion", "missing; set apiVersion: descheduler/v1alpha2");
@@ -181,12 +184,14 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
                      "(strategies become profiles[].plugins and pluginConfig)");
   }
   if (*apiVersion != kApiVersion) {
-    return top.error("apiVersion", "must be descheduler/v1alpha2, got " + describeValue(apiVersionNode));
+    return top.error("apiVersion",
+                     "must be descheduler/v1alpha2, got " + describeValue(detail::yamlOf(apiVersionNode)));
   }
   if (Status s = top.readString("kind", kind); !s) return s;
   if (Status s = top.readRaw("kind", kindNode); !s) return s;
   if (!kind) return top.error("kind", "missing; set kind: DeschedulerPolicy");
-  if (*kind != kKind) return top.error("kind", "must be DeschedulerPolicy, got " + describeValue(kindNode));
+  if (*kind != kKind)
+    return top.error("kind", "must be DeschedulerPolicy, got " + describeValue(detail::yamlOf(kindNode)));
 
   if (Status s = top.readString("nodeSelector", policy.nodeSelector); !s) return s;
   if (policy.nodeSelector) {
@@ -209,15 +214,21 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   if (Status s = readUnsupported(top); !s) return s;
   // kdesched's own settings live under one top-level key that no upstream field uses; upstream
   // ignores unknown top-level keys, so a policy with this block still works there unchanged.
-  if (Status s = top.readRaw("kdesched", policy.extension.node); !s) return s;
-  policy.extension.path = "kdesched";
+  if (Status s = top.readRaw("kdesched", policy.extension); !s) return s;  // at path "kdesched"
 
   Status st =
       top.readObjectList("profiles", [&](ArgsReader& r, std::size_t) { return readProfile(r, policy.profiles); });
   if (!st) return st;
-  // Upstream ignores unknown top-level keys; kdesched refuses them so a typo such as
-  // `maxNoOfPodsToEvictPerNod` cannot silently drop a safety limit.
-  return top.finish();
+  // Upstream ignores unknown top-level keys, and so does kdesched (with a warning), except a near
+  // miss of a known one: `maxNoOfPodsToEvictPerNod` would silently drop a safety limit.
+  std::vector<std::string> ignored;
+  if (Status s = top.finishLenient(kTopLevelTypoDistance, ignored); !s) return s;
+  for (const std::string& key : ignored) {
+    policy.warnings.push_back(policy.sourceName + ": " + top.pathOf(key) + ": " +
+                              (key == "tracing" ? "accepted and ignored: kdesched does not export traces"
+                                                : "unknown top-level field, ignored (as upstream ignores it)"));
+  }
+  return Status::ok();
 }
 
 std::string at(const YAML::Mark& m) {

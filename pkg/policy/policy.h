@@ -3,23 +3,34 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "pkg/api/labels.h"
 #include "pkg/base/status.h"
 
 namespace kdesched::policy {
 
+namespace detail {
+struct YamlValue;  // a yaml-cpp node: pkg/policy/detail/yaml_value.h, for pkg/policy's .cpp files
+}  // namespace detail
+
 // A plugin's raw args: kept as YAML until the plugin registry decodes them with the plugin's own
-// strict decoder. `path` is the field path of the args node for error messages, e.g.
-// "profiles[0].pluginConfig[1].args".
+// strict decoder (an ArgsReader). The YAML is opaque here so that plugins, and everything that
+// includes the framework, compile without yaml-cpp. `path` is the field path of the args node for
+// error messages, e.g. "profiles[0].pluginConfig[1].args".
 struct RawArgs {
-  YAML::Node node;  // null/undefined when `args` was omitted
+  std::shared_ptr<const detail::YamlValue> value = nullptr;  // null when `args` was omitted
   std::string path;
+
+  // True when the args are present and not YAML null.
+  bool isSet() const;
+  // Raw args from YAML text (one document), for tests and tools that hold args as text. Malformed
+  // YAML is an error naming the line and column; empty text gives unset args.
+  static Result<RawArgs> fromYaml(std::string_view yaml, std::string path);
 };
 
 struct PluginConfig {
@@ -59,6 +70,9 @@ struct DeschedulerPolicy {
   // The top-level `kdesched:` block (event triggers, anti-flapping): decoded by pkg/trigger.
   RawArgs extension;
   std::string sourceName;  // file name used to prefix errors
+  // Top-level keys ignored as upstream ignores them, one line each ("<source>: <key>: ..."): the
+  // daemon logs them at start, `plan` prints them.
+  std::vector<std::string> warnings;
 };
 
 // Parses and structurally validates a policy document. Does not know plugins: plugin names and

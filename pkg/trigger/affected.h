@@ -3,6 +3,7 @@
 // relates to back to its active queue, applied to running pods.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <set>
 #include <string>
@@ -15,6 +16,15 @@ namespace kdesched::trigger {
 
 inline constexpr const char* kAntiAffinityPlugin = "RemovePodsViolatingInterPodAntiAffinity";
 inline constexpr const char* kNodeAffinityPlugin = "RemovePodsViolatingNodeAffinity";
+inline constexpr const char* kNodeTaintsPlugin = "RemovePodsViolatingNodeTaints";
+// The plugins that judge a pod by its status: a status change may make it a candidate.
+inline constexpr std::array<const char*, 3> kStatusPlugins = {"RemoveFailedPods", "RemovePodsHavingTooManyRestarts",
+                                                              "PodLifeTime"};
+
+// Which kinds of event the configured plugins can act on; the rest are not worth a run.
+struct Interest {
+  bool podStatus = false;  // a status plugin is enabled in some profile
+};
 
 // What changed, reduced to what the mapping needs (the objects themselves may be gone by the time
 // the debounced run looks at them).
@@ -25,10 +35,13 @@ struct PodSeed {
   api::Labels labels;
   api::Symbol node;  // where it is bound now
   bool carriesAntiAffinity = false;
+  bool placement = true;  // bound or relabelled: placement rules may be broken
+  bool status = false;    // its status changed (failed, restarted, a reason or condition changed)
 };
 
 struct NodeSeed {
   std::string name;
+  bool taintsChanged = false;
 };
 
 struct Seeds {
@@ -39,9 +52,10 @@ struct Seeds {
 };
 
 // Classifies one store event and adds what it seeds. Returns the event's kind for metrics
-// ("pod-bound", "pod-relabelled", "pod-deleted", "pod-terminating", "node-changed", "node-added",
-// "node-readiness"), or "" when it cannot affect any decision (status-only updates).
-std::string addSeed(const cluster::StoreEvent& event, Seeds& seeds);
+// ("pod-bound", "pod-relabelled", "pod-deleted", "pod-terminating", "pod-failed", "pod-restarted",
+// "pod-status", "node-changed", "node-added", "node-readiness"), or "" when it cannot affect any
+// decision (status-only updates nobody is interested in).
+std::string addSeed(const cluster::StoreEvent& event, Seeds& seeds, const Interest& interest = {});
 
 struct Scope {
   std::unordered_set<std::string> pods;  // deschedule candidates, "namespace/name"
@@ -53,9 +67,11 @@ struct Scope {
 //  - a bound/relabelled pod P: P itself when it carries required anti-affinity; every pod with a
 //    required anti-affinity term selecting P's labels whose node shares the term's topology domain
 //    with P's node; pods of spread constraints selecting P → balance;
+//    a pod bound next to a pod of the same controller → balance (duplicates);
+//  - a pod whose status changed: P itself, with the status plugins;
 //  - a node whose labels/taints/unschedulable changed: its pods with node affinity or a node
-//    selector (node affinity), its pods with anti-affinity terms (domains may have changed), and
-//    balance (spread domains);
+//    selector (node affinity), its pods with anti-affinity terms (domains may have changed), all
+//    its pods when its taints changed and it has some (node taints), and balance (spread domains);
 //  - deletions and new nodes: balance only.
 Scope affectedPods(const cluster::Snapshot& snapshot, const Seeds& seeds);
 

@@ -1,16 +1,22 @@
 #include "pkg/trigger/antiflapping.h"
 
-#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <cmath>
+
+#include "pkg/base/log.h"
 
 namespace kdesched::trigger {
 
 using framework::EvictResult;
 using framework::Refusal;
 
-AntiFlapping::AntiFlapping(AntiFlappingConfig config, Clock clock, GaveUp gaveUp, Suppressed suppressed)
+AntiFlapping::AntiFlapping(AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp,
+                           Suppressed suppressed)
     : config_(config), clock_(std::move(clock)), gaveUp_(std::move(gaveUp)), suppressed_(std::move(suppressed)) {}
+
+double AntiFlapping::nowSeconds() const {
+  return std::chrono::duration<double>(clock_->now().time_since_epoch()).count();
+}
 
 std::string AntiFlapping::ownerOf(const api::Pod& p) {
   const api::OwnerReference* c = p.controllerRef();
@@ -25,7 +31,7 @@ std::string AntiFlapping::ruleOf(const std::string& reason) {
 }
 
 EvictResult AntiFlapping::admit(const evictor::Decision& d) {
-  double now = clock_();
+  double now = nowSeconds();
   std::string owner = ownerOf(*d.pod);
   std::lock_guard<std::mutex> lock(mu_);
   while (!recent_.empty() && recent_.front() <= now - 60) recent_.pop_front();
@@ -40,7 +46,8 @@ EvictResult AntiFlapping::admit(const evictor::Decision& d) {
       if (now < o.backoffUntil)
         return suppress("backoff", "evictions of this owner keep recreating the same situation; backing off for " +
                                        std::to_string(static_cast<long long>(o.backoffUntil - now)) + "s more");
-      if (config_.ownerCooldownSeconds > 0 && now - o.lastEviction < config_.ownerCooldownSeconds)
+      const bool sameRun = inRun_ && o.lastRun == run_;
+      if (config_.ownerCooldownSeconds > 0 && !sameRun && now - o.lastEviction < config_.ownerCooldownSeconds)
         return suppress("cooldown", "another pod of the same owner was evicted " +
                                         std::to_string(static_cast<long long>(now - o.lastEviction)) +
                                         "s ago (ownerCooldown " +
@@ -54,12 +61,26 @@ EvictResult AntiFlapping::admit(const evictor::Decision& d) {
   return {};
 }
 
+void AntiFlapping::runStarted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++run_;
+  inRun_ = true;
+}
+
+void AntiFlapping::runFinished() {
+  const double now = nowSeconds();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [uid, o] : owners_)
+    if (o.lastRun == run_) o.lastEviction = now;  // the cooldown runs from the end of the run
+  inRun_ = false;
+}
+
 std::optional<AntiFlapping::GaveUpNotice> AntiFlapping::flap(Owner& o, const PodRef& pod) {
   ++o.flaps;
   if (o.flaps < config_.backoffAfter) return std::nullopt;
   double backoff = std::min(config_.backoffMaxSeconds, config_.backoffInitialSeconds * std::pow(2.0, o.backoffs));
   ++o.backoffs;
-  o.backoffUntil = clock_() + backoff;
+  o.backoffUntil = nowSeconds() + backoff;
   int flaps = o.flaps;
   o.flaps = 0;
   return GaveUpNotice{pod, flaps, backoff};
@@ -67,13 +88,14 @@ std::optional<AntiFlapping::GaveUpNotice> AntiFlapping::flap(Owner& o, const Pod
 
 void AntiFlapping::deliver(const std::optional<GaveUpNotice>& n) {
   if (!n) return;
-  spdlog::warn("msg=\"descheduling gave up for a while\" pod={}/{} flaps={} backoff_seconds={:.0f}", n->pod.ns,
-               n->pod.name, n->flaps, n->backoff);
+  log::warn("descheduling gave up for a while", {{"pod", n->pod.ns + "/" + n->pod.name},
+                                                 {"flaps", n->flaps},
+                                                 {"backoff_seconds", static_cast<long long>(std::lround(n->backoff))}});
   if (gaveUp_) gaveUp_(n->pod, n->flaps, n->backoff);
 }
 
 void AntiFlapping::evicted(const evictor::Decision& d) {
-  double now = clock_();
+  double now = nowSeconds();
   std::string owner = ownerOf(*d.pod);
   std::optional<GaveUpNotice> notice;
   {
@@ -86,6 +108,7 @@ void AntiFlapping::evicted(const evictor::Decision& d) {
     // (counted once per eviction: not again when its replacement was already seen landing back).
     bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node && !o.lastCounted;
     o.lastEviction = now;
+    o.lastRun = inRun_ ? run_ : 0;
     o.lastNode = d.node;
     o.lastRule = rule;
     o.awaitingReplacement = true;
@@ -120,7 +143,7 @@ int AntiFlapping::flaps(const std::string& ownerUid) const {
 bool AntiFlapping::inBackoff(const std::string& ownerUid) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = owners_.find(ownerUid);
-  return it != owners_.end() && clock_() < it->second.backoffUntil;
+  return it != owners_.end() && nowSeconds() < it->second.backoffUntil;
 }
 
 }  // namespace kdesched::trigger

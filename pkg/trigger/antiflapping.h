@@ -5,13 +5,16 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
+#include "pkg/base/clock.h"
 #include "pkg/evictor/evictor.h"
 #include "pkg/trigger/config.h"
 
@@ -19,7 +22,6 @@ namespace kdesched::trigger {
 
 class AntiFlapping : public evictor::EvictionGate {
  public:
-  using Clock = std::function<double()>;  // seconds, monotonic
   // Called once when an owner enters backoff: metrics and the DeschedulingGaveUp Event.
   struct PodRef {
     std::string ns, name, uid;
@@ -27,10 +29,15 @@ class AntiFlapping : public evictor::EvictionGate {
   using GaveUp = std::function<void(const PodRef& pod, int flaps, double backoffSeconds)>;
   using Suppressed = std::function<void(const std::string& reason)>;
 
-  AntiFlapping(AntiFlappingConfig config, Clock clock, GaveUp gaveUp = nullptr, Suppressed suppressed = nullptr);
+  AntiFlapping(AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp = nullptr,
+               Suppressed suppressed = nullptr);
 
   framework::EvictResult admit(const evictor::Decision& d) override;
   void evicted(const evictor::Decision& d) override;
+  // The owner cooldown never cuts the set one run planned against one snapshot (upstream evicts
+  // that whole set in one cycle): it starts when the run ends, and gates later runs only.
+  void runStarted() override;
+  void runFinished() override;
   // A pod of `ownerUid` was bound to `node` (from the store's events): if it replaces a pod we
   // evicted from that same node, it is a flap.
   void replacementBound(const std::string& ownerUid, const std::string& node, const PodRef& replacement);
@@ -42,6 +49,7 @@ class AntiFlapping : public evictor::EvictionGate {
  private:
   struct Owner {
     double lastEviction = -1e18;
+    std::uint64_t lastRun = 0;  // the run that evicted last (0: outside any run)
     std::string lastNode;
     std::string lastRule;
     bool awaitingReplacement = false;
@@ -60,14 +68,17 @@ class AntiFlapping : public evictor::EvictionGate {
   void deliver(const std::optional<GaveUpNotice>& n);
   static std::string ownerOf(const api::Pod& p);
   static std::string ruleOf(const std::string& reason);
+  double nowSeconds() const;  // monotonic
 
   AntiFlappingConfig config_;
-  Clock clock_;
+  std::shared_ptr<Clock> clock_;
   GaveUp gaveUp_;
   Suppressed suppressed_;
   mutable std::mutex mu_;
   std::map<std::string, Owner> owners_;
   std::deque<double> recent_;  // eviction times within the last minute
+  std::uint64_t run_ = 0;      // runs started so far
+  bool inRun_ = false;
 };
 
 }  // namespace kdesched::trigger

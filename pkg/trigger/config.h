@@ -6,6 +6,8 @@
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
 
+#include <cstddef>
+
 #include "pkg/base/status.h"
 #include "pkg/policy/policy.h"
 
@@ -17,6 +19,9 @@ struct TriggerConfig {
   double quietSeconds = 0.2;           // ...or sooner, once no event came for this long
   double balanceDebounceSeconds = 30;  // pod deletions / node additions: one balance run per window
   double rolloutGraceSeconds = 15;     // a candidate whose own controller is mid-rollout waits this long
+  // Not policy fields: bounds of the deadline queue (deadlines.h).
+  double deadlineHorizonSeconds = 600;  // deadlines further out wait for a rescan (every half horizon)
+  std::size_t maxDeadlines = 10000;
 };
 
 struct AntiFlappingConfig {

@@ -1,15 +1,11 @@
 #include "pkg/trigger/planner.h"
 
-#include <spdlog/spdlog.h>
+#include <cmath>
 
-#include <ctime>
+#include "pkg/base/log.h"
 
 namespace kdesched::trigger {
 namespace {
-
-std::chrono::steady_clock::duration secs(double s) {
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
-}
 
 std::string join(const std::set<std::string>& s) {
   std::string out;
@@ -17,23 +13,104 @@ std::string join(const std::set<std::string>& s) {
   return out;
 }
 
+// Mid-rollout: a sibling of the same controller is still starting or already leaving, so the
+// controller is placing pods right now and the picture may change within seconds.
+bool midRollout(const cluster::Snapshot& snapshot, const api::Pod& pod) {
+  const api::OwnerReference* o = pod.controllerRef();
+  if (!o) return false;
+  for (const api::Pod* sibling : snapshot.podsOfOwner(o->uid))
+    if (sibling != &pod && (sibling->isTerminating() || sibling->phase == api::PodPhase::Pending || !sibling->ready))
+      return true;
+  return false;
+}
+
+const api::Pod* findPod(const cluster::Snapshot& snapshot, const std::string& key) {
+  const auto slash = key.find('/');
+  const std::string name = key.substr(slash + 1);
+  for (const api::Pod* p : snapshot.podsInNamespace(api::Symbol(key.substr(0, slash))))
+    if (p->name == name) return p;
+  return nullptr;
+}
+
 }  // namespace
 
-Planner::Planner(cluster::Store& store, TriggerConfig config, Runner runner, EventCounter counter,
-                 AntiFlapping* antiFlapping)
+Planner::Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
+                 EventCounter counter, AntiFlapping* antiFlapping)
     : store_(store),
       config_(config),
-      runner_(std::move(runner)),
+      runner_(runner),
+      clock_(std::move(clock)),
       counter_(std::move(counter)),
-      antiFlapping_(antiFlapping) {}
+      antiFlapping_(antiFlapping),
+      schedule_(config) {}
 
 Planner::~Planner() { stop(); }
 
-void Planner::start() {
+void Planner::setInterest(Interest interest) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (started_) return;
-  started_ = true;
+  schedule_.setInterest(interest);
+}
+
+void Planner::subscribe() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (subscribed_) return;
+    subscribed_ = true;
+  }
   store_.subscribe([this](const cluster::StoreEvent& e) { onEvent(e); });
+  if (deadlineFn_) rescanDeadlines();
+}
+
+std::optional<DeadlineEntry> Planner::deadlineOf(const api::Pod& pod) {
+  if (pod.nodeName.empty() || pod.isTerminating()) return std::nullopt;
+  const Clock::WallTime wallNow = clock_->wallNow();
+  const auto nowSeconds = std::chrono::floor<std::chrono::seconds>(wallNow.time_since_epoch()).count();
+  std::optional<DeadlineEntry> entry;
+  for (PodDeadline& d : deadlineFn_(pod, nowSeconds)) {
+    // 50 ms past the second the plugin waits for, so its whole-second clock has reached it.
+    const Clock::TimePoint due =
+        clock_->now() +
+        std::chrono::duration_cast<Clock::Duration>(Clock::WallTime(std::chrono::seconds(d.at)) - wallNow) +
+        std::chrono::milliseconds(50);
+    if (entry && entry->due < due) continue;
+    if (!entry || due < entry->due) entry = DeadlineEntry{pod.key(), {}, due};
+    entry->plugins.insert(std::move(d.plugin));
+  }
+  return entry;
+}
+
+void Planner::updateDeadline(const cluster::StoreEvent& e) {
+  auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
+  if (!c) return;
+  const std::string key = c->after ? c->after->key() : c->before->key();
+  std::optional<DeadlineEntry> entry;
+  if (c->type != cluster::EventType::Deleted) entry = deadlineOf(*c->after);
+  std::lock_guard<std::mutex> lock(mu_);
+  schedule_.setDeadline(key, std::move(entry), clock_->now());
+}
+
+void Planner::rescanDeadlines() {
+  cluster::SnapshotPtr snapshot = store_.snapshot();
+  std::vector<DeadlineEntry> found;
+  for (const api::Pod* p : snapshot->pods())
+    if (auto entry = deadlineOf(*p)) found.push_back(std::move(*entry));
+  const Clock::TimePoint now = clock_->now();
+  std::size_t kept = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (DeadlineEntry& d : found) {
+      std::string pod = d.pod;
+      kept += schedule_.setDeadline(pod, std::move(d), now) ? 1 : 0;
+    }
+    schedule_.scheduleRescan(now + seconds(config_.deadlineHorizonSeconds / 2));
+  }
+  log::debug("deadline queue rescanned", {{"pods_with_deadlines", found.size()}, {"queued_within_horizon", kept}});
+}
+
+void Planner::start() {
+  subscribe();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (thread_.joinable() || stopping_) return;
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -46,21 +123,24 @@ void Planner::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void Planner::wake() { cv_.notify_all(); }
+
 void Planner::drain() {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] {
-    return stopping_ || (!busy_ && !firstEvent_ && !balanceDue_ && seeds_.empty() && deferred_.empty());
-  });
+  cv_.wait(lock, [&] { return stopping_ || (!busy_ && schedule_.idle()); });
 }
 
-void Planner::retryLater(const std::string& pod, const std::set<std::string>& plugins, double seconds) {
-  auto now = std::chrono::steady_clock::now();
+std::optional<Clock::TimePoint> Planner::nextWakeup() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return schedule_.nextWakeup();
+}
+
+void Planner::retryLater(const std::string& pod, const std::set<std::string>& plugins, double secs) {
+  const Clock::TimePoint now = clock_->now();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
-    for (const auto& d : deferred_)
-      if (d.pod == pod) return;  // already queued
-    deferred_.push_back({pod, plugins, now + secs(seconds), now});
+    schedule_.defer({pod, plugins, now + seconds(secs), now});
   }
   cv_.notify_all();
 }
@@ -75,154 +155,151 @@ void Planner::onEvent(const cluster::StoreEvent& e) {
                                         {c->after->ns.str(), c->after->name, c->after->uid});
     }
   }
-  auto now = std::chrono::steady_clock::now();
+  if (deadlineFn_) updateDeadline(e);
+  const Clock::TimePoint now = clock_->now();
   std::string kind;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
-    Seeds before = seeds_;
-    bool hadBalance = seeds_.balance;
-    kind = addSeed(e, seeds_);
-    if (kind.empty()) return;
-    if (!seeds_.pods.empty() || !seeds_.nodes.empty()) {
-      if (!firstEvent_) firstEvent_ = now;
-      lastEvent_ = now;
-    }
-    if (seeds_.balance && !hadBalance && !balanceDue_) {
-      balanceDue_ = now + secs(config_.balanceDebounceSeconds);
-      balanceFirstEvent_ = now;
-    }
-    (void)before;
+    kind = schedule_.onEvent(e, now);
   }
+  if (kind.empty()) return;
   if (counter_) counter_(kind);
   cv_.notify_all();
 }
 
-void Planner::deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope, TimePoint firstEvent) {
-  if (config_.rolloutGraceSeconds <= 0 || !scope.pods) return;
+std::vector<Deferred> Planner::deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope,
+                                               Clock::TimePoint firstEvent, Clock::TimePoint now) const {
+  std::vector<Deferred> deferred;
+  if (config_.rolloutGraceSeconds <= 0 || !scope.pods) return deferred;
   auto kept = std::make_shared<std::unordered_set<std::string>>();
   for (const std::string& key : *scope.pods) {
-    auto slash = key.find('/');
-    const api::Pod* pod = nullptr;
-    for (const api::Pod* p : snapshot.podsInNamespace(api::Symbol(key.substr(0, slash))))
-      if (p->name == key.substr(slash + 1)) pod = p;
+    const api::Pod* pod = findPod(snapshot, key);
     if (!pod) continue;
-    // Mid-rollout: a sibling of the same controller is still starting or already leaving, so the
-    // controller is placing pods right now and the picture may change within seconds.
-    bool midRollout = false;
-    if (const api::OwnerReference* o = pod->controllerRef()) {
-      for (const api::Pod* sibling : snapshot.podsOfOwner(o->uid))
-        if (sibling != pod && (sibling->isTerminating() || sibling->phase == api::PodPhase::Pending || !sibling->ready))
-          midRollout = true;
-    }
-    if (midRollout) {
-      spdlog::info("msg=\"deferring a candidate whose controller is mid-rollout\" pod={} grace_seconds={:.0f}", key,
-                   config_.rolloutGraceSeconds);
-      std::set<std::string> plugins(scope.plugins.begin(), scope.plugins.end());
-      deferred_.push_back(
-          {key, plugins, std::chrono::steady_clock::now() + secs(config_.rolloutGraceSeconds), firstEvent});
-    } else {
+    if (!midRollout(snapshot, *pod)) {
       kept->insert(key);
+      continue;
     }
+    log::info("deferring a candidate whose controller is mid-rollout",
+              {{"pod", key}, {"grace_seconds", static_cast<long long>(std::lround(config_.rolloutGraceSeconds))}});
+    std::set<std::string> plugins(scope.plugins.begin(), scope.plugins.end());
+    deferred.push_back({key, plugins, now + seconds(config_.rolloutGraceSeconds), firstEvent});
   }
   scope.pods = kept;
+  return deferred;
+}
+
+bool Planner::runDue() {
+  const Clock::TimePoint now = clock_->now();
+  DueWork due;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (busy_) return false;
+    due = schedule_.take(now);
+    if (due.empty()) return false;
+    busy_ = true;
+  }
+  run(std::move(due), now);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
+  }
+  cv_.notify_all();
+  return true;
+}
+
+void Planner::run(DueWork due, Clock::TimePoint now) {
+  cluster::SnapshotPtr snapshot = store_.snapshot();
+  if (!due.seeds.pods.empty() || !due.seeds.nodes.empty()) {
+    Scope s = affectedPods(*snapshot, due.seeds);
+    framework::CycleScope scope;
+    scope.runBalance = false;
+    scope.plugins.assign(s.plugins.begin(), s.plugins.end());
+    scope.pods = std::make_shared<const std::unordered_set<std::string>>(std::move(s.pods));
+    std::vector<Deferred> later = deferMidRollout(*snapshot, scope, due.seedsFirstEvent, now);
+    if (!later.empty()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (Deferred& d : later) schedule_.defer(std::move(d));
+    }
+    if (s.balance) {
+      std::lock_guard<std::mutex> lock(mu_);
+      schedule_.requestBalance(now);
+    }
+    if (!scope.pods->empty() && !scope.plugins.empty()) {
+      log::info("triggered run", {{"pods", scope.pods->size()},
+                                  {"plugins", join(s.plugins)},
+                                  {"seeds_pods", due.seeds.pods.size()},
+                                  {"seeds_nodes", due.seeds.nodes.size()}});
+      runner_.runScoped(scope, due.seedsFirstEvent);
+    }
+  }
+  if (!due.deferred.empty()) {
+    framework::CycleScope scope;
+    scope.runBalance = false;
+    auto pods = std::make_shared<std::unordered_set<std::string>>();
+    std::set<std::string> plugins;
+    Clock::TimePoint earliest = due.deferred.front().firstEvent;
+    for (const Deferred& d : due.deferred) {
+      pods->insert(d.pod);
+      plugins.insert(d.plugins.begin(), d.plugins.end());
+      earliest = std::min(earliest, d.firstEvent);
+    }
+    scope.plugins.assign(plugins.begin(), plugins.end());
+    scope.pods = pods;
+    log::info("triggered run after rollout grace", {{"pods", pods->size()}});
+    runner_.runScoped(scope, earliest);
+  }
+  if (!due.deadlines.empty()) runDeadlines(due.deadlines);
+  if (due.rescan) rescanDeadlines();
+  if (due.balance) {
+    framework::CycleScope scope;
+    scope.runDeschedule = false;
+    log::info("triggered balance run");
+    runner_.runScoped(scope, due.balanceFirstEvent);
+  }
+}
+
+void Planner::runDeadlines(const std::vector<DeadlineEntry>& due) {
+  framework::CycleScope scope;
+  scope.runBalance = false;
+  auto pods = std::make_shared<std::unordered_set<std::string>>();
+  std::set<std::string> plugins;
+  for (const DeadlineEntry& d : due) {
+    pods->insert(d.pod);
+    plugins.insert(d.plugins.begin(), d.plugins.end());
+  }
+  scope.plugins.assign(plugins.begin(), plugins.end());
+  scope.pods = pods;
+  log::info("deadline run", {{"pods", pods->size()}, {"plugins", join(plugins)}});
+  runner_.runScoped(scope, due.front().due);
+  // A pod the run left (refused, or another criterion's time still to come) may have a later
+  // deadline: queue it again.
+  cluster::SnapshotPtr snapshot = store_.snapshot();
+  for (const DeadlineEntry& d : due) {
+    const api::Pod* pod = findPod(*snapshot, d.pod);
+    if (!pod) continue;
+    std::optional<DeadlineEntry> next = deadlineOf(*pod);
+    std::lock_guard<std::mutex> lock(mu_);
+    schedule_.setDeadline(d.pod, std::move(next), clock_->now());
+  }
 }
 
 void Planner::loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    auto now = std::chrono::steady_clock::now();
-    std::optional<TimePoint> wake;
-    auto consider = [&](TimePoint t) {
-      if (!wake || t < *wake) wake = t;
-    };
-    // A batch is due once events pause for `quiet`, and at the latest `debounce` after its first.
-    auto batchDue = [&] {
-      return std::min(*firstEvent_ + secs(config_.debounceSeconds), lastEvent_ + secs(config_.quietSeconds));
-    };
-    if (firstEvent_) consider(batchDue());
-    if (balanceDue_) consider(*balanceDue_);
-    for (const auto& d : deferred_) consider(d.due);
+    const std::optional<Clock::TimePoint> wake = schedule_.nextWakeup();
     if (!wake) {
       cv_.wait(lock);
       continue;
     }
+    const Clock::TimePoint now = clock_->now();
     if (*wake > now) {
-      cv_.wait_until(lock, *wake);
+      cv_.wait_for(lock, *wake - now);
       continue;
     }
-
-    // Take what is due.
-    busy_ = true;
-    Seeds seeds;
-    std::optional<TimePoint> first;
-    if (firstEvent_ && batchDue() <= now) {
-      seeds.pods = std::move(seeds_.pods);
-      seeds.nodes = std::move(seeds_.nodes);
-      seeds_.pods.clear();
-      seeds_.nodes.clear();
-      first = firstEvent_;
-      firstEvent_.reset();
-    }
-    bool balance = false;
-    TimePoint balanceFirst{};
-    if (balanceDue_ && *balanceDue_ <= now) {
-      balance = true;
-      balanceFirst = balanceFirstEvent_;
-      balanceDue_.reset();
-      seeds_.balance = false;
-    }
-    std::vector<Deferred> due;
-    for (auto it = deferred_.begin(); it != deferred_.end();) {
-      if (it->due <= now) {
-        due.push_back(*it);
-        it = deferred_.erase(it);
-      } else {
-        ++it;
-      }
-    }
     lock.unlock();
-
-    cluster::SnapshotPtr snapshot = store_.snapshot();
-    if (!seeds.empty()) {
-      Scope s = affectedPods(*snapshot, seeds);
-      framework::CycleScope scope;
-      scope.runBalance = false;
-      scope.plugins.assign(s.plugins.begin(), s.plugins.end());
-      scope.pods = std::make_shared<const std::unordered_set<std::string>>(std::move(s.pods));
-      deferMidRollout(*snapshot, scope, *first);
-      if (!scope.pods->empty() && !scope.plugins.empty()) {
-        spdlog::info("msg=\"triggered run\" pods={} plugins={} seeds_pods={} seeds_nodes={}", scope.pods->size(),
-                     join(s.plugins), seeds.pods.size(), seeds.nodes.size());
-        runner_(scope, *first);
-      }
-    }
-    if (!due.empty()) {
-      framework::CycleScope scope;
-      scope.runBalance = false;
-      auto pods = std::make_shared<std::unordered_set<std::string>>();
-      std::set<std::string> plugins;
-      TimePoint earliest = due.front().firstEvent;
-      for (const auto& d : due) {
-        pods->insert(d.pod);
-        plugins.insert(d.plugins.begin(), d.plugins.end());
-        earliest = std::min(earliest, d.firstEvent);
-      }
-      scope.plugins.assign(plugins.begin(), plugins.end());
-      scope.pods = pods;
-      spdlog::info("msg=\"triggered run after rollout grace\" pods={}", pods->size());
-      runner_(scope, earliest);
-    }
-    if (balance) {
-      framework::CycleScope scope;
-      scope.runDeschedule = false;
-      spdlog::info("msg=\"triggered balance run\"");
-      runner_(scope, balanceFirst);
-    }
-
+    runDue();
     lock.lock();
-    busy_ = false;
-    cv_.notify_all();
   }
 }
 

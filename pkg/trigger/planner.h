@@ -2,34 +2,54 @@
 // evaluates only the deschedule plugins that apply, on only the affected pods, through the same
 // engine and evictor as a periodic cycle. Balance plugins run on a longer debounce. The periodic
 // cycle stays as the safety net.
+//
+// The timing lives in TriggerSchedule (no threads, no clock of its own); the Planner adds the
+// store subscription, the mapping of seeds to pods, and a thin driver thread that sleeps until the
+// schedule's next wakeup by the injected clock. Tests call runDue() instead of start().
 #pragma once
 
-#include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
+#include "pkg/base/clock.h"
 #include "pkg/framework/cycle.h"
-#include "pkg/trigger/affected.h"
 #include "pkg/trigger/antiflapping.h"
-#include "pkg/trigger/config.h"
+#include "pkg/trigger/schedule.h"
 
 namespace kdesched::trigger {
 
+// Runs one scoped cycle for the Planner (the daemon's cycle runner). `firstEvent` is when the
+// earliest event of the batch arrived.
+class ScopedRunner {
+ public:
+  virtual ~ScopedRunner() = default;
+  virtual void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent) = 0;
+};
+
 class Planner {
  public:
-  using TimePoint = std::chrono::steady_clock::time_point;
-  // Runs one scoped cycle; `firstEvent` is when the earliest event of the batch arrived.
-  using Runner = std::function<void(const framework::CycleScope& scope, TimePoint firstEvent)>;
   using EventCounter = std::function<void(const std::string& kind)>;
 
-  Planner(cluster::Store& store, TriggerConfig config, Runner runner, EventCounter counter = nullptr,
-          AntiFlapping* antiFlapping = nullptr);
+  // `store`, `runner` and `antiFlapping` (may be null) must outlive the planner; the store must not
+  // deliver events after the planner is gone.
+  Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
+          EventCounter counter = nullptr, AntiFlapping* antiFlapping = nullptr);
   ~Planner();
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
 
-  // Subscribes to the store and starts the debounce thread. Call after the caches synced (the
-  // initial LIST is not a burst of "new" violations; the first periodic cycle covers it).
+  // Before subscribe(): which events the enabled plugins can act on, and the enabled plugins'
+  // deadlines (none: no deadline queue).
+  void setInterest(Interest interest);
+  void setDeadlines(DeadlineFn deadlines) { deadlineFn_ = std::move(deadlines); }
+
+  // Subscribes to the store (once), and fills the deadline queue from it. Call after the caches
+  // synced: the initial LIST is not a burst of "new" violations; the first periodic cycle covers it.
+  void subscribe();
+  // subscribe(), then the driver thread: it runs what is due, as it comes due.
   void start();
   void stop();
 
@@ -37,38 +57,43 @@ class Planner {
   // its violation stays, but no new event may ever come to re-trigger it).
   void retryLater(const std::string& pod, const std::set<std::string>& plugins, double seconds);
 
-  // Waits until no batch is pending, deferred or running (tests).
+  // Runs what is due at the clock's now, on the caller's thread; false when nothing was due.
+  bool runDue();
+  std::optional<Clock::TimePoint> nextWakeup();
+  // Makes the driver look at the clock again (after a test moved a fake clock).
+  void wake();
+  // Waits until nothing is pending or running (tests; with the driver started).
   void drain();
 
  private:
-  struct Deferred {
-    std::string pod;
-    std::set<std::string> plugins;
-    TimePoint due;
-    TimePoint firstEvent;
-  };
   void onEvent(const cluster::StoreEvent& e);
   void loop();
-  // Moves candidates whose own controller is mid-rollout out of `scope` into the deferred list.
-  void deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope, TimePoint firstEvent);
+  void run(DueWork due, Clock::TimePoint now);
+  void runDeadlines(const std::vector<DeadlineEntry>& due);
+  // The pod's earliest deadline within reach, as an entry of the queue.
+  std::optional<DeadlineEntry> deadlineOf(const api::Pod& pod);
+  void updateDeadline(const cluster::StoreEvent& e);
+  // Looks at every pod of the store for deadlines within the horizon; schedules the next look.
+  void rescanDeadlines();
+  // Moves candidates whose own controller is mid-rollout out of `scope`; returns them, due after
+  // the rollout grace.
+  std::vector<Deferred> deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope,
+                                        Clock::TimePoint firstEvent, Clock::TimePoint now) const;
 
   cluster::Store& store_;
   TriggerConfig config_;
-  Runner runner_;
+  ScopedRunner& runner_;
+  std::shared_ptr<Clock> clock_;
   EventCounter counter_;
   AntiFlapping* antiFlapping_;
+  DeadlineFn deadlineFn_;
 
   std::mutex mu_;
   std::condition_variable cv_;
+  TriggerSchedule schedule_;
+  bool subscribed_ = false;
   bool stopping_ = false;
-  bool started_ = false;
   bool busy_ = false;
-  Seeds seeds_;
-  std::optional<TimePoint> firstEvent_;  // of the pending deschedule batch
-  TimePoint lastEvent_{};
-  std::optional<TimePoint> balanceDue_;
-  TimePoint balanceFirstEvent_{};
-  std::vector<Deferred> deferred_;
   std::thread thread_;
 };
 

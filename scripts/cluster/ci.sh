@@ -3,9 +3,10 @@
 # order (test/e2e/README.md says what each proves and how to run one alone):
 #   tools (openssl, jq, curl) -> build.sh (cached) -> test/e2e/smoke.sh
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
-#   -> test/e2e/daemon.sh, leader.sh, triggers.sh          (the kdesched daemon; KDESCHED_CI_DAEMON=0
-#                                                           skips them)
-#   -> test/helm/run.sh, test/e2e/dockerfile.sh, helm.sh   (the chart; KDESCHED_CI_HELM=0 skips them)
+#   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
+#      triggers.sh, plugins.sh, prometheus.sh               skips them)
+#   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
+#                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
 # A failure skips the later groups (a failing smoke or fault test means the cluster itself is
 # broken); inside a group every test runs. The last lines list each test's result and wall time.
 #
@@ -62,12 +63,17 @@ fi
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/daemon.sh
   run_test test/e2e/leader.sh
+  run_test test/e2e/stale.sh
   run_test test/e2e/triggers.sh
+  run_test test/e2e/plugins.sh
+  run_test test/e2e/prometheus.sh
 fi
 # The Helm chart: offline lint/golden/drift checks, the Dockerfile's runtime libraries, then
 # install into a real control plane with the RBAC proof.
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
   run_test test/helm/run.sh
+  # Upstream's own published policies through `kdesched plan` (helm renders the chart's default).
+  run_test test/upstream/published_policies.py "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
   run_test test/e2e/dockerfile.sh "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
   run_test test/e2e/helm.sh
 fi

@@ -14,7 +14,7 @@
 #     message; SIGTERM: exit 0 within seconds, port closed, no Lease created.
 #  3. PDB minAvailable 1 (disruptionsAllowed 0): nothing evicted, the refusal logged (refused by
 #     the PDB) and counted (kdesched_evictions_refused_total{reason="pdb"} 1).
-#  4. --dry-run: the decision is logged ("evicted pod (dry run)"), the pod is untouched, no Event.
+#  4. --dry-run: the decision is logged ("Evicted pod in dry run mode"), the pod is untouched, no Event.
 #  5. daemon (--descheduling-interval 2s) across faults: restart-apiserver, then a violation created
 #     right after the restart is evicted; kdesched stalled (SIGSTOP) while etcd is compacted, the
 #     apiserver restarted and a violation created, then resumed: it relists (410) and evicts it.
@@ -53,7 +53,7 @@ timing "one-shot run (start to exit)" "$(ms_str "${KDS_RUN_MS}")"
 check "exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "one cycle, one eviction logged" kds_log_has oneshot "msg=\"cycle finished\" evicted=1 refused=0"
 check "log names the evicted pod and the strategy" \
-  kds_log_has oneshot "msg=\"evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY} .*result=success"
+  kds_log_has oneshot "msg=\"Evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY} .*result=success"
 check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
 event_ok() {
   kds_events_for "${PAYMENT_UID}" "${STRATEGY}" >"${WORK}/events.json" || return 1
@@ -113,7 +113,7 @@ timing "SIGTERM to exit (daemon, idle in a 1h wait)" "$(ms_str "${KDS_STOP_MS}")
 check "SIGTERM: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "SIGTERM: exited within 5 s" [ "${KDS_STOP_MS}" -lt 5000 ]
 check "logged the signal and a clean stop" kds_log_has metrics 'msg="stopped" exit=0'
-check "port ${PORT} closed" bash -c "! curl -s -m 2 -o /dev/null http://127.0.0.1:${PORT}/healthz"
+check "port ${PORT} closed" bash -c "! curl -ks -m 2 -o /dev/null https://127.0.0.1:${PORT}/healthz"
 no_lease() { ! kd_kubectl get leases -A -o name | grep -q descheduler; }
 check "no Lease created (no --leader-elect)" no_lease
 check "replacement payment Running on another node" \
@@ -131,7 +131,7 @@ check "first cycle: nothing evicted, one refusal" kds_wait_log pdb 'msg="cycle f
 check "log: refused by the PDB" \
   kds_log_has pdb "msg=\"eviction refused\" pod=${KDS_NS}/${PAYMENT_POD} .*by=\"PodDisruptionBudget ${KDS_NS}/payment\" refusal=pdb"
 note "$(grep -m1 'msg="eviction refused"' "$(kds_log pdb)" | cut -c1-300)"
-check "no eviction attempted" kds_log_lacks pdb 'msg="evicted pod"'
+check "no eviction attempted" kds_log_lacks pdb 'msg="Evicted pod"'
 check "GET /metrics" kds_metrics "${PORT}" "${WORK}/metrics-pdb.txt"
 grep -E '^(kdesched_evictions_refused_total|descheduler_pods_evicted_total)' "${WORK}/metrics-pdb.txt" | sed 's/^/       /'
 check "kdesched_evictions_refused_total{reason=\"pdb\",strategy=\"${STRATEGY}\"} 1" \
@@ -149,8 +149,8 @@ phase "4. --dry-run: decision logged, nothing evicted"
 kds_run dryrun 60 --dry-run --descheduling-interval 0 --secure-port 0
 timing "dry-run one-shot (start to exit)" "$(ms_str "${KDS_RUN_MS}")"
 check "exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
-check "logged: evicted pod (dry run) ${PAYMENT_POD}" \
-  kds_log_has dryrun "msg=\"evicted pod \\(dry run\\)\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY}"
+check "logged: Evicted pod in dry run mode ${PAYMENT_POD}" \
+  kds_log_has dryrun "msg=\"Evicted pod in dry run mode\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY}"
 check "cycle counted it" kds_log_has dryrun 'msg="cycle finished" evicted=1 '
 check "payment ${PAYMENT_POD} untouched (same UID, not terminating)" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
 no_event() { [ "$(kds_events_for "${PAYMENT_UID}" "${STRATEGY}" | jq '.items | length')" = 0 ]; }
@@ -172,7 +172,7 @@ t0="$(kd_now_ms)"
 kds_start live --policy-config-file "${WORK}/policy-live.yaml" --descheduling-interval 2s \
   --secure-port "${PORT}" --bind-address 127.0.0.1
 LIVE_PID="${KDS_PID}"
-check "evicts the standing violation in its first cycle" kds_wait_log live 'msg="evicted pod" ' 30 1
+check "evicts the standing violation in its first cycle" kds_wait_log live 'msg="Evicted pod" ' 30 1
 timing "daemon start to eviction" "$(kd_elapsed "${t0}")"
 check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
 check "replacement Running elsewhere" kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
@@ -188,7 +188,7 @@ timing "restart-apiserver" "$(kd_elapsed "${t0}")"
 t_v="$(kd_now_ms)"
 must "violation created right after the restart" kds_violate
 timing "violation made (patch to order Ready beside payment)" "$(kd_elapsed "${t_v}")"
-check "the daemon evicts it" kds_wait_log live 'msg="evicted pod" ' 60 2
+check "the daemon evicts it" kds_wait_log live 'msg="Evicted pod" ' 60 2
 timing "after restart: order patched to eviction logged" "$(kd_elapsed "${t_v}")"
 check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
 check "GET /metrics" kds_metrics "${PORT}" "${WORK}/m1.txt"
@@ -205,11 +205,11 @@ t0="$(kd_now_ms)"
 check "compact-etcd --restart-apiserver (kdesched stopped)" "${KDS_CLUSTER}" compact-etcd --restart-apiserver >/dev/null
 timing "compact-etcd --restart-apiserver" "$(kd_elapsed "${t0}")"
 must "violation created while kdesched cannot see" kds_violate
-evicted_before="$(kds_log_count live 'msg="evicted pod" ')"
+evicted_before="$(kds_log_count live 'msg="Evicted pod" ')"
 kill -CONT "${LIVE_PID}"
 t_ready="$(kd_now_ms)"
-check "relist after 410 Gone logged" kds_wait_log live 'reflector relist resource=[a-z]+ reason=gone' 30
-check "the daemon evicts the violation it did not watch happen" kds_wait_log live 'msg="evicted pod" ' 60 $((evicted_before + 1))
+check "relist after 410 Gone logged" kds_wait_log live 'msg="reflector relist" resource=[a-z]+ reason=gone' 30
+check "the daemon evicts the violation it did not watch happen" kds_wait_log live 'msg="Evicted pod" ' 60 $((evicted_before + 1))
 timing "after SIGCONT: eviction of the unseen violation" "$(kd_elapsed "${t_ready}")"
 check "payment ${PAYMENT_POD} evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
 check "GET /metrics" kds_metrics "${PORT}" "${WORK}/m2.txt"
@@ -227,7 +227,7 @@ check "replacement Running elsewhere" kd_wait_for "replacement" 90 kds_replaceme
 kds_stop "${LIVE_PID}" TERM 15 || true
 timing "SIGTERM to exit (daemon, 2s interval)" "$(ms_str "${KDS_STOP_MS}")"
 check "SIGTERM: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
-check "exactly 3 evictions over the daemon's life" [ "$(kds_log_count live 'msg="evicted pod" ')" = 3 ]
+check "exactly 3 evictions over the daemon's life" [ "$(kds_log_count live 'msg="Evicted pod" ')" = 3 ]
 
 # ---------------------------------------------------------------------------
 phase "6. one-shot against a paused apiserver: no sync, no eviction, exit 1"
@@ -246,7 +246,7 @@ timing "one-shot with a paused apiserver: start to exit (--cache-sync-timeout 5)
 check "exit 1 (got ${KDS_RC})" [ "${KDS_RC}" = 1 ]
 check "within the sync timeout plus 3 s" [ "${took}" -lt 8000 ]
 check "logged that the cache did not sync" kds_log_has paused 'msg="the cache did not sync" timeout_seconds=5'
-check "no cycle ran" kds_log_lacks paused 'cycle finished|evicted pod'
+check "no cycle ran" kds_log_lacks paused 'cycle finished|Evicted pod'
 kds_start paused-term --descheduling-interval 2s --secure-port 0
 PAUSED_PID="${KDS_PID}"
 # It logs nothing until synced: wait until it holds a connection to the (paused) apiserver.

@@ -71,7 +71,7 @@ handover_clean() {
 }
 # wait_cycles NAME N: NAME's log has N "cycle finished" lines.
 wait_cycles() { kds_wait_log "$1" '"msg":"(cycle finished|triggered run finished)"' "${3:-20}" "$2"; }
-evictions_of_pod() { grep -h '"msg":"evicted pod"' "$@" | grep -c "\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"" || true; }
+evictions_of_pod() { grep -h '"msg":"Evicted pod"' "$@" | grep -c "\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"" || true; }
 
 # ---------------------------------------------------------------------------
 phase "cluster up (3 kwok nodes), order and payment"
@@ -153,7 +153,7 @@ phase "3. a violation made after the takeover is evicted once"
 must "order patched onto payment's node" kds_violate
 t_ready="$(kd_now_ms)"
 check "${NEW} evicts payment ${PAYMENT_POD}" kd_wait_for "eviction" 30 bash -c \
-  "grep '\"msg\":\"evicted pod\"' '$(kds_log "${NEW}")' | grep -q '\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"'"
+  "grep '\"msg\":\"Evicted pod\"' '$(kds_log "${NEW}")' | grep -q '\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"'"
 timing "violation Ready to eviction by the new leader" "$(kd_elapsed "${t_ready}")"
 check "payment evicted" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
 # Two more cycles of the leader: a second eviction would have happened in them.
@@ -196,7 +196,7 @@ check "D takes over" kds_wait_log D '"msg":"became leader"' 20
 timing "takeover from a stalled leader" "$(ms_str $(( $(kds_ts_ms "$(became_ts D)") - t_stop )))"
 check "Lease held by D (${D_ID})" lease_holder_is "${D_ID}"
 check "D evicts payment ${PAYMENT_POD}" kd_wait_for "eviction" 30 bash -c \
-  "grep '\"msg\":\"evicted pod\"' '$(kds_log D)' | grep -q '\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"'"
+  "grep '\"msg\":\"Evicted pod\"' '$(kds_log D)' | grep -q '\"pod\":\"${KDS_NS}/${PAYMENT_POD}\"'"
 t_cont="$(kd_now_ms)"
 kill -CONT "${PID_OF[C]}"
 kds_wait_exit "${PID_OF[C]}" 10 || true
@@ -204,7 +204,7 @@ timing "SIGCONT to exit of the stale leader" "$(kd_elapsed "${t_cont}")"
 check "the stale leader exits 1 (got ${KDS_RC})" [ "${KDS_RC}" = 1 ]
 check "...logging that leadership was lost" kds_log_has C 'leadership lost'
 check "...after no further cycle ($(cycles_of C | wc -l) = ${c_cycles_before})" [ "$(cycles_of C | wc -l)" = "${c_cycles_before}" ]
-check "...and no eviction" [ "$(grep -c '"msg":"evicted pod"' "$(kds_log C)" || true)" = 0 ]
+check "...and no eviction" [ "$(grep -c '"msg":"Evicted pod"' "$(kds_log C)" || true)" = 0 ]
 check "...and it did not release D's Lease" lease_holder_is "${D_ID}"
 check "no interleaving: C -> D" handover_clean C D
 check "exactly one eviction of ${PAYMENT_POD} in all logs" [ "$(evictions_of_pod "${WORK}"/*.log)" = 1 ]

@@ -361,17 +361,19 @@ kds_request_pending() {
   return 1
 }
 
+# kdesched serves HTTPS with a self-signed certificate, as upstream; -k as upstream's probes
+# (insecureSkipVerify) do.
 # kds_http PORT PATH: prints "CODE BODY" (body on one line); CODE 000 when nothing answers.
 kds_http() {
   local out code
-  out="$(curl -sS -m 3 -o - -w '\n%{http_code}' "http://127.0.0.1:$1$2" 2>/dev/null)" || true
+  out="$(curl -ksS -m 3 -o - -w '\n%{http_code}' "https://127.0.0.1:$1$2" 2>/dev/null)" || true
   code="${out##*$'\n'}"
   [ -n "${code}" ] || code=000
   printf '%s %s\n' "${code}" "$(printf '%s' "${out%$'\n'*}" | tr '\n' ' ')"
 }
 
 # kds_metrics PORT FILE: scrapes /metrics into FILE.
-kds_metrics() { curl -fsS -m 5 "http://127.0.0.1:$1/metrics" -o "$2"; }
+kds_metrics() { curl -kfsS -m 5 "https://127.0.0.1:$1/metrics" -o "$2"; }
 
 # kds_metric_sum FILE NAME [LABEL=VALUE]...: sum of the samples of NAME whose labels include every
 # LABEL="VALUE" given (0 when none).
@@ -398,6 +400,30 @@ kds_api() {
   local path="$1"; shift
   curl -sS -o "${WORK}/body" -w '%{http_code}' --cacert "${CA_FILE}" --cert "${ADMIN_CERT_FILE}" \
     --key "${ADMIN_KEY_FILE}" "$@" "${APISERVER_URL}${path}"
+}
+
+# kds_sa_kubeconfig SA NAMESPACE FILE: a kubeconfig holding a TokenRequest token of the
+# ServiceAccount, the cluster CA and the server URL: what in-cluster config gives a pod of it.
+kds_sa_kubeconfig() {
+  local token
+  token="$(kd_kubectl -n "$2" create token "$1" --duration=2h)" || return 1
+  cat >"$3" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: ${APISERVER_URL}
+    certificate-authority-data: $(base64 -w0 <"${CA_FILE}")
+users:
+- name: $1
+  user:
+    token: ${token}
+contexts:
+- name: $1
+  context: {cluster: test, user: $1, namespace: $2}
+current-context: $1
+EOF
 }
 
 # kds_evict POD: POSTs a policy/v1 Eviction of POD (namespace KDS_NS) as the admin; prints the

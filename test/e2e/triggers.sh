@@ -6,7 +6,7 @@
 #
 #  1. order/payment: order is patched onto payment's node (template nodeName + nodeSelector); the
 #     trigger evicts payment within 2 s of the new order pod's binding (PodScheduled
-#     lastTransitionTime, 1 s resolution, vs the "evicted pod" log line, ms); the replacement runs
+#     lastTransitionTime, 1 s resolution, vs the "Evicted pod" log line, ms); the replacement runs
 #     on another node; the delay is printed.
 #  2. rollout of a 50-replica Deployment web (required anti-affinity against app=db, one db pod, so
 #     the rollout itself creates no violation) across 10 nodes, image changed: 0 evictions, a
@@ -46,7 +46,7 @@ start_daemon() {
   kds_start "$1" --policy-config-file "$2" --descheduling-interval 1h --secure-port "${PORT}" --bind-address 127.0.0.1
   kds_wait_log "$1" 'msg="cycle finished"' 30
 }
-evictions() { kds_log_count "$1" 'msg="evicted pod"'; }
+evictions() { kds_log_count "$1" 'msg="Evicted pod"'; }
 
 # ---------------------------------------------------------------------------
 phase "cluster up (10 kwok nodes)"
@@ -61,7 +61,7 @@ check "first cycle evicted nothing" kds_log_has t1 'msg="cycle finished" evicted
 PAYMENT_POD="$(pod_of payment)"; PAYMENT_NODE="$(node_of "${PAYMENT_POD}")"; PAYMENT_UID="$(uid_of "${PAYMENT_POD}")"
 t_patch="$(kd_now_ms)"
 check "order patched onto payment's node ${PAYMENT_NODE}" kds_patch_order "${PAYMENT_NODE}" nginx:1.25.1
-check "payment ${PAYMENT_POD} evicted by a trigger" kds_wait_log t1 "msg=\"evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY} " 30
+check "payment ${PAYMENT_POD} evicted by a trigger" kds_wait_log t1 "msg=\"Evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY} " 30
 timing "patch to eviction (wall)" "$(kd_elapsed "${t_patch}")"
 check "payment ${PAYMENT_POD} gone or terminating" kd_wait_for "payment evicted" 30 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
 # the new order pod: on payment's node, created after the patch
@@ -70,7 +70,7 @@ NEW_ORDER="$(kd_kubectl -n "${KDS_NS}" get pods -l app=order -o json | jq -r --a
 bound="$(kd_kubectl -n "${KDS_NS}" get pod "${NEW_ORDER}" -o json | jq -r \
   '(.status.conditions // [] | map(select(.type == "PodScheduled")) | .[0].lastTransitionTime) // .metadata.creationTimestamp')"
 bound_ms="$(kds_ts_ms "${bound}")"
-ev_line="$(grep -m1 "msg=\"evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} " "$(kds_log t1)")"
+ev_line="$(grep -m1 "msg=\"Evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} " "$(kds_log t1)")"
 ev_ms="$(kds_log_ts_ms "${ev_line}")"
 delay=$((ev_ms - bound_ms))
 note "new order pod ${NEW_ORDER} bound at ${bound} (1 s resolution); evicted at $(date -u -d "@$((ev_ms / 1000)).$(printf '%03d' $((ev_ms % 1000)))" +%H:%M:%S.%3N)"
@@ -146,7 +146,7 @@ grep -E 'msg="triggered run' "$(kds_log t2)" | cut -c1-200 | sed 's/^/       /'
 check "evictions during the rollout: 0 (got $(evictions t2))" [ "$(evictions t2)" = 0 ]
 check "scoped runs ${runs} >= 1 and far fewer than ${binds} binds (< 15)" [ "${runs}" -ge 1 -a "${runs}" -lt 15 ]
 check "no eviction attempted on any pod (no terminating pod evicted): no refusal logged either" \
-  kds_log_lacks t2 'msg="(evicted pod|eviction refused)"'
+  kds_log_lacks t2 'msg="(Evicted pod|eviction refused)"'
 check "GET /metrics" kds_metrics "${PORT}" "${WORK}/m2.txt"
 grep -E '^(kdesched_trigger_|descheduler_pods_evicted_total)' "${WORK}/m2.txt" | sed 's/^/       /' | head -20
 check "descheduler_pods_evicted_total 0" [ "$(kds_metric_sum "${WORK}/m2.txt" descheduler_pods_evicted_total)" = 0 ]
@@ -199,7 +199,7 @@ note "$(grep -m1 'descheduling gave up' "$(kds_log t3)" | cut -c1-250)"
 n_before="$(evictions t3)"
 timing "evictions of flap-b before giving up" "${n_before}"
 check "evictions of flap-b happened (${n_before}), at most backoffAfter+1" [ "${n_before}" -ge 2 -a "${n_before}" -le 4 ]
-check "only flap-b pods evicted" bash -c "! grep 'msg=\"evicted pod\"' '$(kds_log t3)' | grep -vq 'pod=${KDS_NS}/flap-b-'"
+check "only flap-b pods evicted" bash -c "! grep 'msg=\"Evicted pod\"' '$(kds_log t3)' | grep -vq 'pod=${KDS_NS}/flap-b-'"
 gaveup_event() {
   kd_kubectl -n "${KDS_NS}" get events --field-selector reason=DeschedulingGaveUp -o json >"${WORK}/ev3.json" || return 1
   jq -e '[.items[] | select(.type == "Warning" and (.involvedObject.name | startswith("flap-b-")))] | length >= 1' "${WORK}/ev3.json" >/dev/null

@@ -9,7 +9,9 @@ deschedulerPolicy rendered by the real helm from charts/descheduler.
 
 Each policy runs through `kdesched plan` on examples/mixed/snapshot.json (plus the PriorityClasses
 the policies name) and must exit 0. The only accepted failures are listed in EXPECTED below, each
-with the reason (a block that is not valid YAML for upstream either).
+with the reason (a block that is not valid YAML for upstream either), and policies refused only
+because they enable a plugin in PENDING_PLUGINS (not implemented yet: reported as PENDING, not
+counted; each plugin leaves the set when it lands).
 
 Usage: published_policies.py KDESCHED_BIN [--keep DIR]
 """
@@ -32,6 +34,24 @@ EXPECTED = {
     # (the check below proves the YAML parser rejects it).
     ("README.md", 229): "placeholders `- ...`/`[...]`: not valid YAML",
 }
+
+
+# Upstream plugins kdesched does not have yet (empty since all 11 landed; kept for the next
+# upstream release's plugins). A policy refused for anything else fails.
+PENDING_PLUGINS: set[str] = set()
+
+
+def only_pending_plugins(stderr, path):
+    """True when every error kdesched printed is an unknown plugin listed in PENDING_PLUGINS."""
+    text = stderr.strip()
+    if text.startswith("kdesched: "):
+        text = text[len("kdesched: "):]
+    errors = [e for e in re.split(r";(?=" + re.escape(path) + r": )", text) if e]
+    for e in errors:
+        m = re.search(r'unknown plugin "([A-Za-z]+)"', e)
+        if not m or m.group(1) not in PENDING_PLUGINS:
+            return False
+    return bool(errors)
 
 
 def cache_root():
@@ -120,7 +140,7 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     moddir = module_dir()
     policies = collect(moddir)
-    failures, passed = [], 0
+    failures, passed, pending = [], 0, 0
     with tempfile.TemporaryDirectory() as work:
         snap = snapshot_with_priority_classes(policies, work)
         for idx, (src, line, text) in enumerate(policies):
@@ -140,11 +160,16 @@ def main():
                 except yaml.YAMLError:
                     passed += 1
                     print(f"ok    {src}:{line} (rejected as upstream does: {expected})")
+            elif r.returncode == 2 and expected is None and only_pending_plugins(r.stderr, path):
+                pending += 1
+                names = sorted(set(re.findall(r'unknown plugin "([A-Za-z]+)"', r.stderr)))
+                print(f"PENDING {src}:{line}: needs {', '.join(names)} (not implemented yet)")
             else:
                 err = (r.stderr or r.stdout).strip().splitlines()
                 failures.append(f"{src}:{line}: rc={r.returncode}: {err[0] if err else ''}")
                 print(f"FAIL  {src}:{line}: rc={r.returncode}: {err[0] if err else ''}")
-    print(f"upstream published policies: {passed} passed, {len(failures)} failed (of {len(policies)})")
+    print(f"     {pending} of {len(policies)} PENDING on plugins not implemented yet: {sorted(PENDING_PLUGINS)}")
+    print(f"upstream published policies: {passed} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 

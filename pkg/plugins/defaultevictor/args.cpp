@@ -33,7 +33,7 @@ Status checkList(policy::ArgsReader& r, const std::string& field, const std::vec
 
 Result<Args> decodeArgs(const policy::RawArgs& raw) {
   policy::ArgsReader r(raw);
-  if (!r.structural().isOk()) return r.structural();
+  KD_TRY(r.structural());
   Args a;
   std::optional<std::string> s;
   std::optional<bool> b;
@@ -45,21 +45,18 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   }
   KD_TRY(r.readLabelSelector("labelSelector", a.labelSelector));
   KD_TRY(r.readLabelSelector("namespaceLabelSelector", a.namespaceLabelSelector));
-  bool hasThreshold = false;
-  KD_TRY(r.readObject(
-      "priorityThreshold",
-      [&](policy::ArgsReader& pr) -> Status {
-        KD_TRY(pr.readInt32("value", a.priorityThresholdValue));
-        KD_TRY(pr.readString("name", a.priorityThresholdName));
-        return pr.finish();
-      },
-      &hasThreshold));
-  if (a.priorityThresholdValue && a.priorityThresholdName)
-    return r.error("priorityThreshold",
-                   "priority threshold misconfigured, only one of priorityThreshold fields can be set");
-  if (a.priorityThresholdValue && *a.priorityThresholdValue > api::kSystemCriticalPriority)
-    return r.error("priorityThreshold.value", "priority threshold can't be greater than 2000000000, got " +
-                                                  std::to_string(*a.priorityThresholdValue));
+  KD_TRY(r.readObject("priorityThreshold", [&](policy::ArgsReader& pr) -> Status {
+    KD_TRY(pr.readInt32("value", a.priorityThresholdValue));
+    KD_TRY(pr.readString("name", a.priorityThresholdName));
+    KD_TRY(pr.finish());
+    if (a.priorityThresholdValue && a.priorityThresholdName)
+      return Status::error(pr.path() +
+                           ": priority threshold misconfigured, only one of priorityThreshold fields can be set");
+    if (a.priorityThresholdValue && *a.priorityThresholdValue > api::kSystemCriticalPriority)
+      return pr.error("value", "priority threshold can't be greater than 2000000000, got " +
+                                   std::to_string(*a.priorityThresholdValue));
+    return Status::ok();
+  }));
   KD_TRY(r.readBool("nodeFit", b));
   a.nodeFit = b.value_or(false);
   std::optional<std::uint32_t> minReplicas;
@@ -118,7 +115,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     return r.error(
         "podProtections",
         "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled");
-  if (Status f = r.finish(); !f.isOk()) return f;
+  KD_TRY(r.finish());
   return a;
 }
 

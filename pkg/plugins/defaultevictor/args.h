@@ -1,4 +1,5 @@
-// DefaultEvictor args: upstream's names, defaults and validation messages (reference §3.1).
+// Upstream: DefaultEvictor (plugins/defaultevictor/).
+// Its args: upstream's names, defaults and validation messages (reference §3.1).
 #pragma once
 
 #include <optional>

@@ -8,7 +8,7 @@ namespace kdesched::plugins::defaultevictor {
 
 using framework::FilterResult;
 
-DefaultEvictor::DefaultEvictor(Args args, std::int32_t priorityThreshold, std::function<api::Timestamp()> now)
+DefaultEvictor::DefaultEvictor(Args args, std::int32_t priorityThreshold, framework::WallSeconds now)
     : args_(std::move(args)),
       protections_(effectiveProtections(args_)),
       priorityThreshold_(priorityThreshold),
@@ -17,7 +17,6 @@ DefaultEvictor::DefaultEvictor(Args args, std::int32_t priorityThreshold, std::f
     auto sel = api::parseLabelSelector(args_.nodeSelector);
     if (sel.isOk()) nodeSelector_ = *sel;
   }
-  if (!now_) now_ = [] { return static_cast<api::Timestamp>(std::time(nullptr)); };
 }
 
 FilterResult DefaultEvictor::filter(const api::Pod& pod, const framework::Handle& h) const {
@@ -82,10 +81,16 @@ FilterResult DefaultEvictor::filter(const api::Pod& pod, const framework::Handle
 
 FilterResult DefaultEvictor::preEvictionFilter(const api::Pod& pod, const framework::Handle& h) const {
   if (args_.nodeFit) {
-    std::vector<const api::Node*> nodes;
-    for (const api::Node* n : h.snapshot().nodes())
-      if (n->isReady() && (!nodeSelector_ || nodeSelector_->matches(n->labels))) nodes.push_back(n);
-    if (!framework::podFitsAnyOtherNode(h, pod, nodes))
+    // The ready nodes matching the selector depend on the snapshot alone: once per cycle, not per
+    // candidate (5,000 nodes x 150,000 candidates made it quadratic).
+    const std::vector<const api::Node*>* nodes = h.state().cachedNodes(this, h.snapshot());
+    if (!nodes) {
+      std::vector<const api::Node*> ready;
+      for (const api::Node* n : h.snapshot().nodes())
+        if (n->isReady() && (!nodeSelector_ || nodeSelector_->matches(n->labels))) ready.push_back(n);
+      nodes = &h.state().cacheNodes(this, h.snapshot(), std::move(ready));
+    }
+    if (!framework::podFitsAnyOtherNode(h, pod, *nodes))
       return FilterResult::fail("nodeFit: the pod fits no other ready node");
   }
   if (args_.namespaceLabelSelector) {

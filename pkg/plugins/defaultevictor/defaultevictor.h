@@ -1,5 +1,6 @@
-// DefaultEvictor: the single home of cross-cutting "may this pod go" policy (Filter and
-// PreEvictionFilter), with upstream's checks in upstream's order (reference §3.2-3.3).
+// Upstream: DefaultEvictor (plugins/defaultevictor/).
+// The single home of cross-cutting "may this pod go" policy (Filter and PreEvictionFilter), with
+// upstream's checks in upstream's order (reference §3.2-3.3).
 #pragma once
 
 #include <set>
@@ -11,7 +12,7 @@ namespace kdesched::plugins::defaultevictor {
 
 class DefaultEvictor : public framework::FilterPlugin, public framework::PreEvictionFilterPlugin {
  public:
-  DefaultEvictor(Args args, std::int32_t priorityThreshold, std::function<api::Timestamp()> now);
+  DefaultEvictor(Args args, std::int32_t priorityThreshold, framework::WallSeconds now);
 
   std::string_view name() const override { return kName; }
   framework::FilterResult filter(const api::Pod& pod, const framework::Handle& h) const override;
@@ -26,7 +27,7 @@ class DefaultEvictor : public framework::FilterPlugin, public framework::PreEvic
   std::set<std::string> protections_;
   std::int32_t priorityThreshold_;
   std::optional<api::LabelSelector> nodeSelector_;
-  std::function<api::Timestamp()> now_;
+  framework::WallSeconds now_;
 };
 
 framework::PluginRegistration registration();

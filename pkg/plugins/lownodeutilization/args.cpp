@@ -1,35 +1,26 @@
 #include "pkg/plugins/lownodeutilization/args.h"
 
-#include <yaml-cpp/yaml.h>
+#include <optional>
+
+#include "pkg/plugins/common/utilization_args.h"
 
 namespace kdesched::plugins::lownodeutilization {
 namespace {
 
-// Upstream's validateThresholds, with its messages; `field` is the args key the map was read from,
-// which upstream also names as the message prefix ("thresholds config is not valid: ...").
-Status validateThresholds(const policy::ArgsReader& r, const std::string& field, const policy::ResourceThresholds& t) {
-  const std::string prefix = field + " config is not valid: ";
-  if (t.empty()) return r.error(field, prefix + "no resource threshold is configured");
-  // A reader over no node, only to build `<field>.<resource>` paths with the usual quoting.
-  policy::ArgsReader at(YAML::Node(), r.pathOf(field));
-  for (const auto& [resource, percent] : t) {
-    if (percent < 0 || percent > 100) return at.error(resource, prefix + resource + " threshold not in [0, 100] range");
-  }
-  return Status::ok();
-}
-
 // The first resource (by name) one map has and the other lacks, or "".
-std::string firstMissing(const policy::ResourceThresholds& from, const policy::ResourceThresholds& in) {
+// The first resource of `from` that `in` lacks. Optional, not "": an empty resource name is a key
+// like any other here (it used to slip through as "none missing" and abort on map::at).
+std::optional<std::string> firstMissing(const policy::ResourceThresholds& from, const policy::ResourceThresholds& in) {
   for (const auto& [resource, percent] : from)
     if (!in.count(resource)) return resource;
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace
 
 Result<Args> decodeArgs(const policy::RawArgs& raw) {
   policy::ArgsReader r(raw);
-  if (!r.structural().isOk()) return r.structural();
+  KD_TRY(r.structural());
   Args a;
   std::optional<policy::ResourceThresholds> thresholds, targetThresholds;
   KD_TRY(r.readResourceThresholds("thresholds", thresholds));
@@ -44,44 +35,31 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   KD_TRY(r.readInt64("numberOfNodes", numberOfNodes));
   a.numberOfNodes = numberOfNodes.value_or(0);
 
-  // Read by hand rather than with readNamespaces: upstream rejects any include list here with its
-  // own message, before (and instead of) the shared include/exclude check.
   std::vector<std::string> include;
-  KD_TRY(r.readObject("evictableNamespaces", [&](policy::ArgsReader& nr) -> Status {
-    std::optional<std::vector<std::string>> in, ex;
-    KD_TRY(nr.readStringList("include", in));
-    KD_TRY(nr.readStringList("exclude", ex));
-    include = in.value_or(std::vector<std::string>{});
-    a.excludedNamespaces = ex.value_or(std::vector<std::string>{});
-    return Status::ok();
-  }));
+  KD_TRY(nodeusage::readEvictableNamespaces(r, include, a.excludedNamespaces));
 
   KD_TRY(r.readObject("evictionLimits",
                       [&](policy::ArgsReader& lr) -> Status { return lr.readUint32("node", a.evictionLimitNode); }));
 
-  YAML::Node metrics;
+  policy::RawArgs metrics;
   KD_TRY(r.readRaw("metricsUtilization", metrics));
   KD_TRY(r.finish());
-  // Silently falling back to requests would balance on numbers the operator did not ask for.
-  if (metrics.IsDefined() && !metrics.IsNull())
-    return r.error("metricsUtilization",
-                   "metricsUtilization is not supported yet by kdesched (usage is computed from pod requests); "
-                   "remove it to balance on requests");
+  KD_TRY(nodeusage::rejectMetricsUtilization(r, metrics));
 
   // Upstream's validation order: namespaces, thresholds, targetThresholds, then the pair.
-  if (!include.empty())
-    return policy::ArgsReader(YAML::Node(), r.pathOf("evictableNamespaces"))
-        .error("include", "only Exclude namespaces can be set, inclusion is not supported");
-  KD_TRY(validateThresholds(r, "thresholds", a.thresholds));
-  KD_TRY(validateThresholds(r, "targetThresholds", a.targetThresholds));
-  if (std::string m = firstMissing(a.thresholds, a.targetThresholds); !m.empty())
-    return r.error("targetThresholds", "thresholds and targetThresholds configured different resources (" + m +
+  KD_TRY(nodeusage::checkEvictableNamespaces(r, include));
+  // Upstream names the map as the message prefix ("thresholds config is not valid: ...").
+  KD_TRY(nodeusage::validateThresholds(r, "thresholds", a.thresholds, "thresholds config is not valid: "));
+  KD_TRY(nodeusage::validateThresholds(r, "targetThresholds", a.targetThresholds,
+                                       "targetThresholds config is not valid: "));
+  if (auto m = firstMissing(a.thresholds, a.targetThresholds))
+    return r.error("targetThresholds", "thresholds and targetThresholds configured different resources (" + *m +
                                            " is not in targetThresholds)");
-  if (std::string m = firstMissing(a.targetThresholds, a.thresholds); !m.empty())
+  if (auto m = firstMissing(a.targetThresholds, a.thresholds))
     return r.error("thresholds",
-                   "thresholds and targetThresholds configured different resources (" + m + " is not in thresholds)");
+                   "thresholds and targetThresholds configured different resources (" + *m + " is not in thresholds)");
   if (!a.useDeviationThresholds) {
-    policy::ArgsReader at(YAML::Node(), r.pathOf("thresholds"));
+    policy::ArgsReader at(policy::RawArgs{.path = r.pathOf("thresholds")});
     for (const auto& [resource, percent] : a.thresholds)
       if (percent > a.targetThresholds.at(resource))
         return at.error(resource, "thresholds' " + resource + " percentage is greater than targetThresholds'");

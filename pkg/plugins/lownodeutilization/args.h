@@ -1,4 +1,5 @@
-// LowNodeUtilization args: upstream's names, defaults and validation messages (reference §2.5).
+// Upstream: LowNodeUtilization (plugins/nodeutilization/).
+// Its args: upstream's names, defaults and validation messages (reference §2.5).
 #pragma once
 
 #include <cstdint>

@@ -1,39 +1,16 @@
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 
-#include "pkg/api/scheduling.h"
-#include "pkg/framework/nodefit.h"
+#include "pkg/base/log.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::lownodeutilization {
 namespace {
 
-// One value per tracked resource, in trackedResources() order.
-template <typename T>
-using PerResource = std::vector<T>;
-
-// Quantity.Value(): whole units, rounded up. Upstream measures every resource but cpu in whole
-// units, so percentages and caps must be computed on those, not on our milli-units.
-std::int64_t wholeUnits(std::int64_t milli) { return milli >= 0 ? (milli + 999) / 1000 : -((-milli) / 1000); }
-
-// The unit upstream counts a resource in: millicores for cpu, whole units for the rest.
-std::int64_t upstreamUnits(const api::Symbol& r, std::int64_t milli) {
-  return r == api::kCpu() ? milli : wholeUnits(milli);
-}
-
-struct NodeInfo {
-  const api::Node* node = nullptr;
-  PerResource<std::int64_t> usage;             // requests of live pods, milli; pods = count × 1000
-  PerResource<std::optional<double>> percent;  // unset when the node has no such resource
-  PerResource<std::int64_t> cap;               // capacity at the high threshold, milli
-};
+using nodeusage::NodeUsage;
+using nodeusage::PerResource;
 
 // Thresholds resolved for this run: static ones as configured, deviation ones around the mean.
 struct Thresholds {
@@ -44,32 +21,6 @@ struct Thresholds {
   PerResource<std::optional<double>> deviation;
 };
 
-double percentOf(const api::Symbol& r, std::int64_t usedMilli, std::int64_t capacityMilli) {
-  std::int64_t used = upstreamUnits(r, usedMilli);
-  std::int64_t capacity = upstreamUnits(r, capacityMilli);
-  // Same expression order as upstream, so float rounding at a boundary matches.
-  return capacity > 0 ? static_cast<double>(used) / static_cast<double>(capacity) * 100 : 0.0;
-}
-
-PerResource<std::optional<double>> percentages(const std::vector<api::Symbol>& tracked, const api::Node& node,
-                                               const PerResource<std::int64_t>& usage) {
-  PerResource<std::optional<double>> out(tracked.size());
-  for (std::size_t k = 0; k < tracked.size(); ++k)
-    if (node.allocatable.has(tracked[k])) out[k] = percentOf(tracked[k], usage[k], node.allocatable.get(tracked[k]));
-  return out;
-}
-
-// upstream's capNodeCapacityToThreshold: 0 when the node lacks the resource, full capacity
-// without a threshold, else int64(threshold × 0.01 × capacity) in upstream's unit.
-std::int64_t capAt(const api::Symbol& r, const api::Node& node, const std::optional<double>& threshold) {
-  if (!node.allocatable.has(r)) return 0;
-  std::int64_t capacity = node.allocatable.get(r);
-  if (!threshold) return capacity;
-  std::int64_t units = upstreamUnits(r, capacity);
-  auto capped = static_cast<std::int64_t>(*threshold * 0.01 * static_cast<double>(units));
-  return r == api::kCpu() ? capped : capped * 1000;
-}
-
 std::optional<double> lookup(const policy::ResourceThresholds& t, const api::Symbol& r) {
   auto it = t.find(r.str());
   if (it == t.end()) return std::nullopt;
@@ -79,7 +30,7 @@ std::optional<double> lookup(const policy::ResourceThresholds& t, const api::Sym
 double clampPercent(double v) { return std::min(std::max(v, 0.0), 100.0); }
 
 Thresholds resolveThresholds(const Args& args, const std::vector<api::Symbol>& tracked,
-                             const std::vector<NodeInfo>& nodes) {
+                             const std::vector<NodeUsage>& nodes) {
   Thresholds t;
   t.low.resize(tracked.size());
   t.high.resize(tracked.size());
@@ -98,7 +49,7 @@ Thresholds resolveThresholds(const Args& args, const std::vector<api::Symbol>& t
     // gets no threshold and does not classify.
     double sum = 0;
     std::size_t count = 0;
-    for (const NodeInfo& n : nodes) {
+    for (const NodeUsage& n : nodes) {
       if (n.percent[k]) {
         sum += *n.percent[k];
         ++count;
@@ -114,22 +65,13 @@ Thresholds resolveThresholds(const Args& args, const std::vector<api::Symbol>& t
   return t;
 }
 
-bool isUnderutilized(const NodeInfo& n, const Thresholds& t) {
-  if (n.node->unschedulable) return false;  // nothing can move there
-  for (std::size_t k = 0; k < t.low.size(); ++k)
-    if (t.low[k] && *t.low[k] < n.percent[k].value_or(0)) return false;
-  return true;
-}
-
-bool isOverutilized(const NodeInfo& n, const Thresholds& t) {
-  for (std::size_t k = 0; k < t.high.size(); ++k)
-    if (t.high[k] && *t.high[k] < n.percent[k].value_or(0)) return true;
-  return false;
+bool isUnderutilized(const NodeUsage& n, const Thresholds& t) {
+  return !n.node->unschedulable && nodeusage::atOrBelow(n, t.low);  // nothing can move to a cordoned node
 }
 
 // Upstream's continueEvictionCond: the node is still above its cap for some resource and every
 // resource still has room on the underutilized nodes.
-bool shouldContinue(const NodeInfo& n, const PerResource<std::int64_t>& available) {
+bool shouldContinue(const NodeUsage& n, const PerResource<std::int64_t>& available) {
   bool above = false;
   for (std::size_t k = 0; k < n.usage.size(); ++k)
     if (n.usage[k] > n.cap[k]) above = true;
@@ -137,89 +79,22 @@ bool shouldContinue(const NodeInfo& n, const PerResource<std::int64_t>& availabl
   return std::all_of(available.begin(), available.end(), [](std::int64_t a) { return a > 0; });
 }
 
-// Upstream's PodToleratesTaints against the underutilized nodes: the pod tolerates every taint
-// (any effect) of at least one of them, trying a node only when the pod has at least as many
-// tolerations as the node has taints. Identical taint sets are checked once, and the answer is
-// memoized per shared constraints block (pods of one ReplicaSet share their tolerations).
-class DestinationTaints {
- public:
-  explicit DestinationTaints(const std::vector<const NodeInfo*>& destinations) {
-    std::unordered_set<std::string> seen;
-    for (const NodeInfo* d : destinations) {
-      const auto& taints = d->node->taints;
-      if (taints.empty()) {
-        untainted_ = true;
-        return;
-      }
-      std::string key;
-      for (const auto& t : taints)
-        key += t.key + '\x1f' + t.value + '\x1f' + std::string(api::toString(t.effect)) + '\x1e';
-      if (seen.insert(key).second) sets_.push_back(&taints);
-    }
-  }
-
-  bool toleratedBy(const api::Pod& pod) {
-    if (untainted_) return true;
-    const api::SchedulingConstraints* c = &pod.constraints();
-    auto it = memo_.find(c);
-    if (it != memo_.end()) return it->second;
-    bool ok = std::any_of(sets_.begin(), sets_.end(), [&](const std::vector<api::Taint>* taints) {
-      return c->tolerations.size() >= taints->size() && api::toleratesTaints(c->tolerations, *taints);
-    });
-    memo_.emplace(c, ok);
-    return ok;
-  }
-
- private:
-  bool untainted_ = false;
-  std::vector<const std::vector<api::Taint>*> sets_;
-  std::unordered_map<const api::SchedulingConstraints*, bool> memo_;
-};
-
-// How many underutilized nodes a reason names before "and N more": keeps the line readable.
-constexpr std::size_t kNamedDestinations = 3;
-
-std::string describeUsage(const std::vector<api::Symbol>& tracked, const PerResource<std::optional<double>>& pct,
-                          const Thresholds* t) {
-  std::string out;
-  for (std::size_t k = 0; k < tracked.size(); ++k) {
-    if (!out.empty()) out += ", ";
-    out += tracked[k].str() + " ";
-    if (!pct[k]) {
-      out += "n/a";
-      continue;
-    }
-    out += formatPercent(*pct[k]) + "%";
-    if (t && t->high[k] && *pct[k] > *t->high[k]) {
-      out += " > " + formatPercent(*t->high[k]) + "%";
-      if (t->mean[k] && t->deviation[k])
-        out += " (mean " + formatPercent(*t->mean[k]) + "% + " + formatPercent(*t->deviation[k]) + "%)";
-    }
-  }
-  return out;
-}
-
-std::string describeDestinations(const std::vector<api::Symbol>& tracked, const std::vector<const NodeInfo*>& under) {
-  std::string out = "; underutilized node" + std::string(under.size() == 1 ? "" : "s") + ": ";
-  for (std::size_t i = 0; i < under.size() && i < kNamedDestinations; ++i) {
-    if (i) out += ", ";
-    out += under[i]->node->name + " (" + describeUsage(tracked, under[i]->percent, nullptr) + ")";
-  }
-  if (under.size() > kNamedDestinations) out += " and " + std::to_string(under.size() - kNamedDestinations) + " more";
-  return out;
+// "cpu 80% > 50%, memory 50%, ...": the threshold (and, with deviations, the mean) named where
+// the node is above it.
+std::string describeSource(const std::vector<api::Symbol>& tracked, const NodeUsage& source, const Thresholds& t) {
+  return nodeusage::describeUsage(tracked, nodeusage::percentages(tracked, *source.node, source.usage),
+                                  [&](std::size_t k, double pct) {
+                                    std::string out;
+                                    if (!t.high[k] || pct <= *t.high[k]) return out;
+                                    out = " > " + nodeusage::formatPercent(*t.high[k]) + "%";
+                                    if (t.mean[k] && t.deviation[k])
+                                      out += " (mean " + nodeusage::formatPercent(*t.mean[k]) + "% + " +
+                                             nodeusage::formatPercent(*t.deviation[k]) + "%)";
+                                    return out;
+                                  });
 }
 
 }  // namespace
-
-std::string formatPercent(double percent) {
-  double rounded = std::round(percent * 10) / 10;
-  char buf[64];
-  if (rounded == std::trunc(rounded))
-    std::snprintf(buf, sizeof buf, "%.0f", rounded);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f", rounded);
-  return buf;
-}
 
 LowNodeUtilization::LowNodeUtilization(Args args) : args_(std::move(args)) {
   tracked_ = {api::kCpu(), api::kMemory(), api::kPods()};
@@ -232,35 +107,23 @@ LowNodeUtilization::LowNodeUtilization(Args args) : args_(std::move(args)) {
 
 Status LowNodeUtilization::balance(framework::Handle& h) {
   const std::vector<api::Symbol>& tracked = tracked_;
-  const std::size_t R = tracked.size();
-
-  // Usage snapshot of every node. nodeRequestedResources sums the live pods (pods evicted earlier
-  // in this cycle are gone) and shares its per-cycle cache with NodeFit.
-  std::vector<NodeInfo> nodes;
-  nodes.reserve(h.nodes().size());
-  for (const api::Node* node : h.nodes()) {
-    NodeInfo n;
-    n.node = node;
-    api::ResourceList requested = framework::nodeRequestedResources(h, *node);
-    n.usage.resize(R);
-    for (std::size_t k = 0; k < R; ++k) n.usage[k] = requested.get(tracked[k]);
-    n.percent = percentages(tracked, *node, n.usage);
-    nodes.push_back(std::move(n));
-  }
-
+  std::vector<NodeUsage> nodes = nodeusage::measure(h, tracked);
   Thresholds t = resolveThresholds(args_, tracked, nodes);
-  std::vector<NodeInfo*> under, over;
-  for (NodeInfo& n : nodes) {
+  std::vector<NodeUsage*> under, over;
+  for (NodeUsage& n : nodes) {
     if (isUnderutilized(n, t))
       under.push_back(&n);
-    else if (isOverutilized(n, t))
+    else if (nodeusage::above(n, t.high))
       over.push_back(&n);
   }
-  spdlog::debug("msg=\"nodes classified\" plugin={} profile={} underutilized={} overutilized={} nodes={}", kName,
-                h.profile(), under.size(), over.size(), nodes.size());
+  log::debug("nodes classified", {{"plugin", kName},
+                                  {"profile", h.profile()},
+                                  {"underutilized", under.size()},
+                                  {"overutilized", over.size()},
+                                  {"nodes", nodes.size()}});
 
   auto nothingToDo = [&](const char* why) {
-    spdlog::debug("msg=\"nothing to do\" plugin={} profile={} reason=\"{}\"", kName, h.profile(), why);
+    log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", why}});
     return Status::ok();
   };
   if (under.empty()) return nothingToDo("no node is underutilized");
@@ -269,81 +132,31 @@ Status LowNodeUtilization::balance(framework::Handle& h) {
   if (under.size() == nodes.size()) return nothingToDo("all nodes are underutilized");
   if (over.empty()) return nothingToDo("no node is above targetThresholds");
 
-  for (NodeInfo* n : under) {
-    n->cap.resize(R);
-    for (std::size_t k = 0; k < R; ++k) n->cap[k] = capAt(tracked[k], *n->node, t.high[k]);
-  }
-  for (NodeInfo* n : over) {
-    n->cap.resize(R);
-    for (std::size_t k = 0; k < R; ++k) n->cap[k] = capAt(tracked[k], *n->node, t.high[k]);
-  }
-
+  nodeusage::setCaps(tracked, under, t.high);
+  nodeusage::setCaps(tracked, over, t.high);
   // What the underutilized nodes can still take before reaching their own caps.
-  PerResource<std::int64_t> available(R, 0);
-  for (const NodeInfo* n : under)
-    for (std::size_t k = 0; k < R; ++k) available[k] += n->cap[k] - n->usage[k];
-
-  // Busiest first by upstream's unweighted sum of raw numbers (memory bytes dominate). Upstream's
-  // sort is unstable over a map; ties keep node-name order here so plans are reproducible.
-  std::vector<std::pair<std::int64_t, NodeInfo*>> sources;
-  sources.reserve(over.size());
-  for (NodeInfo* n : over) {
-    std::int64_t score = 0;
-    for (std::size_t k = 0; k < R; ++k) score += upstreamUnits(tracked[k], n->usage[k]);
-    sources.emplace_back(score, n);
-  }
-  std::stable_sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-
-  std::vector<const NodeInfo*> destinations(under.begin(), under.end());
-  DestinationTaints taints(destinations);
-  const std::string destinationText = describeDestinations(tracked, destinations);
-  std::unordered_set<std::string_view> excluded(args_.excludedNamespaces.begin(), args_.excludedNamespaces.end());
-
-  for (const auto& entry : sources) {
-    NodeInfo* source = entry.second;
-    std::vector<const api::Pod*> removable;
-    for (const api::Pod* p : h.podsOnNode(*source->node))
-      if (h.filter(*p).ok) removable.push_back(p);
-    if (removable.empty()) continue;
-    std::stable_sort(removable.begin(), removable.end(),
-                     [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
-
-    if (!shouldContinue(*source, available)) continue;
-    std::uint32_t evicted = 0;
-    for (const api::Pod* pod : removable) {
-      if (args_.evictionLimitNode && evicted >= *args_.evictionLimitNode) break;
-      if (!taints.toleratedBy(*pod)) continue;
-      if (excluded.count(pod->ns.view())) continue;
-      // PreEvictionFilter (nodeFit, namespaceLabelSelector) runs in the eviction chain, which
-      // records a refusal; upstream's skip-and-continue is the same decision.
-      std::string reason = "node " + source->node->name + " is overutilized (" +
-                           describeUsage(tracked, percentages(tracked, *source->node, source->usage), &t) + ")" +
-                           destinationText;
-      framework::EvictResult res = h.evict(*pod, reason);
-      if (!res.evicted) {
-        if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
-        if (res.refusal == framework::Refusal::NodeLimit) break;
-        continue;
-      }
-      ++evicted;
-      for (std::size_t k = 0; k < R; ++k) {
-        std::int64_t moved = tracked[k] == api::kPods() ? 1000 : pod->requests.get(tracked[k]);
-        source->usage[k] -= moved;
-        available[k] -= moved;
-      }
-      if (!shouldContinue(*source, available)) break;
-    }
-  }
+  PerResource<std::int64_t> available = nodeusage::roomBelowCaps(under, tracked.size());
+  const std::string destinations = "; underutilized node" + std::string(under.size() == 1 ? "" : "s") + ": " +
+                                   nodeusage::describeNodes(tracked, under);
+  nodeusage::Drain drain{
+      .h = h,
+      .tracked = tracked,
+      .available = available,
+      .taints = nodeusage::DestinationTaints(under),
+      .excludedNamespaces = {args_.excludedNamespaces.begin(), args_.excludedNamespaces.end()},
+      .evictionLimitNode = args_.evictionLimitNode,
+      .removable = nullptr,
+      .keepGoing = shouldContinue,
+      .reason =
+          [&](const NodeUsage& source) {
+            return "node " + source.node->name + " is overutilized (" + describeSource(tracked, source, t) + ")" +
+                   destinations;
+          },
+  };
+  drain.from(nodeusage::byUsageSum(tracked, over, /*ascending=*/false));
   return Status::ok();
 }
 
-framework::PluginRegistration registration() {
-  return {kName,
-          [](const policy::RawArgs& raw, const framework::BuildContext&) -> Result<std::unique_ptr<framework::Plugin>> {
-            auto args = decodeArgs(raw);
-            if (!args.isOk()) return args.status();
-            return std::unique_ptr<framework::Plugin>(std::make_unique<LowNodeUtilization>(std::move(args.value())));
-          }};
-}
+framework::PluginRegistration registration() { return common::registrationOf<LowNodeUtilization>(kName, decodeArgs); }
 
 }  // namespace kdesched::plugins::lownodeutilization

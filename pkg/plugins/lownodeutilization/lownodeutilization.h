@@ -1,13 +1,15 @@
-// LowNodeUtilization (balance): moves pods off nodes whose requested resources exceed
-// targetThresholds while nodes under thresholds have room for them, with upstream v0.36's
-// classification, ordering, stop conditions and accounting (reference §2.5). Usage is the sum of
-// the requests of a node's live pods; metrics-based usage is not supported.
+// Upstream: LowNodeUtilization (plugins/nodeutilization/).
+// A balance plugin: moves pods off nodes whose requested resources exceed targetThresholds while
+// nodes under thresholds have room for them, with upstream v0.36's classification, ordering, stop
+// conditions and accounting (reference §2.5). Usage is the sum of the requests of a node's live
+// pods; metrics-based usage is not supported.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "pkg/framework/registry.h"
+#include "pkg/plugins/common/node_usage.h"
 #include "pkg/plugins/lownodeutilization/args.h"
 
 namespace kdesched::plugins::lownodeutilization {
@@ -28,7 +30,6 @@ class LowNodeUtilization : public framework::BalancePlugin {
 
 framework::PluginRegistration registration();
 
-// A percentage for people: rounded to one decimal, without a trailing ".0" ("85", "88.9").
-std::string formatPercent(double percent);
+using nodeusage::formatPercent;
 
 }  // namespace kdesched::plugins::lownodeutilization

@@ -19,13 +19,10 @@ import yaml
 # Grafana's built-in range variables -> a PromQL duration. $namespace and $job stay: they only
 # appear inside label-matcher strings, which PromQL parses whatever they hold.
 GRAFANA_VARS = {"$__rate_interval": "5m", "$__range": "1h", "$__interval": "1m"}
-# Names other work in progress adds to the binary (issue 14: process_* metrics; the cache-stale
-# gauge): reported as pending while the sources lack them, checked like the others once they exist.
+# Names other work in progress adds to the binary (issue 14: the cache-stale gauge): reported as
+# pending while the sources lack them, checked like the others once they exist.
 PENDING = {
     "kdesched_cache_stale": "the cache-stale gauge (being added)",
-    "process_resident_memory_bytes": "process metrics (issue 14, item 6)",
-    "process_cpu_seconds_total": "process metrics (issue 14, item 6)",
-    "process_start_time_seconds": "process metrics (issue 14, item 6)",
 }
 METRIC = re.compile(r"\b((?:descheduler|kdesched|process)_[a-z0-9_]+)\b")
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")

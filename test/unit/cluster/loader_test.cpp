@@ -112,6 +112,10 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Maybe","values":["x"]}]}]}}}}})",
             "Maybe"},
         BadCase{"items_not_array", R"({"kind":"List","items":{}})", "items"},
+        BadCase{
+            "negative_restart_count",
+            R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"crashy","namespace":"d"},"status":{"containerStatuses":[{"name":"app","restartCount":-3}]}}]})",
+            "(Pod d/crashy): status.containerStatuses[0].restartCount: restartCount -3 is negative"},
         BadCase{"binary", std::string("{\"kind\":\0", 9), "NUL"}, BadCase{"scalar", "42", "expected"}),
     [](const auto& info) { return info.param.name; });
 

@@ -44,6 +44,7 @@ struct AnswerCase {
   std::string name;
   evictor::ApiAnswer answer;
   framework::Refusal want;
+  framework::ApiFailure api;
   std::string byContains;
 };
 
@@ -57,6 +58,7 @@ TEST_P(ApiSinkAnswers, MapsToRefusals) {
   auto r = sink.evict(decision(*pod));
   EXPECT_FALSE(r.evicted);
   EXPECT_EQ(r.refusal, GetParam().want);
+  EXPECT_EQ(r.api, GetParam().api) << framework::toString(r.api);
   EXPECT_NE(r.by.find(GetParam().byContains), std::string::npos) << r.by;
   ASSERT_EQ(api.requests.size(), 1u);  // no retry inside a cycle
   ASSERT_EQ(api.events.size(), 1u);    // evictionFailureEventNotification
@@ -64,23 +66,48 @@ TEST_P(ApiSinkAnswers, MapsToRefusals) {
   EXPECT_EQ(api.events[0].reason, "EvictionFailed");
 }
 
+using framework::ApiFailure;
+using framework::Refusal;
+
 INSTANTIATE_TEST_SUITE_P(
     Table, ApiSinkAnswers,
     ::testing::Values(
         AnswerCase{"pdb",
                    {429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", true},
-                   framework::Refusal::Pdb,
+                   Refusal::Pdb,
+                   ApiFailure::TooManyRequests,
                    "PodDisruptionBudget"},
         AnswerCase{"throttled",
                    {429, "TooManyRequests", "Too many requests", false},
-                   framework::Refusal::ApiError,
+                   Refusal::ApiError,
+                   ApiFailure::TooManyRequests,
                    "throttled"},
+        AnswerCase{"gone",
+                   {404, "NotFound", "pods \"payment\" not found", false},
+                   Refusal::ApiError,
+                   ApiFailure::NotFound,
+                   "not found"},
+        AnswerCase{"replaced",
+                   {409, "Conflict", "uid precondition", false},
+                   Refusal::ApiError,
+                   ApiFailure::Conflict,
+                   "conflict"},
         AnswerCase{
-            "gone", {404, "NotFound", "pods \"payment\" not found", false}, framework::Refusal::ApiError, "not found"},
-        AnswerCase{"replaced", {409, "Conflict", "uid precondition", false}, framework::Refusal::ApiError, "conflict"},
+            "unauthorized", {401, "Unauthorized", "", false}, Refusal::ApiError, ApiFailure::Unauthorized, "401"},
+        AnswerCase{"forbidden",
+                   {403, "Forbidden", "cannot create pods/eviction", false},
+                   Refusal::ApiError,
+                   ApiFailure::Forbidden,
+                   "403"},
+        AnswerCase{"invalid", {422, "Invalid", "bad", false}, Refusal::ApiError, ApiFailure::Rejected, "422"},
+        AnswerCase{"server", {500, "InternalError", "etcd", false}, Refusal::ApiError, ApiFailure::ServerError, "500"},
+        AnswerCase{"unreachable",
+                   {0, "", "connection refused", false},
+                   Refusal::ApiError,
+                   ApiFailure::Unreachable,
+                   "unreachable"},
         AnswerCase{
-            "forbidden", {403, "Forbidden", "cannot create pods/eviction", false}, framework::Refusal::ApiError, "403"},
-        AnswerCase{"unreachable", {0, "", "connection refused", false}, framework::Refusal::ApiError, "unreachable"}),
+            "cancelled", {0, "", "cancelled", false, true}, Refusal::ApiError, ApiFailure::Cancelled, "cancelled"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(ApiSink, PodWithoutUidIsNotEvicted) {
@@ -90,6 +117,7 @@ TEST(ApiSink, PodWithoutUidIsNotEvicted) {
   pod->uid.clear();
   auto r = sink.evict(decision(*pod));
   EXPECT_FALSE(r.evicted);
+  EXPECT_EQ(r.api, framework::ApiFailure::None);  // no request made
   EXPECT_TRUE(api.requests.empty());
 }
 

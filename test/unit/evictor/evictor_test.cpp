@@ -87,5 +87,47 @@ TEST(EvictionChain, GateCanRefuse) {
   EXPECT_EQ(sink.refusals()[0].result.refusal, framework::Refusal::AntiFlapping);
 }
 
+TEST(EvictionChain, AFilterRefusalNamesTheFilterAndKeepsItsReasonWhole) {
+  ClusterBuilder b;
+  b.add(NodeBuilder("n1").build()).add(NodeBuilder("n2").unschedulable().build());
+  b.add(PodBuilder("order").app("order").node("n1").build());
+  b.add(PodBuilder("payment").app("payment").node("n1").antiAffinity("app", "order").build());
+  // nodeFit: n2 is unschedulable, so payment fits nowhere else; the reason itself holds ": ".
+  auto out = runPolicy(policyWith(kAnti, "deschedule", "", "          nodeFit: true\n"), *b.snapshot());
+  EXPECT_TRUE(out.evicted.empty());
+  ASSERT_EQ(out.refused.size(), 1u);
+  EXPECT_EQ(out.refused[0], "default/payment by DefaultEvictor");
+  EXPECT_EQ(out.refusedDetails[0], "nodeFit: the pod fits no other ready node");
+}
+
+// Records the order of the calls it gets; refuses pods named in `refuse`.
+struct RecordingGate : evictor::EvictionGate {
+  RecordingGate(std::string name, std::vector<std::string>& log, std::string refuse = "")
+      : name(std::move(name)), log(log), refuse(std::move(refuse)) {}
+  framework::EvictResult admit(const evictor::Decision& d) override {
+    log.push_back(name + " admit " + d.pod->name);
+    if (d.pod->name == refuse) return framework::EvictResult::refused(framework::Refusal::AntiFlapping, name, "no");
+    return {};
+  }
+  void evicted(const evictor::Decision& d) override { log.push_back(name + " evicted " + d.pod->name); }
+  std::string name;
+  std::vector<std::string>& log;
+  std::string refuse;
+};
+
+TEST(GateChain, EachGateMustAdmitInOrderAndAllHearOfEvictions) {
+  std::vector<std::string> log;
+  RecordingGate first("first", log, "x"), second("second", log, "y");
+  evictor::GateChain chain({&first, nullptr, &second});
+  auto x = PodBuilder("x").build(), y = PodBuilder("y").build(), z = PodBuilder("z").build();
+  auto decide = [](const api::Pod& p) { return evictor::Decision{&p, "n1", "P", "default", "why"}; };
+  EXPECT_EQ(chain.admit(decide(*x)).by, "first");
+  EXPECT_EQ(chain.admit(decide(*y)).by, "second");
+  EXPECT_EQ(chain.admit(decide(*z)).refusal, framework::Refusal::None);
+  chain.evicted(decide(*z));
+  EXPECT_EQ(log, (std::vector<std::string>{"first admit x", "first admit y", "second admit y", "first admit z",
+                                           "second admit z", "first evicted z", "second evicted z"}));
+}
+
 }  // namespace
 }  // namespace kdesched::testing

@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include "test/unit/testing/builders.h"
+#include "test/unit/testing/eventually.h"
 
 namespace kdesched::testing {
 namespace {
@@ -95,13 +95,17 @@ TEST(PipelinedSink, KeepsAtMostConcurrencyRequestsInFlightAndAnswersOptimistical
   // Three go out at once; each answers "evicted" before the server did.
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(sink.evict(decision(*pods[i])).evicted);
   ASSERT_TRUE(primary.waitStarted(3));
+  EXPECT_EQ(sink.slotWaits(), 0u);
 
-  // The fourth waits for a free slot: it returns only once the server has answered one.
-  std::thread fourth([&] { sink.evict(decision(*pods[3])); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_EQ(primary.started(), 3);
-  primary.open();
-  fourth.join();
+  // The fourth waits for a free slot: the server answers only once it is waiting, so it can only
+  // return after an answer.
+  std::thread server([&] {
+    EXPECT_TRUE(eventually([&] { return sink.slotWaits() == 1; }));
+    primary.open();
+  });
+  sink.evict(decision(*pods[3]));
+  EXPECT_GE(primary.finished(), 1);
+  server.join();
   auto flushed = sink.flush();
   EXPECT_EQ(flushed.succeeded, 4u);
   EXPECT_EQ(flushed.failed, 0u);
@@ -152,38 +156,48 @@ TEST(PipelinedSink, ConcurrencyOneIsSynchronousAndReturnsTheServersAnswer) {
   EXPECT_EQ(flushed.succeeded, 0u);
 }
 
+// Observers see outcomes in the order they happened: an answer that arrived before the chain
+// refused the next pod is delivered before that refusal.
+class OrderedLog : public evictor::Sink {
+ public:
+  EvictResult evict(const evictor::Decision& d) override {
+    log.push_back("evicted " + d.pod->name);
+    return EvictResult::success();
+  }
+  void refused(const evictor::RefusedDecision& r) override {
+    log.push_back("refused " + r.wanted.pod->name + " " + std::string(framework::toString(r.result.refusal)));
+  }
+  std::vector<std::string> log;
+};
+
 TEST(PipelinedSink, ChainRefusalsReachPrimaryAndObserversAfterEarlierAnswers) {
   GatedPrimary primary;
   primary.open();
-  ThreadCheckingObserver observer(std::this_thread::get_id());
+  OrderedLog observer;
   auto a = PodBuilder("a").node("node1").build();
   auto b = PodBuilder("b").node("node1").build();
   evictor::PipelinedSink sink(primary, {&observer}, 2);
   sink.evict(decision(*a));
-  ASSERT_TRUE(primary.waitStarted(1));
+  ASSERT_TRUE(eventually([&] { return sink.undelivered() == 1; }));  // a's answer is in
   sink.refused({decision(*b), EvictResult::refused(Refusal::NodeLimit, "maxNoOfPodsToEvictPerNode", "1 on node1")});
   EXPECT_EQ(primary.refusals_.load(), 1);
   sink.flush();
-  EXPECT_EQ(observer.evicted, std::vector<std::string>{"a"});
-  ASSERT_EQ(observer.refused_.size(), 1u);
-  EXPECT_EQ(observer.refused_[0], "b:limit-node");
+  EXPECT_EQ(observer.log, (std::vector<std::string>{"evicted a", "refused b limit-node"}));
 }
 
-TEST(PipelinedSink, DestructorWaitsForRequestsInFlight) {
+TEST(PipelinedSink, DestructorWaitsForRequestsInFlightAndDeliversTheirAnswers) {
   GatedPrimary primary;
+  OrderedLog observer;
   auto a = PodBuilder("a").node("node1").build();
-  std::thread opener;
   {
-    evictor::PipelinedSink sink(primary, {}, 2);
+    evictor::PipelinedSink sink(primary, {&observer}, 2);
     sink.evict(decision(*a));
     ASSERT_TRUE(primary.waitStarted(1));
-    opener = std::thread([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      primary.open();
-    });
-  }  // must not return (or crash) before the request answered
+    EXPECT_TRUE(observer.log.empty());
+    primary.open();
+  }  // must not return (or crash) before the request answered, and must hand its answer on
   EXPECT_EQ(primary.finished(), 1);
-  opener.join();
+  EXPECT_EQ(observer.log, std::vector<std::string>{"evicted a"});
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "pkg/framework/cycle.h"
 #include "pkg/plugins/registry.h"
 #include "test/unit/testing/builders.h"
+#include "test/unit/testing/fake_clock.h"
 #include "test/unit/testing/harness.h"
 
 namespace kdesched::testing {
@@ -30,6 +31,26 @@ TEST(Profiles, DefaultEvictorIsInjected) {
   EXPECT_EQ(p.deschedule.size(), 1u);
   EXPECT_EQ(p.instances.size(), 2u);  // one instance per plugin, though DefaultEvictor serves two points
   EXPECT_EQ(p.strategyNames(), std::vector<std::string>{"RemovePodsViolatingInterPodAntiAffinity"});
+}
+
+// The injected DefaultEvictor entry goes in front of the user's entries: each plugin must still get
+// its own args (with yaml-cpp's reference-assigning nodes in a vector, every entry after an insert
+// used to read its neighbour's args: LowNodeUtilization got "no resource threshold is configured").
+TEST(Profiles, InjectedDefaultEvictorLeavesEachPluginItsOwnArgs) {
+  auto e =
+      engineFor(kHead +
+                "profiles:\n- name: p\n  pluginConfig:\n"
+                "  - name: RemovePodsViolatingInterPodAntiAffinity\n"
+                "  - name: LowNodeUtilization\n    args:\n      thresholds: {cpu: 20}\n"
+                "      targetThresholds: {cpu: 50}\n"
+                "  - name: RemovePodsViolatingTopologySpreadConstraint\n    args:\n"
+                "      constraints: [DoNotSchedule, ScheduleAnyway]\n"
+                "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n"
+                "    balance:\n      enabled: [LowNodeUtilization, RemovePodsViolatingTopologySpreadConstraint]\n");
+  ASSERT_TRUE(e.isOk()) << e.error();
+  EXPECT_EQ(e->profiles[0].strategyNames(),
+            (std::vector<std::string>{"RemovePodsViolatingInterPodAntiAffinity", "LowNodeUtilization",
+                                      "RemovePodsViolatingTopologySpreadConstraint"}));
 }
 
 TEST(Profiles, EnabledPluginNeedsPluginConfig) {
@@ -115,7 +136,8 @@ TEST(Cycle, DeschedulePluginsOfAllProfilesThenBalance) {
   auto snap = c.snapshot();
   evictor::PlanSink sink;
   evictor::EvictionChain chain({}, sink);
-  auto res = framework::runCycle(profiles, *snap, std::nullopt, chain);
+  FakeClock clock;
+  auto res = framework::runCycle(profiles, *snap, std::nullopt, chain, clock);
   EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/fails", "p1/d", "p0/b", "p1/b"}));
   ASSERT_EQ(res.runs.size(), 4u);
   EXPECT_FALSE(res.runs[0].status.isOk());  // a plugin error does not stop the cycle
@@ -124,7 +146,7 @@ TEST(Cycle, DeschedulePluginsOfAllProfilesThenBalance) {
   framework::CycleScope onlyBalance;
   onlyBalance.runDeschedule = false;
   rec.calls.clear();
-  framework::runCycle(profiles, *snap, std::nullopt, chain, nullptr, onlyBalance);
+  framework::runCycle(profiles, *snap, std::nullopt, chain, clock, nullptr, onlyBalance);
   EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/b", "p1/b"}));
 }
 

@@ -154,6 +154,30 @@ TEST_F(KubeconfigTest, BadBase64NamesTheField) {
   EXPECT_THAT(key.error(), HasSubstr("users[\"u1\"].user.client-key-data: invalid base64"));
 }
 
+// Found by the kubeconfig fuzz target (test/fuzz/regressions/kubeconfig/): a path naming /dev/zero
+// read until memory ran out.
+TEST_F(KubeconfigTest, FilesWithoutEndAreRefusedNamingTheField) {
+  auto ca = loadKubeconfig(kubeconfig("    server: https://api:6443\n    certificate-authority: /dev/zero", ""));
+  ASSERT_FALSE(ca.isOk());
+  EXPECT_THAT(ca.error(), HasSubstr("certificate-authority: cannot read /dev/zero: larger than 16 MiB"));
+  auto token = loadKubeconfig(kubeconfig("    server: https://api:6443", "    tokenFile: /dev/zero"));
+  ASSERT_FALSE(token.isOk());
+  EXPECT_THAT(token.error(), HasSubstr("tokenFile: cannot read the token file /dev/zero: larger than 16 MiB"));
+  auto self = loadKubeconfig("/dev/zero");
+  ASSERT_FALSE(self.isOk());
+  EXPECT_THAT(self.error(), HasSubstr("cannot read /dev/zero: larger than 16 MiB"));
+}
+
+TEST(ReadBoundedFile, ReadsUpToTheLimitAndNoFurther) {
+  TempDir dir;
+  const std::string path = dir.write("f", std::string(100, 'x'));
+  EXPECT_EQ(readBoundedFile(path, 100).value().size(), 100u);
+  auto over = readBoundedFile(path, 99);
+  ASSERT_FALSE(over.isOk());
+  EXPECT_EQ(over.error(), "larger than 99 bytes; is this the right file?");
+  EXPECT_EQ(readBoundedFile(dir.file("absent")).error(), "No such file or directory");
+}
+
 TEST_F(KubeconfigTest, InvalidMaterialAndUnsupportedAuthNameTheField) {
   auto notPem = loadKubeconfig(
       kubeconfig("    server: https://api:6443\n    certificate-authority-data: " + base64("hello"), "    token: t"));

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include "pkg/base/clock.h"
 #include "pkg/kube/transport.h"
+#include "test/unit/testing/eventually.h"
 #include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::kube::testing {
@@ -33,6 +35,7 @@ struct Scripted {
   std::optional<std::string> transportError;
   std::vector<std::string> lines;
   End end = End::Hang;
+  bool answers = true;  // false: no response at all (not even headers) until the request is cancelled
 
   static Scripted json(std::string body, int status = 200) {
     Scripted s;
@@ -43,6 +46,12 @@ struct Scripted {
   static Scripted failure(std::string message) {
     Scripted s;
     s.transportError = std::move(message);
+    return s;
+  }
+  // A server that accepted the connection and never answers (paused, or a stalled proxy).
+  static Scripted silence() {
+    Scripted s;
+    s.answers = false;
     return s;
   }
   static Scripted watch(std::vector<std::string> lines, End end) {
@@ -139,13 +148,9 @@ class FakeTransport final : public Transport {
         sends_.pop_front();
       }
     }
-    if (!s) {
-      // Unscripted: wait like a slow server until the caller gives up.
-      if (!request.cancel) return Status::error("unscripted request " + request.target);
-      while (!request.cancel->waitFor(std::chrono::hours(1))) {
-      }
-      return Status::error("cancelled");
-    }
+    // Unscripted: wait like a slow server until the caller gives up.
+    if (!s) s = Scripted::silence();
+    if (!s->answers) return silent(request);
     if (s->transportError) return Status::error(*s->transportError);
     HttpResponse r;
     r.status = s->status;
@@ -166,6 +171,7 @@ class FakeTransport final : public Transport {
       }
     }
     if (!s) s = Scripted::watch({}, Scripted::End::Hang);
+    if (!s->answers) return silent(request);
     if (s->transportError) return Status::error(*s->transportError);
     StreamResponse r;
     r.status = s->status;
@@ -178,6 +184,14 @@ class FakeTransport final : public Transport {
   }
 
  private:
+  // Blocks until the request is cancelled (by its caller or its deadline), then fails as a cut
+  // connection does.
+  static Status silent(const HttpRequest& request) {
+    if (!request.cancel) return Status::error("unscripted request " + request.target + " without a cancellation");
+    while (!request.cancel->waitFor(std::chrono::hours(1))) {
+    }
+    return Status::error("cancelled");
+  }
   static Seen record(const HttpRequest& r) { return Seen{r.method, r.target, r.headers, r.body, r.timeout}; }
   static std::string reasonFor(int status) {
     switch (status) {
@@ -198,14 +212,16 @@ class FakeTransport final : public Transport {
   std::vector<Seen> watched_;
 };
 
-// Polls `cond` until it holds or `timeout` (real time) passes.
-inline bool waitUntil(const std::function<bool()>& cond, std::chrono::milliseconds timeout = 5000ms) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return cond();
+// Polls `cond` until it holds; `timeout` only guards against a hang.
+inline bool waitUntil(const std::function<bool()>& cond, std::chrono::milliseconds timeout = 30000ms) {
+  return kdesched::testing::eventually(cond, timeout);
+}
+
+// Runs `f` on another thread and says whether it returned within `guard`: for calls that must
+// return promptly (cut a hung request) rather than wait out a timeout of minutes.
+inline bool returns(std::function<void()> f, std::chrono::seconds guard = std::chrono::seconds(30)) {
+  auto done = std::async(std::launch::async, std::move(f));
+  return done.wait_for(guard) == std::future_status::ready;
 }
 
 // JSON for a pod as the API server sends it (the fields the decoder needs).

@@ -19,6 +19,8 @@
 #include <string>
 #include <thread>
 
+#include "test/unit/testing/eventually.h"
+
 extern char** environ;
 
 namespace kdesched::kube::testing {
@@ -155,10 +157,9 @@ class StubProcess {
   ~StubProcess() {
     close(stdin_);
     int status = 0;
-    for (int i = 0; i < 200; ++i) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    // It exits when its stdin closes; a stub that does not is killed.
+    if (kdesched::testing::eventually([&] { return waitpid(pid_, &status, WNOHANG) == pid_; }, std::chrono::seconds(2)))
+      return;
     kill(pid_, SIGKILL);
     waitpid(pid_, &status, 0);
   }

@@ -2,35 +2,25 @@
 
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <cpprest/http_client.h>
 
 #include "pkg/metrics/server.h"
+#include "test/unit/metrics/serving.h"
 
 namespace kdesched::metrics {
 namespace {
 
-int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+using testing::freePort;
+using testing::kNow;
 
-std::pair<int, std::string> get(int port, const std::string& path) {
-  web::http::client::http_client c("http://127.0.0.1:" + std::to_string(port));
-  auto resp = c.request(web::http::methods::GET, path).get();
-  return {resp.status_code(), resp.extract_string().get()};
+TlsOptions plainHttp() {
+  TlsOptions t;
+  t.plainHttp = true;
+  return t;
 }
+const TlsOptions kPlain = plainHttp();
+
+std::pair<int, std::string> get(int port, const std::string& path) { return testing::get("http", port, path); }
 
 TEST(Metrics, UpstreamNamesExistAtZeroFromTheStart) {
   Metrics m("0.1.0", {{"RemovePodsViolatingInterPodAntiAffinity", "default"}});
@@ -66,12 +56,27 @@ TEST(Metrics, CountsEvictionsAndRefusals) {
   EXPECT_NE(text.find("descheduler_loop_duration_seconds_count 1"), std::string::npos);
 }
 
+TEST(Metrics, CacheStaleIsReadAtEachScrape) {
+  Metrics m("0.1.0", {});
+  EXPECT_EQ(m.serialize().find("kdesched_cache_stale"), std::string::npos) << "no source, no series";
+  bool podsStale = false;
+  m.cacheStaleSource([&] { return std::vector<std::pair<std::string, bool>>{{"pods", podsStale}, {"nodes", false}}; });
+  std::string text = m.serialize();
+  EXPECT_NE(text.find("# TYPE kdesched_cache_stale gauge"), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_cache_stale{resource=\"pods\"} 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_cache_stale{resource=\"nodes\"} 0"), std::string::npos) << text;
+  podsStale = true;
+  text = m.serialize();
+  EXPECT_NE(text.find("kdesched_cache_stale{resource=\"pods\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_cache_stale{resource=\"nodes\"} 0"), std::string::npos) << text;
+}
+
 TEST(Server, ServesMetricsHealthAndReadiness) {
   Metrics m("0.1.0", {});
   bool ready = false;
   Server s(&m, [&] { return Readiness{ready, ready ? "leader" : "caches not synced"}; });
   int port = freePort();
-  ASSERT_TRUE(s.start("127.0.0.1", port).isOk());
+  ASSERT_TRUE(s.start("127.0.0.1", port, kPlain, kNow).isOk());
   EXPECT_EQ(get(port, "/healthz").first, 200);
   auto notReady = get(port, "/readyz");
   EXPECT_EQ(notReady.first, 503);
@@ -89,9 +94,9 @@ TEST(Server, TakenPortIsAClearError) {
   Metrics m("0.1.0", {});
   int port = freePort();
   Server first(&m, nullptr);
-  ASSERT_TRUE(first.start("127.0.0.1", port).isOk());
+  ASSERT_TRUE(first.start("127.0.0.1", port, kPlain, kNow).isOk());
   Server second(&m, nullptr);
-  Status st = second.start("127.0.0.1", port);
+  Status st = second.start("127.0.0.1", port, kPlain, kNow);
   ASSERT_FALSE(st.isOk());
   EXPECT_NE(st.message().find("cannot serve metrics on 127.0.0.1:" + std::to_string(port)), std::string::npos)
       << st.message();

@@ -12,39 +12,15 @@
 #include <random>
 #include <sstream>
 
+#include "test/unit/plan/cli.h"
+
 namespace {
 
+using kdesched::testing::CmdResult;
+using kdesched::testing::kSrc;
+using kdesched::testing::readFile;
+using kdesched::testing::run;
 namespace fs = std::filesystem;
-const fs::path kSrc = KDESCHED_SOURCE_DIR;
-
-struct CmdResult {
-  int exitCode = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CmdResult run(const std::string& args) {
-  fs::path errFile = fs::temp_directory_path() / ("kdesched-plan-test-" + std::to_string(::getpid()) + ".err");
-  std::string cmd = "timeout 60 " + std::string(KDESCHED_BINARY) + " " + args + " 2>" + errFile.string();
-  CmdResult r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = ::pclose(pipe);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = readFile(errFile);
-  fs::remove(errFile);
-  return r;
-}
 
 void expectGolden(const std::string& actual, const std::string& goldenName) {
   fs::path golden = kSrc / "test/testdata" / goldenName;
@@ -137,6 +113,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "      labelSelector:\n        matchExpressions:\n        - {key: app, operator: Maybe, values: [x]}\n"
                 "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n",
             "Maybe"},
+        // The daemon's kdesched: block is checked by the plan too, with the field path.
+        Bad{"kdesched_block_typo", "", kGoodPolicyHead + "kdesched:\n  triggers:\n    debounse: 1s\n",
+            "policy.yaml: kdesched.triggers.debounse: unknown field \"debounse\" (did you mean \"debounce\"?)"},
+        Bad{"kdesched_block_bad_value", "", kGoodPolicyHead + "kdesched:\n  antiFlapping:\n    backoffAfter: 0\n",
+            "kdesched.antiFlapping.backoffAfter: must be at least 1, got 0"},
         Bad{"empty_snapshot", "\n", "", "empty"},
         Bad{"quantity_12x",
             R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"12x"}}}]}}]})",
@@ -187,7 +168,7 @@ TEST_P(PolicyExamples, PlanMatchesGolden) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, PolicyExamples,
                          ::testing::Values("anti-affinity", "node-affinity", "low-node-utilization", "topology-spread",
-                                           "default"),
+                                           "high-node-utilization", "remove-duplicates", "default"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (auto& c : n)

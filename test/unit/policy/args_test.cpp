@@ -1,5 +1,7 @@
 #include "pkg/policy/args.h"
 
+#include "pkg/policy/detail/yaml_value.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +17,7 @@ using ::testing::StartsWith;
 
 constexpr const char* kPath = "profiles[0].pluginConfig[1].args";
 
-ArgsReader readerFor(const std::string& yaml) { return ArgsReader(YAML::Load(yaml), kPath); }
+ArgsReader readerFor(const std::string& yaml) { return ArgsReader(detail::rawArgs(YAML::Load(yaml), kPath)); }
 
 // ---------------------------------------------------------------------------------------------
 // Scalar accessors: one table per type, each row a YAML value and either the decoded value or the
@@ -94,6 +96,41 @@ TEST(ArgsReaderTest, ReadInt64) {
       EXPECT_EQ(st.message(), std::string(kPath) + ".v: " + c.error);
     }
   }
+}
+
+// Every notation upstream's YAML reader takes for an integer (api/yaml_scalar.h has the table).
+TEST(ArgsReaderTest, ReadInt64TakesUpstreamsNotations) {
+  const std::vector<IntCase> cases = {
+      {"v: 0x1F", 31, ""},
+      {"v: -0x10", -16, ""},
+      {"v: 0o17", 15, ""},
+      {"v: 017", 15, ""},  // a leading 0 is octal, as strconv.ParseInt(s, 0, 64) reads it
+      {"v: 0b101", 5, ""},
+      {"v: 08", 8, ""},  // not octal: go-yaml reads it as the float 8
+      {"v: -9223372036854775808", INT64_MIN, ""},
+      {"v: -9223372036854775809", std::nullopt, "must fit in a 64-bit integer, got -9223372036854775809"},
+      {"v: 18446744073709551615", std::nullopt, "must fit in a 64-bit integer, got 18446744073709551615"},
+      {"v: !!str 0x1F", std::nullopt, "must be an integer, got \"0x1F\""},
+      {"v: 0x", std::nullopt, "must be an integer, got \"0x\""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.yaml);
+    ArgsReader r = readerFor(c.yaml);
+    std::optional<std::int64_t> got;
+    Status st = r.readInt64("v", got);
+    if (c.error.empty()) {
+      ASSERT_TRUE(st.isOk()) << st.message();
+      EXPECT_EQ(got, c.want);
+    } else {
+      EXPECT_EQ(st.message(), std::string(kPath) + ".v: " + c.error);
+    }
+  }
+  std::optional<double> tiny, hex;
+  ArgsReader r = readerFor("tiny: 1e-400\nhex: 0x10\n");
+  ASSERT_TRUE(r.readDouble("tiny", tiny).isOk());
+  EXPECT_EQ(tiny, 0.0);  // underflow reads as zero, as strconv.ParseFloat does
+  ASSERT_TRUE(r.readDouble("hex", hex).isOk());
+  EXPECT_EQ(hex, 16.0);
 }
 
 TEST(ArgsReaderTest, ReadInt32) {
@@ -373,14 +410,14 @@ TEST(ArgsReaderTest, StructuralErrors) {
             std::string(kPath) + ": mapping keys must be strings, got a list on line 1");
 
   // No args at all reads as an empty mapping.
-  ArgsReader absent(YAML::Node(), kPath);
+  ArgsReader absent(RawArgs{.path = kPath});
   EXPECT_TRUE(absent.structural().isOk());
   std::optional<std::int64_t> n;
   EXPECT_TRUE(absent.readInt64("x", n).isOk());
   EXPECT_FALSE(n.has_value());
   EXPECT_TRUE(absent.finish().isOk());
 
-  RawArgs raw{YAML::Load("x: 1"), "profiles[2].pluginConfig[0].args"};
+  RawArgs raw = RawArgs::fromYaml("x: 1", "profiles[2].pluginConfig[0].args").value();
   ArgsReader fromRaw(raw);
   EXPECT_EQ(fromRaw.path(), "profiles[2].pluginConfig[0].args");
   EXPECT_EQ(fromRaw.finish().message(),
@@ -396,7 +433,7 @@ TEST(ArgsReaderTest, HasAndPaths) {
   EXPECT_EQ(r.pathOf("a"), std::string(kPath) + ".a");
   EXPECT_EQ(r.pathOf("app.kubernetes.io/name"), std::string(kPath) + "[\"app.kubernetes.io/name\"]");
   EXPECT_EQ(r.error("a", "bad").message(), std::string(kPath) + ".a: bad");
-  ArgsReader top(YAML::Load("a: 1"), "");
+  ArgsReader top(RawArgs::fromYaml("a: 1", "").value());
   EXPECT_EQ(top.pathOf("a"), "a");
 }
 
@@ -465,175 +502,6 @@ TEST(ArgsReaderTest, ExceptionsInCallbacksBecomeErrors) {
   ArgsReader r = readerFor("o: {a: 1}");
   Status st = r.readObject("o", [](ArgsReader&) -> Status { throw std::runtime_error("boom"); });
   EXPECT_EQ(st.message(), std::string(kPath) + ".o: internal error while reading: boom");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Shared arg types.
-
-TEST(ArgsReaderTest, ReadNamespaces) {
-  ArgsReader r = readerFor("include: {include: [a, b]}\nexclude: {exclude: [kube-system]}\nnone: {}\n");
-  std::optional<Namespaces> include, exclude, none, absent;
-  ASSERT_TRUE(r.readNamespaces("include", include).isOk());
-  ASSERT_TRUE(r.readNamespaces("exclude", exclude).isOk());
-  ASSERT_TRUE(r.readNamespaces("none", none).isOk());
-  ASSERT_TRUE(r.readNamespaces("absent", absent).isOk());
-  EXPECT_EQ(include, (Namespaces{{"a", "b"}, {}}));
-  EXPECT_EQ(exclude, (Namespaces{{}, {"kube-system"}}));
-  EXPECT_EQ(none, Namespaces{});
-  EXPECT_FALSE(absent.has_value());
-
-  const std::vector<std::pair<std::string, std::string>> errors = {
-      {"namespaces: {include: [a], exclude: [b]}", ".namespaces: only one of Include/Exclude namespaces can be set"},
-      {"namespaces: {includes: [a]}", ".namespaces.includes: unknown field \"includes\" (did you mean \"include\"?)"},
-      {"namespaces: [a]", ".namespaces: must be a mapping, got a list"},
-      {"namespaces: {include: a}", ".namespaces.include: must be a list of strings, got \"a\""},
-  };
-  for (const auto& [yaml, error] : errors) {
-    SCOPED_TRACE(yaml);
-    ArgsReader e = readerFor(yaml);
-    std::optional<Namespaces> got;
-    EXPECT_EQ(e.readNamespaces("namespaces", got).message(), kPath + error);
-  }
-  // Both keys present but one empty is fine upstream (it checks lengths).
-  ArgsReader oneEmpty = readerFor("namespaces: {include: [a], exclude: []}");
-  std::optional<Namespaces> got;
-  EXPECT_TRUE(oneEmpty.readNamespaces("namespaces", got).isOk());
-}
-
-TEST(NamespacesTest, Allows) {
-  Namespaces all;
-  EXPECT_TRUE(all.allows("default"));
-  Namespaces include{{"a", "b"}, {}};
-  EXPECT_TRUE(include.allows("a"));
-  EXPECT_FALSE(include.allows("c"));
-  Namespaces exclude{{}, {"kube-system"}};
-  EXPECT_FALSE(exclude.allows("kube-system"));
-  EXPECT_TRUE(exclude.allows("default"));
-}
-
-TEST(ArgsReaderTest, ReadLabelSelector) {
-  ArgsReader r = readerFor(
-      "labelSelector:\n"
-      "  matchLabels:\n"
-      "    tier: web\n"
-      "    app: shop\n"
-      "  matchExpressions:\n"
-      "    - {key: zone, operator: In, values: [a, b]}\n"
-      "    - key: legacy\n"
-      "      operator: DoesNotExist\n"
-      "empty: {}\n");
-  std::optional<api::LabelSelector> sel, empty, absent;
-  ASSERT_TRUE(r.readLabelSelector("labelSelector", sel).isOk());
-  ASSERT_TRUE(sel.has_value());
-  EXPECT_EQ(sel->matchLabels, (std::vector<std::pair<std::string, std::string>>{{"app", "shop"}, {"tier", "web"}}));
-  ASSERT_EQ(sel->matchExpressions.size(), 2u);
-  EXPECT_EQ(sel->matchExpressions[0], (api::LabelSelectorRequirement{"zone", api::LabelSelectorOp::In, {"a", "b"}}));
-  EXPECT_EQ(sel->matchExpressions[1],
-            (api::LabelSelectorRequirement{"legacy", api::LabelSelectorOp::DoesNotExist, {}}));
-  ASSERT_TRUE(r.readLabelSelector("empty", empty).isOk());
-  ASSERT_TRUE(empty.has_value());
-  EXPECT_TRUE(empty->empty());
-  ASSERT_TRUE(r.readLabelSelector("absent", absent).isOk());
-  EXPECT_FALSE(absent.has_value());
-  EXPECT_TRUE(r.finish().isOk());
-}
-
-TEST(ArgsReaderTest, LabelSelectorErrors) {
-  const std::vector<std::pair<std::string, std::string>> errors = {
-      {"s: {matchExpressions: [{key: a, operator: Maybe, values: [x]}]}",
-       ".s.matchExpressions[0].operator: must be one of In, NotIn, Exists, DoesNotExist, got \"Maybe\""},
-      {"s: {matchExpressions: [{key: a, operator: Gt, values: [\"1\"]}]}",
-       ".s.matchExpressions[0].operator: must be one of In, NotIn, Exists, DoesNotExist, got \"Gt\""},
-      {"s: {matchExpressions: [{key: a}]}",
-       ".s.matchExpressions[0].operator: must be one of In, NotIn, Exists, DoesNotExist, got null"},
-      {"s: {matchExpressions: [{key: a, operator: In, value: [x]}]}",
-       ".s.matchExpressions[0].value: unknown field \"value\" (did you mean \"values\"?)"},
-      {"s: {matchLabel: {a: b}}", ".s.matchLabel: unknown field \"matchLabel\" (did you mean \"matchLabels\"?)"},
-      {"s: {matchLabels: {version: 2}}", ".s.matchLabels.version: must be a string (quote it: \"2\"), got 2"},
-      {"s: {matchLabels: {a: {b: c}}}", ".s.matchLabels.a: must be a string, got a mapping"},
-      {"s: {matchLabels: [a]}", ".s.matchLabels: must be a mapping, got a list"},
-      {"s: {matchLabels: {a: x, a: y}}", ".s.matchLabels.a: duplicate key, set on line 1 and again on line 1"},
-      {"s: app=web", ".s: must be a mapping, got \"app=web\""},
-  };
-  for (const auto& [yaml, error] : errors) {
-    SCOPED_TRACE(yaml);
-    ArgsReader r = readerFor(yaml);
-    std::optional<api::LabelSelector> got;
-    EXPECT_EQ(r.readLabelSelector("s", got).message(), kPath + error);
-    EXPECT_FALSE(got.has_value());
-  }
-}
-
-TEST(ArgsReaderTest, LabelSelectorIsValidated) {
-  // The validator's wording belongs to pkg/api; here only that the error is located.
-  ArgsReader r = readerFor("s: {matchExpressions: [{key: a, operator: In}]}");
-  std::optional<api::LabelSelector> got;
-  Status st = r.readLabelSelector("s", got);
-  ASSERT_FALSE(st.isOk());
-  EXPECT_THAT(st.message(), StartsWith(std::string(kPath) + ".s"));
-  EXPECT_THAT(st.message(), HasSubstr("matchExpressions[0]"));
-  EXPECT_FALSE(got.has_value());
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers.
-
-TEST(EditDistanceTest, Distances) {
-  EXPECT_EQ(editDistance("", ""), 0u);
-  EXPECT_EQ(editDistance("abc", ""), 3u);
-  EXPECT_EQ(editDistance("", "abc"), 3u);
-  EXPECT_EQ(editDistance("thresholds", "thresholds"), 0u);
-  EXPECT_EQ(editDistance("tresholds", "thresholds"), 1u);
-  EXPECT_EQ(editDistance("kitten", "sitting"), 3u);
-  EXPECT_EQ(editDistance("nodeFti", "nodeFit"), 1u);  // a transposition costs 1
-  EXPECT_EQ(editDistance("Thresholds", "thresholds"), 1u);
-}
-
-TEST(EditDistanceTest, ClosestMatch) {
-  const std::vector<std::string> fields = {"thresholds", "targetThresholds", "numberOfNodes", "evictableNamespaces"};
-  EXPECT_EQ(closestMatch("tresholds", fields), "thresholds");
-  EXPECT_EQ(closestMatch("targetTresholds", fields), "targetThresholds");
-  EXPECT_EQ(closestMatch("numberOfNode", fields), "numberOfNodes");
-  EXPECT_EQ(closestMatch("somethingElse", fields), "");
-  EXPECT_EQ(closestMatch("nodes", fields, 3), "");
-  EXPECT_EQ(closestMatch("ab", {"cd"}), "");  // everything rewritten is not a typo
-  EXPECT_EQ(closestMatch("x", {}), "");
-  EXPECT_EQ(closestMatch("tresholds", fields, 0), "");
-}
-
-TEST(DescribeValueTest, Values) {
-  YAML::Node doc = YAML::Load(
-      "s: abc\nq: \"5\"\ni: -1\nf: 1.5\nb: true\nn: ~\nl: [1]\nm: {a: 1}\n"
-      "ctl: \"a\\x01b\\n\"\nlong: " +
-      std::string(100, 'x') +
-      "\nutf8: µs\n"
-      "bin: '\xff"
-      "'\n");
-  auto d = [&](const char* k) {
-    for (auto it = doc.begin(); it != doc.end(); ++it) {
-      if (it->first.Scalar() == k) return describeValue(it->second);
-    }
-    return std::string("<missing>");
-  };
-  EXPECT_EQ(d("s"), "\"abc\"");
-  EXPECT_EQ(d("q"), "\"5\"");
-  EXPECT_EQ(d("i"), "-1");
-  EXPECT_EQ(d("f"), "1.5");
-  EXPECT_EQ(d("b"), "true");
-  EXPECT_EQ(d("n"), "null");
-  EXPECT_EQ(d("l"), "a list");
-  EXPECT_EQ(d("m"), "a mapping");
-  EXPECT_EQ(d("ctl"), "\"a\\x01b\\n\"");
-  EXPECT_EQ(d("long"), "\"" + std::string(64, 'x') + "...\"");
-  EXPECT_EQ(d("utf8"), "\"µs\"");
-  EXPECT_EQ(describeValue(YAML::Node()), "null");
-  // Cutting a long value never splits a multi-byte character.
-  std::string mu;
-  for (int i = 0; i < 40; ++i) mu += "µ";  // 2 bytes each
-  EXPECT_EQ(describeValue(YAML::Node(std::string("x") + mu)), "\"x" + mu.substr(0, 62) + "...\"");
-  EXPECT_EQ(describeValue(YAML::Node(mu)), "\"" + mu.substr(0, 64) + "...\"");
-  std::string bin = d("bin");
-  EXPECT_TRUE(std::all_of(bin.begin(), bin.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) << bin;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,54 @@ class PodBuilder {
     p_.startTime.reset();
     return *this;
   }
+  PodBuilder& created(api::Timestamp t) {
+    p_.creationTimestamp = t;
+    return *this;
+  }
+  PodBuilder& noCreationTimestamp() {
+    p_.creationTimestamp.reset();
+    return *this;
+  }
+  // Images of the regular containers, in order: image() appends one, images() replaces the list.
+  PodBuilder& image(std::string_view i) {
+    images_.emplace_back(i);
+    return *this;
+  }
+  PodBuilder& images(std::vector<std::string> list) {
+    images_.clear();
+    for (const auto& i : list) images_.emplace_back(i);
+    return *this;
+  }
+  PodBuilder& statusReason(std::string_view r) {
+    s_.reason = api::Symbol(r);
+    return *this;
+  }
+  // Container statuses: restarts(), initStatus() and ephemeralStatus() each start a new status;
+  // waitingReason(), terminatedReason() and exitCode() change the one started last (or start a
+  // regular one when there is none).
+  PodBuilder& restarts(std::int32_t n) { return addStatus(api::ContainerKind::Regular, n); }
+  PodBuilder& initStatus(std::int32_t restarts = 0) { return addStatus(api::ContainerKind::Init, restarts); }
+  PodBuilder& ephemeralStatus(std::int32_t restarts = 0) { return addStatus(api::ContainerKind::Ephemeral, restarts); }
+  PodBuilder& waitingReason(std::string_view r) {
+    lastStatus().waitingReason = api::Symbol(r);
+    return *this;
+  }
+  PodBuilder& terminatedReason(std::string_view r, std::int32_t exitCode = 1) {
+    lastStatus().terminatedReason = api::Symbol(r);
+    lastStatus().exitCode = exitCode;
+    return *this;
+  }
+  PodBuilder& exitCode(std::int32_t code) {
+    lastStatus().exitCode = code;
+    return *this;
+  }
+  // A status condition; replaces `ready` when the type is Ready, as the decoder does.
+  PodBuilder& condition(std::string_view type, std::string_view status, std::string_view reason = "",
+                        std::optional<api::Timestamp> lastTransition = std::nullopt) {
+    s_.conditions.emplace_back(type, status, reason, lastTransition);
+    if (type == "Ready") p_.ready = status == "True";
+    return *this;
+  }
   PodBuilder& nodeSelector(std::string k, std::string v) {
     c_.nodeSelector.emplace_back(std::move(k), std::move(v));
     return *this;
@@ -206,12 +255,27 @@ class PodBuilder {
     api::SchedulingConstraints c = c_;
     std::sort(c.nodeSelector.begin(), c.nodeSelector.end());
     p.scheduling = std::make_shared<const api::SchedulingConstraints>(std::move(c));
+    if (!images_.empty()) p.images = api::internImages(images_);
+    if (!s_.empty()) p.statusDetail = std::make_shared<const api::PodStatusDetail>(s_);
     return std::make_shared<const api::Pod>(std::move(p));
   }
 
  private:
+  PodBuilder& addStatus(api::ContainerKind kind, std::int32_t restarts) {
+    api::ContainerStatus& cs = s_.containers.emplace_back();
+    cs.kind = kind;
+    cs.restartCount = restarts;
+    return *this;
+  }
+  api::ContainerStatus& lastStatus() {
+    if (s_.containers.empty()) addStatus(api::ContainerKind::Regular, 0);
+    return s_.containers.back();
+  }
+
   api::Pod p_;
   api::SchedulingConstraints c_;
+  api::ImageList images_;
+  api::PodStatusDetail s_;
 };
 
 inline std::shared_ptr<const api::PodDisruptionBudget> pdb(std::string name, std::string ns,

@@ -1,9 +1,16 @@
-// A clock for tests: time moves only when the test says so. sleepFor() returns at once, advancing
-// the clock by what was asked and recording it, so code that backs off, debounces or waits for a
-// deadline runs in microseconds and never depends on the machine's speed.
+// A clock for tests: time moves only when the test says so. By default sleepFor() returns at once,
+// advancing the clock by what was asked and recording it, so code that backs off, debounces or
+// waits for a deadline runs in microseconds and never depends on the machine's speed.
+//
+// With blockingSleeps(), sleepFor() instead waits until advance() moves the clock past the
+// sleeper's deadline (or its Cancellation fires), like a real sleep whose time the test controls:
+// for background threads (a renewal loop, a request's deadline) that must move only when the test
+// moves them. sleeps() lists each sleep as it starts, so a test knows who is waiting before it
+// advances.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -16,6 +23,7 @@ class FakeClock final : public Clock {
  public:
   // Wall time starts at 2026-01-01T00:00:00Z, monotonic time at an arbitrary non-zero point.
   FakeClock() = default;
+  ~FakeClock() override = default;
 
   TimePoint now() override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -27,6 +35,7 @@ class FakeClock final : public Clock {
   }
   bool sleepFor(Duration d, Cancellation* cancel) override {
     if (cancel && cancel->cancelled()) return false;
+    if (blocking_) return blockingSleep(d, cancel);
     {
       std::lock_guard<std::mutex> lock(mu_);
       now_ += d;
@@ -37,18 +46,37 @@ class FakeClock final : public Clock {
     return !(cancel && cancel->cancelled());
   }
   void advance(Duration d) {
-    std::lock_guard<std::mutex> lock(mu_);
-    now_ += d;
-    wall_ += std::chrono::duration_cast<WallTime::duration>(d);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      now_ += d;
+      wall_ += std::chrono::duration_cast<WallTime::duration>(d);
+    }
+    cv_.notify_all();
   }
   void advanceSeconds(double s) { advance(seconds(s)); }
   std::vector<Duration> sleeps() {
     std::lock_guard<std::mutex> lock(mu_);
     return sleeps_;
   }
+  // Call before any thread uses the clock.
+  void blockingSleeps() { blocking_ = true; }
 
  private:
+  bool blockingSleep(Duration d, Cancellation* cancel) {
+    CancelSubscription wakeOnCancel(cancel, [this] {
+      std::lock_guard<std::mutex> lock(mu_);
+      cv_.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mu_);
+    const TimePoint until = now_ + d;
+    sleeps_.push_back(d);
+    cv_.wait(lock, [&] { return now_ >= until || (cancel && cancel->cancelled()); });
+    return !(cancel && cancel->cancelled());
+  }
+
   std::mutex mu_;
+  std::condition_variable cv_;
+  bool blocking_ = false;
   TimePoint now_ = TimePoint{} + std::chrono::hours(1000);
   WallTime wall_ = WallTime{} + std::chrono::seconds(1767225600);
   std::vector<Duration> sleeps_;

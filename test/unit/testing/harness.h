@@ -21,7 +21,7 @@ struct PlanOutcome {
 
 inline Result<plan::Engine> engineFor(const std::string& policyYaml, api::Timestamp now = 100000) {
   framework::BuildContext ctx;
-  ctx.now = [now] { return now; };
+  ctx.now = framework::WallSeconds::pinned(now);
   ctx.priorityClassValue = [](const std::string& name) -> Result<std::int32_t> {
     if (name == "high") return 1000;
     if (name == "system-cluster-critical") return 2000000000;

@@ -3,19 +3,20 @@
 #include <gtest/gtest.h>
 
 #include "test/unit/testing/builders.h"
+#include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::testing {
 namespace {
 
 struct Fixture {
-  double now = 1000;
+  std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
   std::vector<std::string> suppressed;
   std::vector<std::string> gaveUp;
   trigger::AntiFlappingConfig config;
   std::unique_ptr<trigger::AntiFlapping> gate;
   void make() {
     gate = std::make_unique<trigger::AntiFlapping>(
-        config, [this] { return now; },
+        config, clock,
         [this](const trigger::AntiFlapping::PodRef& p, int flaps, double backoff) {
           gaveUp.push_back(p.name + " flaps=" + std::to_string(flaps) +
                            " backoff=" + std::to_string(static_cast<int>(backoff)));
@@ -44,8 +45,37 @@ TEST(AntiFlapping, OwnerCooldown) {
   EXPECT_EQ(r.refusal, framework::Refusal::AntiFlapping);
   EXPECT_EQ(r.by, "anti-flapping: cooldown");
   EXPECT_EQ(f.gate->admit(decide(*other)).refusal, framework::Refusal::None);  // another owner
-  f.now += 301;
+  f.clock->advanceSeconds(301);
   EXPECT_EQ(f.gate->admit(decide(*b)).refusal, framework::Refusal::None);
+  EXPECT_EQ(f.suppressed, std::vector<std::string>{"cooldown"});
+}
+
+// Upstream evicts the whole set one cycle planned; the cooldown must not cut it (a spread imbalance
+// of one Deployment would otherwise take one eviction per cooldown). It starts when the run ends and
+// gates the next runs.
+TEST(AntiFlapping, OwnerCooldownStartsWhenTheRunEndsAndNeverCutsItsOwnSet) {
+  Fixture f;
+  f.make();
+  auto a = PodBuilder("a").ownerUid("ReplicaSet", "rs", "rs-uid").node("node2").build();
+  auto b = PodBuilder("b").ownerUid("ReplicaSet", "rs", "rs-uid").node("node3").build();
+  auto c = PodBuilder("c").ownerUid("ReplicaSet", "rs", "rs-uid").node("node3").build();
+  f.gate->runStarted();
+  ASSERT_EQ(f.gate->admit(decide(*a)).refusal, framework::Refusal::None);
+  f.gate->evicted(decide(*a));
+  EXPECT_EQ(f.gate->admit(decide(*b)).refusal, framework::Refusal::None) << "same run, same snapshot";
+  f.gate->evicted(decide(*b));
+  f.clock->advanceSeconds(200);  // a long run: the late answers arrive
+  f.gate->runFinished();
+  f.gate->runStarted();
+  f.clock->advanceSeconds(250);  // 450 s after the evictions, 250 s after the run ended
+  auto r = f.gate->admit(decide(*c));
+  EXPECT_EQ(r.refusal, framework::Refusal::AntiFlapping) << "the next run is gated";
+  EXPECT_EQ(r.by, "anti-flapping: cooldown");
+  f.gate->runFinished();
+  f.clock->advanceSeconds(51);  // 301 s after the first run ended
+  f.gate->runStarted();
+  EXPECT_EQ(f.gate->admit(decide(*c)).refusal, framework::Refusal::None);
+  f.gate->runFinished();
   EXPECT_EQ(f.suppressed, std::vector<std::string>{"cooldown"});
 }
 
@@ -59,7 +89,7 @@ TEST(AntiFlapping, GlobalRateLimitPerMinute) {
   f.gate->evicted(decide(*pods[0]));
   f.gate->evicted(decide(*pods[1]));
   EXPECT_EQ(f.gate->admit(decide(*pods[2])).by, "anti-flapping: rate-limit");
-  f.now += 61;
+  f.clock->advanceSeconds(61);
   EXPECT_EQ(f.gate->admit(decide(*pods[2])).refusal, framework::Refusal::None);
 }
 
@@ -74,14 +104,14 @@ TEST(AntiFlapping, ReplacementsLandingBackBackOffExponentially) {
     auto p = PodBuilder("p" + std::to_string(round)).ownerUid("ReplicaSet", "rs", owner).node("node2").build();
     ASSERT_EQ(f.gate->admit(decide(*p)).refusal, framework::Refusal::None) << round;
     f.gate->evicted(decide(*p));
-    f.now += 5;
+    f.clock->advanceSeconds(5);
     f.gate->replacementBound(owner, "node2", {"default", "p" + std::to_string(round + 1), "u"});  // back on node2
   }
   EXPECT_TRUE(f.gate->inBackoff(owner));
   ASSERT_FALSE(f.gaveUp.empty());
   auto p = PodBuilder("p9").ownerUid("ReplicaSet", "rs", owner).node("node2").build();
   EXPECT_EQ(f.gate->admit(decide(*p)).by, "anti-flapping: backoff");
-  f.now += 601;
+  f.clock->advanceSeconds(601);
   EXPECT_FALSE(f.gate->inBackoff(owner));
 }
 

@@ -6,9 +6,7 @@ namespace kdesched::trigger {
 namespace {
 
 Result<Extension> decode(const std::string& yaml) {
-  policy::RawArgs raw;
-  raw.path = "kdesched";
-  if (!yaml.empty()) raw.node = YAML::Load(yaml);
+  policy::RawArgs raw = policy::RawArgs::fromYaml(yaml, "kdesched").value();
   return decodeExtension(raw);
 }
 

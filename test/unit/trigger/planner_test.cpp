@@ -1,30 +1,41 @@
+// The Planner stepped by a fake clock: events at made-up times, runDue() at made-up times. Only the
+// last test starts the driver thread, and it waits on a condition (drain), never on a time window.
 #include "pkg/trigger/planner.h"
 
 #include <gtest/gtest.h>
 
-#include <thread>
-
 #include "test/unit/testing/builders.h"
+#include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::testing {
 namespace {
 
-struct Recorded {
+struct Recorder : trigger::ScopedRunner {
   std::mutex mu;
   std::vector<framework::CycleScope> runs;
+  std::vector<Clock::TimePoint> firstEvents;
+  void runScoped(const framework::CycleScope& s, Clock::TimePoint firstEvent) override {
+    std::lock_guard<std::mutex> lock(mu);
+    runs.push_back(s);
+    firstEvents.push_back(firstEvent);
+  }
+  std::size_t count() {
+    std::lock_guard<std::mutex> lock(mu);
+    return runs.size();
+  }
 };
 
-trigger::TriggerConfig fast() {
+trigger::TriggerConfig config() {
   trigger::TriggerConfig c;
-  c.debounceSeconds = 0.05;
-  c.quietSeconds = 0.05;
-  c.balanceDebounceSeconds = 0.2;
-  c.rolloutGraceSeconds = 0.1;
+  c.debounceSeconds = 1;
+  c.quietSeconds = 0.2;
+  c.balanceDebounceSeconds = 30;
+  c.rolloutGraceSeconds = 15;
   return c;
 }
 
-TEST(Planner, ABurstOfEventsMakesOneScopedRun) {
-  cluster::Store store;
+// Five payment pods on node2 that refuse app=order next to them.
+void addPayments(cluster::Store& store) {
   store.upsert(NodeBuilder("node1").build());
   store.upsert(NodeBuilder("node2").build());
   for (int i = 0; i < 5; ++i)
@@ -34,26 +45,60 @@ TEST(Planner, ABurstOfEventsMakesOneScopedRun) {
                      .node("node2")
                      .antiAffinity("app", "order")
                      .build());
-  Recorded rec;
-  trigger::Planner planner(store, fast(), [&](const framework::CycleScope& s, trigger::Planner::TimePoint) {
-    std::lock_guard<std::mutex> lock(rec.mu);
-    rec.runs.push_back(s);
-  });
-  planner.start();
-  for (int i = 0; i < 20; ++i)
-    store.upsert(PodBuilder("order-" + std::to_string(i)).app("order").node("node2").build());
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
-  planner.drain();
-  planner.stop();
-  std::lock_guard<std::mutex> lock(rec.mu);
-  ASSERT_EQ(rec.runs.size(), 1u);  // 20 binds within the debounce window: one run
+}
+
+void bindOrder(cluster::Store& store, int i) {
+  store.upsert(PodBuilder("order-" + std::to_string(i)).app("order").node("node2").build());
+}
+
+struct PlannerTest : ::testing::Test {
+  cluster::Store store;
+  std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
+  Recorder rec;
+};
+
+TEST_F(PlannerTest, ABurstOfEventsMakesOneScopedRunOnceEventsPause) {
+  addPayments(store);
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.subscribe();
+  const Clock::TimePoint first = clock->now();
+  for (int i = 0; i < 20; ++i) {
+    bindOrder(store, i);
+    clock->advanceSeconds(0.01);  // 20 binds, 10 ms apart: never a 200 ms pause
+    EXPECT_FALSE(planner.runDue()) << i;
+  }
+  ASSERT_TRUE(planner.nextWakeup());
+  EXPECT_EQ(*planner.nextWakeup(), first + seconds(0.19) + seconds(0.2));  // last event + quiet
+  clock->advanceSeconds(0.18);
+  EXPECT_FALSE(planner.runDue());
+  clock->advanceSeconds(0.02);
+  EXPECT_TRUE(planner.runDue());
+  ASSERT_EQ(rec.runs.size(), 1u);
   EXPECT_FALSE(rec.runs[0].runBalance);
   EXPECT_EQ(rec.runs[0].pods->size(), 5u);
   EXPECT_EQ(rec.runs[0].plugins, std::vector<std::string>{trigger::kAntiAffinityPlugin});
+  EXPECT_EQ(rec.firstEvents[0], first);
+  EXPECT_FALSE(planner.nextWakeup());
 }
 
-TEST(Planner, MidRolloutCandidatesWaitForTheGraceWindow) {
-  cluster::Store store;
+TEST_F(PlannerTest, AStreamWithoutPausesRunsAtTheDebounceAfterItsFirstEvent) {
+  addPayments(store);
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.subscribe();
+  const Clock::TimePoint first = clock->now();
+  for (int i = 0; i < 9; ++i) {
+    bindOrder(store, i);
+    clock->advanceSeconds(0.1);
+    EXPECT_FALSE(planner.runDue()) << i;
+  }
+  bindOrder(store, 9);  // at 0.9 s: quiet would say 1.1 s, the debounce caps it at 1 s
+  EXPECT_EQ(*planner.nextWakeup(), first + seconds(1));
+  clock->advanceSeconds(0.1);
+  EXPECT_TRUE(planner.runDue());
+  EXPECT_EQ(rec.runs.size(), 1u);
+}
+
+TEST_F(PlannerTest, MidRolloutCandidatesWaitForTheGraceWindow) {
   store.upsert(NodeBuilder("node1").build());
   store.upsert(NodeBuilder("node2").build());
   // payment's own ReplicaSet has a sibling still starting: a rollout is under way.
@@ -68,49 +113,84 @@ TEST(Planner, MidRolloutCandidatesWaitForTheGraceWindow) {
                    .ownerUid("ReplicaSet", "rs", "rs-uid")
                    .phase(api::PodPhase::Pending)
                    .build());
-  Recorded rec;
-  trigger::Planner planner(store, fast(), [&](const framework::CycleScope& s, trigger::Planner::TimePoint) {
-    std::lock_guard<std::mutex> lock(rec.mu);
-    rec.runs.push_back(s);
-  });
-  planner.start();
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.subscribe();
+  const Clock::TimePoint first = clock->now();
   store.upsert(PodBuilder("order").app("order").node("node2").build());
-  std::this_thread::sleep_for(std::chrono::milliseconds(90));
-  {
-    std::lock_guard<std::mutex> lock(rec.mu);
-    EXPECT_TRUE(rec.runs.empty());  // deferred
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  planner.drain();
-  planner.stop();
-  std::lock_guard<std::mutex> lock(rec.mu);
+  clock->advanceSeconds(0.2);
+  EXPECT_TRUE(planner.runDue());
+  EXPECT_TRUE(rec.runs.empty());  // deferred
+  EXPECT_EQ(*planner.nextWakeup(), first + seconds(0.2) + seconds(15));
+  clock->advanceSeconds(14.9);
+  EXPECT_FALSE(planner.runDue());
+  clock->advanceSeconds(0.1);
+  EXPECT_TRUE(planner.runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
   EXPECT_EQ(rec.runs[0].pods->count("default/payment-a"), 1u);
+  EXPECT_EQ(rec.firstEvents[0], first) << "the delay counts from the event, not from the deferral";
 }
 
-TEST(Planner, DeletionsMakeADebouncedBalanceRun) {
-  cluster::Store store;
+TEST_F(PlannerTest, DeletionsMakeADebouncedBalanceRun) {
   store.upsert(NodeBuilder("node1").build());
   for (int i = 0; i < 10; ++i) store.upsert(PodBuilder("p" + std::to_string(i)).node("node1").build());
-  Recorded rec;
-  std::atomic<int> events{0};
-  trigger::Planner planner(
-      store, fast(),
-      [&](const framework::CycleScope& s, trigger::Planner::TimePoint) {
-        std::lock_guard<std::mutex> lock(rec.mu);
-        rec.runs.push_back(s);
-      },
-      [&](const std::string&) { ++events; });
-  planner.start();
-  for (int i = 0; i < 10; ++i) store.remove(api::Kind::Pod, "default/p" + std::to_string(i));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  planner.drain();
-  planner.stop();
-  EXPECT_EQ(events.load(), 10);
-  std::lock_guard<std::mutex> lock(rec.mu);
+  std::vector<std::string> kinds;
+  trigger::Planner planner(store, config(), rec, clock, [&](const std::string& k) { kinds.push_back(k); });
+  planner.subscribe();
+  for (int i = 0; i < 10; ++i) {
+    store.remove(api::Kind::Pod, "default/p" + std::to_string(i));
+    clock->advanceSeconds(1);
+  }
+  EXPECT_EQ(kinds.size(), 10u);
+  EXPECT_FALSE(planner.runDue());
+  clock->advanceSeconds(20);  // 30 s after the first deletion
+  EXPECT_TRUE(planner.runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
   EXPECT_FALSE(rec.runs[0].runDeschedule);
   EXPECT_TRUE(rec.runs[0].runBalance);
+  EXPECT_FALSE(planner.nextWakeup());
+}
+
+TEST_F(PlannerTest, APodBoundBesideItsDuplicateMakesADebouncedBalanceRun) {
+  store.upsert(NodeBuilder("node1").build());
+  store.upsert(PodBuilder("web-1").ownerUid("ReplicaSet", "web", "rs1").node("node1").build());
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.subscribe();
+  store.upsert(PodBuilder("web-2").ownerUid("ReplicaSet", "web", "rs1").node("node1").build());
+  clock->advanceSeconds(0.2);
+  EXPECT_TRUE(planner.runDue());  // the deschedule batch: nothing in scope, a balance run asked for
+  EXPECT_TRUE(rec.runs.empty());
+  ASSERT_TRUE(planner.nextWakeup());
+  clock->advanceSeconds(30);
+  EXPECT_TRUE(planner.runDue());
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_TRUE(rec.runs[0].runBalance);
+  EXPECT_FALSE(rec.runs[0].runDeschedule);
+}
+
+TEST_F(PlannerTest, RetryLaterLooksAtTheCandidateAgainOnce) {
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.retryLater("default/payment", {trigger::kAntiAffinityPlugin}, 300);
+  planner.retryLater("default/payment", {trigger::kAntiAffinityPlugin}, 600);  // already waiting
+  clock->advanceSeconds(299);
+  EXPECT_FALSE(planner.runDue());
+  clock->advanceSeconds(1);
+  EXPECT_TRUE(planner.runDue());
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_EQ(*rec.runs[0].pods, std::unordered_set<std::string>{"default/payment"});
+  EXPECT_FALSE(planner.nextWakeup());
+}
+
+TEST_F(PlannerTest, TheDriverRunsWhatComesDueByTheClock) {
+  addPayments(store);
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.start();
+  bindOrder(store, 0);
+  EXPECT_EQ(rec.count(), 0u);
+  clock->advanceSeconds(0.2);
+  planner.wake();
+  planner.drain();  // returns once the run is done: nothing pending, nothing running
+  EXPECT_EQ(rec.count(), 1u);
+  planner.stop();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test/unit/plugins/args_testing.h"
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/harness.h"
 
@@ -10,32 +11,17 @@ namespace {
 
 using plugins::defaultevictor::DefaultEvictor;
 
-// Builds the DefaultEvictor from YAML args (indented 6) through the real registry path.
+// Builds the DefaultEvictor from YAML args (a mapping, not indented) through the real registry path.
 std::unique_ptr<framework::Plugin> build(const std::string& args, api::Timestamp now = 100000) {
-  policy::RawArgs raw;
-  raw.path = "profiles[0].pluginConfig[0].args";
-  if (!args.empty()) raw.node = YAML::Load(args);
   framework::BuildContext ctx;
-  ctx.now = [now] { return now; };
+  ctx.now = framework::WallSeconds::pinned(now);
   ctx.priorityClassValue = [](const std::string& n) -> Result<std::int32_t> {
     if (n == "high") return 1000;
     return Status::error("PriorityClass \"" + n + "\" not found");
   };
-  auto p = plugins::defaultevictor::registration().factory(raw, ctx);
+  auto p = plugins::defaultevictor::registration().factory(rawArgs(plugins::defaultevictor::kName, args), ctx);
   EXPECT_TRUE(p.isOk()) << (p.isOk() ? "" : p.error());
   return p.isOk() ? std::move(p.value()) : nullptr;
-}
-
-std::string buildError(const std::string& args) {
-  policy::RawArgs raw;
-  raw.path = "profiles[0].pluginConfig[0].args";
-  raw.node = YAML::Load(args);
-  framework::BuildContext ctx;
-  ctx.priorityClassValue = [](const std::string& n) -> Result<std::int32_t> {
-    return Status::error("PriorityClass \"" + n + "\" not found");
-  };
-  auto p = plugins::defaultevictor::registration().factory(raw, ctx);
-  return p.isOk() ? "" : p.error();
 }
 
 struct FilterCase {
@@ -136,31 +122,6 @@ INSTANTIATE_TEST_SUITE_P(Table, FilterTest, ::testing::ValuesIn(filterCases()), 
     if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
   return n;
 });
-
-TEST(DefaultEvictorArgs, ValidationMessagesAreUpstreams) {
-  EXPECT_NE(
-      buildError("priorityThreshold: {value: 1, name: x}").find("only one of priorityThreshold fields can be set"),
-      std::string::npos);
-  EXPECT_NE(buildError("priorityThreshold: {value: 2000000001}").find("can't be greater than 2000000000"),
-            std::string::npos);
-  EXPECT_NE(buildError("noEvictionPolicy: Sometimes")
-                .find("noEvictionPolicy accepts only [\"Preferred\" \"Mandatory\"] values"),
-            std::string::npos);
-  EXPECT_NE(buildError("podProtections: {extraEnabled: [Nope]}")
-                .find("invalid pod protection policy in ExtraEnabled: \"Nope\". Valid options are: [PodsWithPVC "
-                      "PodsWithoutPDB PodsWithResourceClaims]"),
-            std::string::npos);
-  EXPECT_NE(buildError("podProtections: {defaultDisabled: [DaemonSetPods, DaemonSetPods]}")
-                .find("contains duplicate entries"),
-            std::string::npos);
-  EXPECT_NE(buildError("evictDaemonSetPods: true\npodProtections: {extraEnabled: [PodsWithPVC]}")
-                .find("cannot use Deprecated fields alongside PodProtections"),
-            std::string::npos);
-  EXPECT_NE(buildError("priorityThreshold: {name: missing}").find("PriorityClass \"missing\" not found"),
-            std::string::npos);
-  EXPECT_NE(buildError("nodeFitt: true").find("did you mean \"nodeFit\""), std::string::npos);
-  EXPECT_NE(buildError("minReplicas: -1").find("profiles[0].pluginConfig[0].args.minReplicas"), std::string::npos);
-}
 
 TEST(DefaultEvictorPreEviction, NodeFitNeedsAnotherReadyNode) {
   ClusterBuilder b;

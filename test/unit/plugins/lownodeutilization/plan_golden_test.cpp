@@ -8,40 +8,20 @@
 #include <sstream>
 
 #include "pkg/plan/plan.h"
+#include "test/unit/plugins/plan_golden.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 const fs::path kDir = fs::path(KDESCHED_SOURCE_DIR) / "test/testdata/lownodeutilization";
 
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string plan(kdesched::plan::OutputFormat format) {
-  kdesched::plan::PlanOptions options;
-  options.snapshotPath = (kDir / "snapshot.json").string();
-  options.policyPath = (kDir / "policy.yaml").string();
-  options.format = format;
-  options.now = 1796032800;  // 2026-11-30T10:00:00Z, two hours after the pods started
-  std::ostringstream out;
-  kdesched::Status st = kdesched::plan::runPlan(options, out);
-  EXPECT_TRUE(st.isOk()) << st.message();
-  return out.str();
+  return kdesched::testing::planOf((kDir / "snapshot.json"), (kDir / "policy.yaml"), format);
 }
 
 TEST(LowNodeUtilizationPlanGolden, WorkedExample) {
   std::string actual = plan(kdesched::plan::OutputFormat::Table);
-  fs::path golden = kDir / "plan.golden";
-  if (std::getenv("UPDATE_GOLDEN")) {
-    std::ofstream(golden, std::ios::binary) << actual;
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " missing: run with UPDATE_GOLDEN=1 and review the diff";
-  EXPECT_EQ(actual, readFile(golden)) << "plan output differs from " << golden;
+  kdesched::testing::expectMatchesGolden(actual, kDir / "plan.golden");
 }
 
 // The facts the documentation states, so a golden rewritten by mistake cannot drift from it.

@@ -1,0 +1,68 @@
+#include "cmd/kdesched/upstream_flags.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace kdesched::cmd {
+namespace {
+
+// Upstream v0.36's flags (docs/cli/descheduler.md) that kdesched accepts and does not implement.
+// Booleans take "--f" or "--f=value"; the others "--f value" or "--f=value", as pflag reads them.
+constexpr std::array<std::string_view, 7> kIgnoredBools = {
+    "--enable-http2",         "--disable-http2-serving",        "--permit-address-sharing",
+    "--permit-port-sharing",  "--otel-fallback-no-op-on-error", "--log-json-split-stream",
+    "--log-text-split-stream"};
+constexpr std::array<std::string_view, 15> kIgnoredValued = {"--cert-dir",
+                                                             "--tls-cipher-suites",
+                                                             "--tls-sni-cert-key",
+                                                             "--tls-curve-preferences",
+                                                             "--http2-max-streams-per-connection",
+                                                             "--feature-gates",
+                                                             "--otel-collector-endpoint",
+                                                             "--otel-service-name",
+                                                             "--otel-sample-rate",
+                                                             "--otel-trace-namespace",
+                                                             "--otel-transport-ca-cert",
+                                                             "--log-flush-frequency",
+                                                             "--vmodule",
+                                                             "--log-json-info-buffer-size",
+                                                             "--log-text-info-buffer-size"};
+
+template <std::size_t N>
+bool among(const std::array<std::string_view, N>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+UpstreamArgs normalizeUpstreamArgs(const std::vector<std::string>& args) {
+  UpstreamArgs out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {  // the rest is positional
+      out.args.insert(out.args.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    const std::string_view name = std::string_view(a).substr(0, a.find('='));
+    const bool hasValue = name.size() < a.size();
+    if (among(kIgnoredBools, name)) {
+      out.ignored.emplace_back(name);
+      continue;
+    }
+    if (among(kIgnoredValued, name) && (hasValue || i + 1 < args.size())) {
+      out.ignored.emplace_back(name);
+      if (!hasValue) ++i;
+      continue;
+    }
+    // pflag reads "-v=3" as shorthand v with value 3; CLI11 would take "=3" as the value.
+    if (a.rfind("-v=", 0) == 0) {
+      out.args.push_back("--v=" + a.substr(3));
+      continue;
+    }
+    out.args.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace kdesched::cmd

@@ -1,0 +1,20 @@
+// The kinds of Kubernetes object kdesched keeps, and one value that holds any of them. Headers
+// that only name kinds or pass objects around (the store, the reflectors, the cycle gate) include
+// this one: it pulls in no JSON or YAML library.
+#pragma once
+
+#include <string_view>
+#include <variant>
+
+#include "pkg/api/types.h"
+
+namespace kdesched::api {
+
+enum class Kind { Pod, Node, PodDisruptionBudget, Namespace, PriorityClass, PersistentVolumeClaim, Unknown };
+std::string_view toString(Kind k);
+// From a "kind" field ("Pod") or a LIST's item kind ("PodList" is not an object kind: Unknown).
+Kind kindFromString(std::string_view kind);
+
+using Object = std::variant<Pod, Node, PodDisruptionBudget, Namespace, PriorityClass, PersistentVolumeClaim>;
+
+}  // namespace kdesched::api

@@ -1,0 +1,84 @@
+// One run of the engine in the live modes, the same for a periodic cycle and an event-triggered
+// scoped run: snapshot → gates (shutdown, stale cache, leadership, anti-flapping) → eviction chain
+// → cycle → flush of the pipelined evictions → requeue of cooldown refusals → settled counts.
+// Periodic cycles and triggered runs never overlap.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "pkg/base/clock.h"
+#include "pkg/cluster/store.h"
+#include "pkg/evictor/cycle_gate.h"
+#include "pkg/evictor/pipelined_sink.h"
+#include "pkg/metrics/metrics.h"
+#include "pkg/plan/engine.h"
+#include "pkg/trigger/planner.h"
+
+namespace kdesched::daemon {
+
+struct RunReport {
+  bool ran = false;
+  std::string skipReason;        // why it did not run: shutdown, not the leader, a cache relisting or stale
+  framework::CycleResult cycle;  // its seconds include waiting for the evictions' answers
+  std::size_t evicted = 0;       // settled: submissions the server refused later count as refused
+  std::size_t refused = 0;
+  std::size_t pods = 0;  // in the snapshot
+};
+
+// What a runner works with. References and pointers must outlive it.
+struct CycleRunnerParts {
+  cluster::Store& store;
+  const plan::Engine& engine;
+  const evictor::CacheFreshness& cache;
+  const Cancellation& stop;
+  evictor::Sink& primary;  // the API sink, or the dry-run sink
+  std::shared_ptr<Clock> clock;
+  std::vector<evictor::Sink*> observers = {};   // see the outcomes as the server answered (metrics)
+  std::size_t concurrency = 1;                  // eviction requests in flight
+  const evictor::Leadership* leader = nullptr;  // null: no leader election
+  evictor::RecentEvictions* recent = nullptr;   // null in a dry run: nothing is deleted
+  evictor::EvictionGate* antiFlapping = nullptr;
+  framework::CycleObserver* pluginObserver = nullptr;
+  metrics::Metrics* metrics = nullptr;
+  double ownerCooldownSeconds = 0;  // cooldown refusals are looked at again this much later
+};
+
+class CycleRunner : public trigger::ScopedRunner {
+ public:
+  explicit CycleRunner(CycleRunnerParts parts);
+  ~CycleRunner() override;
+
+  // Candidates the owner cooldown refused go back to `planner` (may be null), to be looked at again
+  // when the cooldown ends: the violation stays, but no new event may come to re-trigger it.
+  void retryCooldownRefusals(trigger::Planner* planner);
+
+  // One run over `scope` (default: the whole cycle).
+  RunReport runOnce(const framework::CycleScope& scope = {});
+  // A periodic cycle: runOnce, the "cycle finished" line and the loop metrics.
+  RunReport runPeriodic();
+  // A triggered run (the Planner's runner): runOnce, the "triggered run finished" line and the
+  // trigger metrics.
+  void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent) override;
+
+  // Evictions the API server refused for reasons that will not go away by themselves (forbidden,
+  // server errors, unreachable): a one-shot run that had any exits non-zero.
+  std::size_t hardFailures() const;
+
+ private:
+  class HardFailures;
+  class CooldownRefusals;
+  std::string whyNot() const;
+
+  CycleRunnerParts parts_;
+  std::unique_ptr<HardFailures> hardFailures_;
+  std::unique_ptr<CooldownRefusals> cooldownRefusals_;
+  std::unique_ptr<evictor::PipelinedSink> sink_;
+  trigger::Planner* planner_ = nullptr;
+  std::mutex mu_;
+};
+
+}  // namespace kdesched::daemon

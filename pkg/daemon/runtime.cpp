@@ -1,0 +1,194 @@
+#include "pkg/daemon/runtime.h"
+
+#include <malloc.h>
+
+#include <algorithm>
+
+#include "pkg/api/decode.h"
+#include "pkg/base/log.h"
+#include "pkg/kube/cpprest_transport.h"
+
+namespace kdesched::daemon {
+namespace {
+
+// How often the waits below look at the caches again.
+constexpr std::chrono::milliseconds kSyncPoll{50};
+
+}  // namespace
+
+Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& name) {
+  auto r = client.get("/apis/scheduling.k8s.io/v1/priorityclasses/" + name);
+  if (!r) return Status::error("cannot read PriorityClass \"" + name + "\": " + r.error().describe());
+  auto object = api::decodeObjectJson(r->body);
+  const api::PriorityClass* pc = object.isOk() ? std::get_if<api::PriorityClass>(&object.value()) : nullptr;
+  if (!pc)
+    return Status::error("PriorityClass \"" + name + "\" has no readable value: " +
+                         (object.isOk() ? std::string("the answer is not a PriorityClass") : object.error()));
+  return pc->value;
+}
+
+metrics::Readiness readinessOf(bool synced, const std::string& stale, const evictor::Leadership* leader) {
+  if (!synced) return {false, stale.empty() ? "caches not synced" : "caches not synced: " + stale};
+  if (!stale.empty()) return {false, "cache stale: " + stale};
+  if (leader) return {true, leader->isLeader() ? "leader" : "standby"};
+  return {true, "ok"};
+}
+
+std::unique_ptr<Runtime> Runtime::create(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop) {
+  std::unique_ptr<Runtime> rt(new Runtime(options, std::move(clock), stop));
+  if (!rt->connect() || !rt->loadPolicy()) return nullptr;
+  rt->buildCache();
+  if (options.leaderElect)
+    rt->elector_ = std::make_unique<kube::LeaderElector>(*rt->client_, options.leader, rt->clock_);
+  if (!rt->serve()) return nullptr;
+  // Cancelled by SIGTERM: an eviction or Event request in flight against a hung API server must
+  // not hold the shutdown for the HTTP client's timeout.
+  rt->evictionApi_ = std::make_unique<kube::KubeEvictionApi>(*rt->client_, rt->clock_, &stop);
+  return rt;
+}
+
+Runtime::~Runtime() { stopAll(); }
+
+void Runtime::stopAll() {
+  for (auto& r : reflectors_) r->stop();
+  if (server_) server_->stop();
+}
+
+bool Runtime::connect() {
+  auto config = kube::resolveConfig(options_.kubeconfig);
+  if (!config.isOk()) {
+    log::error("no usable client configuration", {{"error", config.error()}});
+    return false;
+  }
+  if (options_.qps > 0) config->qps = options_.qps;
+  if (options_.burst > 0) config->burst = options_.burst;
+  config->requestTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(options_.requestTimeoutSeconds * 1000));
+  auto transport = kube::makeCpprestTransport(*config);
+  if (!transport.isOk()) {
+    log::error("cannot set up the API client", {{"error", transport.error()}});
+    return false;
+  }
+  client_ = std::make_unique<kube::Client>(*config, std::move(transport.value()), clock_);
+  return true;
+}
+
+bool Runtime::loadPolicy() {
+  framework::BuildContext ctx;
+  ctx.now = framework::WallSeconds(clock_);
+  ctx.priorityClassValue = [client = client_.get()](const std::string& name) {
+    return readPriorityClass(*client, name);
+  };
+  auto engine = plan::buildEngine(options_.policyPath, ctx);
+  if (!engine.isOk()) {
+    log::error("bad policy", {{"error", engine.error()}});
+    return false;
+  }
+  engine_ = std::move(engine.value());
+  for (const std::string& w : engine_.policy.warnings) log::warn("policy field ignored", {{"detail", w}});
+  return true;
+}
+
+void Runtime::buildCache() {
+  if (!options_.disableMetrics) {
+    std::vector<metrics::StrategyId> ids;
+    for (const auto& p : engine_.profiles)
+      for (const auto& s : p.strategyNames()) ids.push_back({s, p.name});
+    metrics_ = std::make_unique<metrics::Metrics>(KDESCHED_VERSION, ids);
+    watchMetrics_ = std::make_unique<metrics::WatchMetrics>(*metrics_);
+  }
+  reflectorObservers_ =
+      std::make_unique<kube::ReflectorObservers>(std::vector<kube::ReflectorObserver*>{&health_, watchMetrics_.get()});
+  for (const kube::Resource& r : kube::kCachedResources) {
+    kube::ReflectorOptions ro;
+    ro.clock = clock_;
+    ro.listOnly = options_.intervalSeconds <= 0;
+    reflectors_.push_back(std::make_unique<kube::Reflector>(*client_, r, store_, ro, reflectorObservers_.get()));
+  }
+  if (metrics_) {
+    metrics_->cacheStaleSource([&health = health_] {
+      const std::vector<kube::StaleResource> stale = health.staleResources();
+      std::vector<std::pair<std::string, bool>> out;
+      for (const kube::Resource& r : kube::kCachedResources)
+        out.emplace_back(r.name, std::any_of(stale.begin(), stale.end(),
+                                             [&](const kube::StaleResource& s) { return s.resource == r.name; }));
+      return out;
+    });
+  }
+}
+
+bool Runtime::serve() {
+  server_ = std::make_unique<metrics::Server>(metrics_.get(), [this] { return readiness(); });
+  if (options_.port == 0) return true;
+  Status st = server_->start(options_.bindAddress, options_.port, options_.tls, clock_->wallNow());
+  if (!st.isOk()) {
+    log::error("cannot start the metrics server", {{"error", st.message()}});
+    return false;
+  }
+  return true;
+}
+
+bool Runtime::synced() const {
+  for (const auto& r : reflectors_)
+    if (!r->synced()) return false;
+  return true;
+}
+
+metrics::Readiness Runtime::readiness() const { return readinessOf(synced(), health_.stale(), elector_.get()); }
+
+bool Runtime::refused() const {
+  bool any = false;
+  for (const kube::StaleResource& r : health_.staleResources()) {
+    if (!r.denied) continue;
+    log::error(
+        "access to the cluster refused; no cycle runs",
+        {{"resource", r.resource}, {"verb", r.verb}, {"reason", r.reason}, {"exit", kExitFailure}, {"hint", r.hint()}});
+    any = true;
+  }
+  return any;
+}
+
+Runtime::Sync Runtime::startCache() {
+  for (auto& r : reflectors_) r->start();
+  const Clock::TimePoint deadline = clock_->now() + seconds(options_.syncTimeoutSeconds);
+  while (!synced()) {
+    if (stop_.cancelled()) return Sync::Stopped;
+    // A one-shot run has no later cycle to wait for: a refused LIST ends it now, not after the
+    // sync timeout. The daemon waits on, for the RBAC rule to be applied.
+    if (options_.intervalSeconds <= 0 && refused()) return Sync::Refused;
+    if (clock_->now() > deadline) {
+      log::error("the cache did not sync",
+                 {{"timeout_seconds", options_.syncTimeoutSeconds},
+                  {"stale", health_.stale()},
+                  {"hint",
+                   "check the API server address, credentials and RBAC (get/list/watch pods, nodes, namespaces, "
+                   "poddisruptionbudgets, persistentvolumeclaims)"}});
+      return Sync::TimedOut;
+    }
+    clock_->sleepFor(kSyncPoll, &stop_);
+  }
+  log::info("caches synced", {{"pods", store_.count(api::Kind::Pod)},
+                              {"nodes", store_.count(api::Kind::Node)},
+                              {"pdbs", store_.count(api::Kind::PodDisruptionBudget)}});
+  // The LIST pages and their decoding buffers are freed now; give those pages back to the system
+  // rather than keep them as the process's high-water mark.
+  malloc_trim(0);
+  return Sync::Synced;
+}
+
+bool Runtime::lead(std::function<void()> onLost) {
+  if (!elector_) return true;
+  if (!elector_->acquire(stop_)) return false;
+  elector_->startRenewing(std::move(onLost));
+  return true;
+}
+
+bool Runtime::isLeader() const { return !elector_ || elector_->isLeader(); }
+
+int Runtime::finish(int exitCode) {
+  if (elector_) elector_->release();
+  stopAll();
+  log::info("stopped", {{"exit", exitCode}});
+  return exitCode;
+}
+
+}  // namespace kdesched::daemon

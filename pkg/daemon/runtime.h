@@ -1,0 +1,95 @@
+// The live modes' long-lived parts, built once at start: the API client, the policy engine, the
+// metrics and their HTTP server, the cache (store, reflectors and their health), the leader
+// elector and the eviction API. What happens with them (cycles, triggered runs) is the
+// CycleRunner's business; the order of start and stop is daemon::run's.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "pkg/base/clock.h"
+#include "pkg/cluster/store.h"
+#include "pkg/daemon/daemon.h"
+#include "pkg/kube/cache_health.h"
+#include "pkg/kube/eviction_api.h"
+#include "pkg/kube/leader_election.h"
+#include "pkg/kube/reflector.h"
+#include "pkg/metrics/observers.h"
+#include "pkg/metrics/server.h"
+#include "pkg/plan/engine.h"
+
+namespace kdesched::daemon {
+
+// A PriorityClass's value, read from the API server (DefaultEvictor's priorityThreshold.name).
+Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& name);
+
+// What /readyz answers: ready once every cache has synced and none is stale (`stale` as
+// CacheFreshness::stale() says it); the reason names what is missing.
+metrics::Readiness readinessOf(bool synced, const std::string& stale, const evictor::Leadership* leader);
+
+class Runtime {
+ public:
+  // Builds everything and starts the metrics server. What fails (the kubeconfig, the policy, the
+  // port) is logged, and null returned: bad input, exit 2.
+  static std::unique_ptr<Runtime> create(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  enum class Sync { Synced, Stopped, TimedOut, Refused };
+  // Starts the reflectors and waits until every cache holds its first LIST (or shutdown, or the
+  // sync timeout, which is logged with the RBAC hint). A one-shot run stops waiting at the first
+  // refused LIST (Refused, logged with the resource and the verb): it would never sync.
+  Sync startCache();
+  // With leader election: blocks until this replica leads (false: shut down first), then renews in
+  // the background; `onLost` runs once when leadership is lost. Without: true at once.
+  bool lead(std::function<void()> onLost);
+  // Leader (or no election).
+  bool isLeader() const;
+  // The elector, null without leader election.
+  const evictor::Leadership* leadership() const { return elector_.get(); }
+  // Releases the lease, stops the reflectors and the server, logs "stopped"; returns `exitCode`.
+  int finish(int exitCode);
+
+  Clock& clock() { return *clock_; }
+  const std::shared_ptr<Clock>& sharedClock() const { return clock_; }
+  const plan::Engine& engine() const { return engine_; }
+  cluster::Store& store() { return store_; }
+  kube::CacheHealth& health() { return health_; }
+  metrics::Metrics* metrics() { return metrics_.get(); }
+  kube::KubeEvictionApi& evictionApi() { return *evictionApi_; }
+
+ private:
+  Runtime(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop)
+      : options_(options),
+        clock_(std::move(clock)),
+        stop_(stop),
+        health_(clock_, seconds(options.cacheStaleAfterSeconds)) {}
+  bool connect();
+  bool loadPolicy();
+  void buildCache();
+  bool serve();
+  bool synced() const;
+  // A one-shot run's refused LISTs, logged; true when there were any.
+  bool refused() const;
+  void stopAll();
+  metrics::Readiness readiness() const;
+
+  const Options options_;
+  std::shared_ptr<Clock> clock_;
+  Cancellation& stop_;
+  std::unique_ptr<kube::Client> client_;
+  plan::Engine engine_;
+  std::unique_ptr<metrics::Metrics> metrics_;
+  std::unique_ptr<metrics::WatchMetrics> watchMetrics_;
+  cluster::Store store_;
+  kube::CacheHealth health_;
+  std::unique_ptr<kube::ReflectorObservers> reflectorObservers_;
+  std::vector<std::unique_ptr<kube::Reflector>> reflectors_;
+  std::unique_ptr<kube::LeaderElector> elector_;
+  std::unique_ptr<metrics::Server> server_;
+  std::unique_ptr<kube::KubeEvictionApi> evictionApi_;
+};
+
+}  // namespace kdesched::daemon

@@ -1,0 +1,104 @@
+#include "pkg/plugins/antiaffinity/antiaffinity.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "pkg/api/scheduling.h"
+#include "pkg/framework/selection.h"
+#include "pkg/plugins/common/registration.h"
+
+namespace kdesched::plugins::antiaffinity {
+namespace {
+
+struct Violation {
+  const api::PodAffinityTerm* term = nullptr;
+  const api::Pod* by = nullptr;
+  const api::Node* on = nullptr;
+};
+
+class Evaluator {
+ public:
+  Evaluator(const framework::Handle& h, const Args& args) : h_(h), args_(args) {
+    for (const api::Node* n : h.nodes()) cycleNodes_.insert(n->nameSym);
+  }
+
+  // The first required anti-affinity term of `pod` (on `node`) violated by another live pod in
+  // the same topology domain.
+  std::optional<Violation> find(const api::Pod& pod, const api::Node& node) const {
+    const auto& c = pod.constraints();
+    if (!c.podAntiAffinity) return std::nullopt;
+    auto nsLabels = [this](const api::Symbol& ns) -> const api::Labels* {
+      const api::Namespace* n = h_.snapshot().namespaceByName(ns.view());
+      return n ? &n->labels : nullptr;
+    };
+    for (const auto& term : c.podAntiAffinity->required) {
+      if (!term.labelSelector) continue;  // selects no pod
+      auto domain = node.labels.get(term.topologyKey);
+      for (const auto& span : framework::selectorCandidates(h_.snapshot(), *term.labelSelector)) {
+        for (const api::Pod* q : span) {
+          if (q == &pod || q->nodeName.empty() || q->isTerminal() || q->isTerminating() || h_.isEvicted(*q)) continue;
+          if (!args_.filter.allows(*q)) continue;  // upstream counts only the plugin's listed pods
+          if (!cycleNodes_.count(q->nodeName)) continue;
+          const api::Node* qNode = h_.snapshot().node(q->nodeName);
+          if (!qNode) continue;
+          bool sameDomain = qNode == &node;
+          if (!sameDomain && domain) {
+            auto qDomain = qNode->labels.get(term.topologyKey);
+            sameDomain = qDomain && *qDomain == *domain;
+          }
+          if (!sameDomain) continue;
+          if (api::podAffinityTermMatches(term, pod, *q, nsLabels)) return Violation{&term, q, qNode};
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const framework::Handle& h_;
+  const Args& args_;
+  std::unordered_set<api::Symbol> cycleNodes_;
+};
+
+}  // namespace
+
+std::string describeTerm(const api::PodAffinityTerm& term) {
+  std::string out = "{labelSelector: " + (term.labelSelector ? term.labelSelector->toString() : "<none>");
+  if (!term.namespaces.empty()) {
+    out += ", namespaces: [";
+    for (std::size_t i = 0; i < term.namespaces.size(); ++i) out += (i ? "," : "") + term.namespaces[i];
+    out += "]";
+  }
+  if (term.namespaceSelector) out += ", namespaceSelector: " + term.namespaceSelector->toString();
+  out += ", topologyKey: " + term.topologyKey + "}";
+  return out;
+}
+
+Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h) {
+  Evaluator eval(h, args_);
+  for (const api::Node* node : h.nodes()) {
+    std::vector<const api::Pod*> pods;
+    for (const api::Pod* p : h.podsOnNode(*node))
+      if (args_.filter.allows(*p)) pods.push_back(p);
+    std::stable_sort(pods.begin(), pods.end(),
+                     [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
+    for (const api::Pod* pod : pods) {
+      if (h.isEvicted(*pod) || pod->isTerminating()) continue;
+      if (!h.inScope(*pod)) continue;
+      auto v = eval.find(*pod, *node);
+      if (!v) continue;
+      std::string reason = "required podAntiAffinity term " + describeTerm(*v->term) + " is violated by pod " +
+                           v->by->key() + " on node " + v->on->name;
+      framework::EvictResult res = h.evict(*pod, reason);
+      if (res.refusal == framework::Refusal::NodeLimit) break;
+      if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
+    }
+  }
+  return Status::ok();
+}
+
+framework::PluginRegistration registration() {
+  return common::registrationOf<RemovePodsViolatingInterPodAntiAffinity>(kName, decodeArgs);
+}
+
+}  // namespace kdesched::plugins::antiaffinity

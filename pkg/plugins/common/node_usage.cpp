@@ -1,0 +1,208 @@
+#include "pkg/plugins/common/node_usage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "pkg/api/scheduling.h"
+#include "pkg/framework/nodefit.h"
+
+namespace kdesched::plugins::nodeusage {
+namespace {
+
+std::int64_t wholeUnits(std::int64_t milli) { return milli >= 0 ? (milli + 999) / 1000 : -((-milli) / 1000); }
+
+double percentOf(const api::Symbol& r, std::int64_t usedMilli, std::int64_t capacityMilli) {
+  std::int64_t used = upstreamUnits(r, usedMilli);
+  std::int64_t capacity = upstreamUnits(r, capacityMilli);
+  // Same expression order as upstream, so float rounding at a boundary matches.
+  return capacity > 0 ? static_cast<double>(used) / static_cast<double>(capacity) * 100 : 0.0;
+}
+
+// How many nodes a reason names before "and N more": keeps the line readable.
+constexpr std::size_t kNamedNodes = 3;
+
+}  // namespace
+
+std::int64_t upstreamUnits(const api::Symbol& r, std::int64_t milli) {
+  return r == api::kCpu() ? milli : wholeUnits(milli);
+}
+
+PerResource<std::optional<double>> percentages(const std::vector<api::Symbol>& tracked, const api::Node& node,
+                                               const PerResource<std::int64_t>& usage) {
+  PerResource<std::optional<double>> out(tracked.size());
+  for (std::size_t k = 0; k < tracked.size(); ++k)
+    if (node.allocatable.has(tracked[k])) out[k] = percentOf(tracked[k], usage[k], node.allocatable.get(tracked[k]));
+  return out;
+}
+
+std::int64_t capAt(const api::Symbol& r, const api::Node& node, const std::optional<double>& threshold) {
+  if (!node.allocatable.has(r)) return 0;
+  std::int64_t capacity = node.allocatable.get(r);
+  if (!threshold) return capacity;
+  std::int64_t units = upstreamUnits(r, capacity);
+  auto capped = static_cast<std::int64_t>(*threshold * 0.01 * static_cast<double>(units));
+  return r == api::kCpu() ? capped : capped * 1000;
+}
+
+std::vector<NodeUsage> measure(const framework::Handle& h, const std::vector<api::Symbol>& tracked) {
+  std::vector<NodeUsage> nodes;
+  nodes.reserve(h.nodes().size());
+  for (const api::Node* node : h.nodes()) {
+    NodeUsage n;
+    n.node = node;
+    api::ResourceList requested = framework::nodeRequestedResources(h, *node);
+    n.usage.resize(tracked.size());
+    for (std::size_t k = 0; k < tracked.size(); ++k) n.usage[k] = requested.get(tracked[k]);
+    n.percent = percentages(tracked, *node, n.usage);
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+bool atOrBelow(const NodeUsage& n, const PerResource<std::optional<double>>& thresholds) {
+  for (std::size_t k = 0; k < thresholds.size(); ++k)
+    if (thresholds[k] && *thresholds[k] < n.percent[k].value_or(0)) return false;
+  return true;
+}
+
+bool above(const NodeUsage& n, const PerResource<std::optional<double>>& thresholds) {
+  for (std::size_t k = 0; k < thresholds.size(); ++k)
+    if (thresholds[k] && *thresholds[k] < n.percent[k].value_or(0)) return true;
+  return false;
+}
+
+void setCaps(const std::vector<api::Symbol>& tracked, const std::vector<NodeUsage*>& nodes,
+             const PerResource<std::optional<double>>& thresholds) {
+  for (NodeUsage* n : nodes) {
+    n->cap.resize(tracked.size());
+    for (std::size_t k = 0; k < tracked.size(); ++k) n->cap[k] = capAt(tracked[k], *n->node, thresholds[k]);
+  }
+}
+
+PerResource<std::int64_t> roomBelowCaps(const std::vector<NodeUsage*>& nodes, std::size_t resources) {
+  PerResource<std::int64_t> room(resources, 0);
+  for (const NodeUsage* n : nodes)
+    for (std::size_t k = 0; k < resources; ++k) room[k] += n->cap[k] - n->usage[k];
+  return room;
+}
+
+std::vector<NodeUsage*> byUsageSum(const std::vector<api::Symbol>& tracked, const std::vector<NodeUsage*>& nodes,
+                                   bool ascending) {
+  std::vector<std::pair<std::int64_t, NodeUsage*>> keyed;
+  keyed.reserve(nodes.size());
+  for (NodeUsage* n : nodes) {
+    std::int64_t score = 0;
+    for (std::size_t k = 0; k < tracked.size(); ++k) score += upstreamUnits(tracked[k], n->usage[k]);
+    keyed.emplace_back(score, n);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [&](const auto& a, const auto& b) { return ascending ? a.first < b.first : a.first > b.first; });
+  std::vector<NodeUsage*> out;
+  out.reserve(keyed.size());
+  for (const auto& entry : keyed) out.push_back(entry.second);
+  return out;
+}
+
+std::string formatPercent(double percent) {
+  double rounded = std::round(percent * 10) / 10;
+  char buf[64];
+  if (rounded == std::trunc(rounded))
+    std::snprintf(buf, sizeof buf, "%.0f", rounded);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f", rounded);
+  return buf;
+}
+
+std::string describeUsage(const std::vector<api::Symbol>& tracked, const PerResource<std::optional<double>>& pct,
+                          const std::function<std::string(std::size_t, double)>& annotate) {
+  std::string out;
+  for (std::size_t k = 0; k < tracked.size(); ++k) {
+    if (!out.empty()) out += ", ";
+    out += tracked[k].str() + " ";
+    if (!pct[k]) {
+      out += "n/a";
+      continue;
+    }
+    out += formatPercent(*pct[k]) + "%";
+    if (annotate) out += annotate(k, *pct[k]);
+  }
+  return out;
+}
+
+std::string describeNodes(const std::vector<api::Symbol>& tracked, const std::vector<NodeUsage*>& nodes) {
+  std::string out;
+  for (std::size_t i = 0; i < nodes.size() && i < kNamedNodes; ++i) {
+    if (i) out += ", ";
+    out += nodes[i]->node->name + " (" + describeUsage(tracked, nodes[i]->percent) + ")";
+  }
+  if (nodes.size() > kNamedNodes) out += " and " + std::to_string(nodes.size() - kNamedNodes) + " more";
+  return out;
+}
+
+DestinationTaints::DestinationTaints(const std::vector<NodeUsage*>& destinations) {
+  std::unordered_set<std::string> seen;
+  for (const NodeUsage* d : destinations) {
+    const auto& taints = d->node->taints;
+    if (taints.empty()) {
+      untainted_ = true;
+      return;
+    }
+    std::string key;
+    for (const auto& t : taints)
+      key += t.key + '\x1f' + t.value + '\x1f' + std::string(api::toString(t.effect)) + '\x1e';
+    if (seen.insert(key).second) sets_.push_back(&taints);
+  }
+}
+
+bool DestinationTaints::toleratedBy(const api::Pod& pod) {
+  if (untainted_) return true;
+  const api::SchedulingConstraints* c = &pod.constraints();
+  auto it = memo_.find(c);
+  if (it != memo_.end()) return it->second;
+  bool ok = std::any_of(sets_.begin(), sets_.end(), [&](const std::vector<api::Taint>* taints) {
+    return c->tolerations.size() >= taints->size() && api::toleratesTaints(c->tolerations, *taints);
+  });
+  memo_.emplace(c, ok);
+  return ok;
+}
+
+void Drain::from(const std::vector<NodeUsage*>& sources) {
+  for (NodeUsage* source : sources)
+    if (!fromNode(*source)) return;
+}
+
+bool Drain::fromNode(NodeUsage& source) {
+  std::vector<const api::Pod*> candidates;
+  for (const api::Pod* p : h.podsOnNode(*source.node))
+    if (h.filter(*p).ok && (!removable || removable(*p))) candidates.push_back(p);
+  if (candidates.empty()) return true;
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
+
+  if (!keepGoing(source, available)) return true;
+  std::uint32_t evicted = 0;
+  for (const api::Pod* pod : candidates) {
+    if (evictionLimitNode && evicted >= *evictionLimitNode) break;
+    if (!taints.toleratedBy(*pod)) continue;
+    if (excludedNamespaces.count(pod->ns.view())) continue;
+    // PreEvictionFilter (nodeFit, namespaceLabelSelector) runs in the eviction chain, which
+    // records a refusal; upstream's skip-and-continue is the same decision.
+    framework::EvictResult res = h.evict(*pod, reason(source));
+    if (!res.evicted) {
+      if (res.refusal == framework::Refusal::TotalLimit) return false;
+      if (res.refusal == framework::Refusal::NodeLimit) break;
+      continue;
+    }
+    ++evicted;
+    for (std::size_t k = 0; k < tracked.size(); ++k) {
+      std::int64_t moved = tracked[k] == api::kPods() ? 1000 : pod->requests.get(tracked[k]);
+      source.usage[k] -= moved;
+      available[k] -= moved;
+    }
+    if (!keepGoing(source, available)) break;
+  }
+  return true;
+}
+
+}  // namespace kdesched::plugins::nodeusage

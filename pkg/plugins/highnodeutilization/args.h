@@ -1,0 +1,33 @@
+// Upstream: HighNodeUtilization (plugins/nodeutilization/).
+// Its args: upstream's names, defaults and validation messages (reference §2.6).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pkg/base/status.h"
+#include "pkg/policy/args.h"
+
+namespace kdesched::plugins::highnodeutilization {
+
+inline constexpr const char* kName = "HighNodeUtilization";
+inline constexpr const char* kOnlyThresholdingResources = "OnlyThresholdingResources";
+
+struct Args {
+  // Resource name → percent in [0, 100]; required. A node at or below every one is underutilized.
+  policy::ResourceThresholds thresholds;
+  // Act only when more than this many nodes are underutilized (Go int: negative is legal).
+  std::int64_t numberOfNodes = 0;
+  // OnlyThresholdingResources: evict only pods requesting at least one threshold resource.
+  bool onlyThresholdingResources = false;
+  // evictableNamespaces.exclude: these pods count toward usage but are never evicted.
+  std::vector<std::string> excludedNamespaces;
+};
+
+// Decodes strictly and validates with upstream's messages; errors name the field path.
+// metricsUtilization is rejected: kdesched measures usage from pod requests only (upstream v0.36's
+// HighNodeUtilization has no such field either).
+Result<Args> decodeArgs(const policy::RawArgs& raw);
+
+}  // namespace kdesched::plugins::highnodeutilization

@@ -1,0 +1,110 @@
+#include "pkg/plugins/highnodeutilization/highnodeutilization.h"
+
+#include <algorithm>
+
+#include "pkg/base/log.h"
+#include "pkg/plugins/common/node_usage.h"
+#include "pkg/plugins/common/registration.h"
+
+namespace kdesched::plugins::highnodeutilization {
+namespace {
+
+using nodeusage::NodeUsage;
+using nodeusage::PerResource;
+
+// Upstream's continueEvictionCond for this plugin: no per-node stop, only room left for every
+// tracked resource on the destination nodes, so a source node is drained of every pod that can go.
+bool roomLeft(const NodeUsage&, const PerResource<std::int64_t>& available) {
+  return std::all_of(available.begin(), available.end(), [](std::int64_t a) { return a > 0; });
+}
+
+}  // namespace
+
+HighNodeUtilization::HighNodeUtilization(Args args) : args_(std::move(args)) {
+  tracked_ = {api::kCpu(), api::kMemory(), api::kPods()};
+  // Extended resources follow in name order (std::map order), so reasons read the same each run.
+  for (const auto& [name, percent] : args_.thresholds) {
+    api::Symbol r(name);
+    if (std::find(tracked_.begin(), tracked_.end(), r) == tracked_.end()) tracked_.push_back(r);
+  }
+}
+
+Status HighNodeUtilization::balance(framework::Handle& h) {
+  const std::vector<api::Symbol>& tracked = tracked_;
+  // The threshold of each tracked resource, and upstream's internal high threshold: 100% of each
+  // threshold resource (full capacity for the others).
+  PerResource<std::optional<double>> low(tracked.size()), high(tracked.size());
+  for (std::size_t k = 0; k < tracked.size(); ++k) {
+    auto it = args_.thresholds.find(tracked[k].str());
+    if (it == args_.thresholds.end()) continue;
+    low[k] = it->second;
+    high[k] = 100.0;
+  }
+  std::vector<NodeUsage> nodes = nodeusage::measure(h, tracked);
+  // Upstream does not ask whether an underutilized node is schedulable: a cordoned one is drained
+  // too. The destinations are the other nodes that are schedulable.
+  std::vector<NodeUsage*> under, destinations;
+  for (NodeUsage& n : nodes) {
+    if (nodeusage::atOrBelow(n, low))
+      under.push_back(&n);
+    else if (!n.node->unschedulable)
+      destinations.push_back(&n);
+  }
+  log::debug("nodes classified", {{"plugin", kName},
+                                  {"profile", h.profile()},
+                                  {"underutilized", under.size()},
+                                  {"destinations", destinations.size()},
+                                  {"nodes", nodes.size()}});
+
+  auto nothingToDo = [&](const char* why) {
+    log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", why}});
+    return Status::ok();
+  };
+  if (under.empty()) return nothingToDo("no node is underutilized");
+  if (static_cast<std::int64_t>(under.size()) <= args_.numberOfNodes)
+    return nothingToDo("the number of underutilized nodes is not above numberOfNodes");
+  if (under.size() == nodes.size()) return nothingToDo("all nodes are underutilized");
+  if (destinations.empty()) return nothingToDo("no other node is schedulable");
+
+  nodeusage::setCaps(tracked, destinations, high);
+  PerResource<std::int64_t> available = nodeusage::roomBelowCaps(destinations, tracked.size());
+  const std::string toward = "; its pods can pack onto node" + std::string(destinations.size() == 1 ? "" : "s") + " " +
+                             nodeusage::describeNodes(tracked, destinations);
+  auto atOrBelowText = [&](std::size_t k, double) {
+    return low[k] ? " <= " + nodeusage::formatPercent(*low[k]) + "%" : std::string();
+  };
+  std::vector<api::Symbol> thresholdResources;
+  for (std::size_t k = 0; k < tracked.size(); ++k)
+    if (low[k]) thresholdResources.push_back(tracked[k]);
+
+  nodeusage::Drain drain{
+      .h = h,
+      .tracked = tracked,
+      .available = available,
+      .taints = nodeusage::DestinationTaints(destinations),
+      .excludedNamespaces = {args_.excludedNamespaces.begin(), args_.excludedNamespaces.end()},
+      .evictionLimitNode = std::nullopt,
+      .removable = nullptr,
+      .keepGoing = roomLeft,
+      // The usage as classified: the reason explains why the node is being emptied.
+      .reason =
+          [&](const NodeUsage& source) {
+            return "node " + source.node->name + " is underutilized (" +
+                   nodeusage::describeUsage(tracked, source.percent, atOrBelowText) + ")" + toward;
+          },
+  };
+  if (args_.onlyThresholdingResources) {
+    // Upstream asks whether some container declares a request for the resource; a pod's
+    // requests hold exactly the resources its containers (and overhead) declare.
+    drain.removable = [&](const api::Pod& pod) {
+      return std::any_of(thresholdResources.begin(), thresholdResources.end(),
+                         [&](const api::Symbol& r) { return r != api::kPods() && pod.requests.has(r); });
+    };
+  }
+  drain.from(nodeusage::byUsageSum(tracked, under, /*ascending=*/true));
+  return Status::ok();
+}
+
+framework::PluginRegistration registration() { return common::registrationOf<HighNodeUtilization>(kName, decodeArgs); }
+
+}  // namespace kdesched::plugins::highnodeutilization

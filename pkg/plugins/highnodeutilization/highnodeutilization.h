@@ -1,0 +1,29 @@
+// Upstream: HighNodeUtilization (plugins/nodeutilization/).
+// A balance plugin, the opposite of LowNodeUtilization: evicts the pods of underutilized nodes
+// (requests at or below `thresholds` for every listed resource) so the scheduler packs them onto
+// the other schedulable nodes, which can then be scaled down. Meant for a scheduler scoring with
+// MostAllocated. Shares its node usage code with LowNodeUtilization (common/node_usage).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pkg/framework/registry.h"
+#include "pkg/plugins/highnodeutilization/args.h"
+
+namespace kdesched::plugins::highnodeutilization {
+
+class HighNodeUtilization : public framework::BalancePlugin {
+ public:
+  explicit HighNodeUtilization(Args args);
+  std::string_view name() const override { return kName; }
+  Status balance(framework::Handle& h) override;
+
+ private:
+  Args args_;
+  std::vector<api::Symbol> tracked_;  // cpu, memory, pods, then the other threshold resources by name
+};
+
+framework::PluginRegistration registration();
+
+}  // namespace kdesched::plugins::highnodeutilization

@@ -1,0 +1,185 @@
+#include "pkg/plugins/podlifetime/podlifetime.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "pkg/plugins/common/registration.h"
+
+namespace kdesched::plugins::podlifetime {
+namespace {
+
+bool contains(const std::vector<std::string>& list, std::string_view s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+std::string_view kindName(api::ContainerKind k) {
+  switch (k) {
+    case api::ContainerKind::Regular: return "container";
+    case api::ContainerKind::Init: return "init container";
+    case api::ContainerKind::Ephemeral: return "ephemeral container";
+  }
+  return "container";
+}
+
+bool ownerKindsAllow(const Args& a, const api::Pod& pod) {
+  if (!a.ownerKindsInclude.empty()) {
+    return std::any_of(pod.owners.begin(), pod.owners.end(),
+                       [&](const api::OwnerReference& o) { return contains(a.ownerKindsInclude, o.kind.view()); });
+  }
+  return std::none_of(pod.owners.begin(), pod.owners.end(),
+                      [&](const api::OwnerReference& o) { return contains(a.ownerKindsExclude, o.kind.view()); });
+}
+
+// Upstream compares the truncated whole seconds of the age, strictly. A pod created in the future
+// (clock skew) is not old; nor, unlike upstream (which reads the zero time as ancient), one without
+// a creationTimestamp, which only a hand-written snapshot can have.
+std::optional<std::string> matchAge(std::uint64_t max, const api::Pod& pod, api::Timestamp now) {
+  if (!pod.creationTimestamp || *pod.creationTimestamp > now) return std::nullopt;
+  auto age = static_cast<std::uint64_t>(now - *pod.creationTimestamp);
+  if (age <= max) return std::nullopt;
+  return "pod is " + formatAge(age) + " old, maxPodLifeTimeSeconds is " + std::to_string(max);
+}
+
+bool kindIncluded(const Args& a, api::ContainerKind k) {
+  if (k == api::ContainerKind::Init) return a.includingInitContainers;
+  if (k == api::ContainerKind::Ephemeral) return a.includingEphemeralContainers;
+  return true;
+}
+
+// Upstream's order: phase, status reason, then the containers' waiting and terminated reasons.
+std::optional<std::string> matchState(const Args& a, const api::Pod& pod) {
+  if (contains(a.states, api::toString(pod.phase))) return "phase is " + std::string(api::toString(pod.phase));
+  const api::PodStatusDetail& st = pod.status();
+  if (!st.reason.empty() && contains(a.states, st.reason.view())) return "status reason is " + st.reason.str();
+  for (const api::ContainerStatus& cs : st.containers) {
+    if (!kindIncluded(a, cs.kind)) continue;
+    if (!cs.waitingReason.empty() && contains(a.states, cs.waitingReason.view()))
+      return std::string(kindName(cs.kind)) + " is waiting with reason " + cs.waitingReason.str();
+    if (cs.terminated() && !cs.terminatedReason.empty() && contains(a.states, cs.terminatedReason.view()))
+      return std::string(kindName(cs.kind)) + " terminated with reason " + cs.terminatedReason.str();
+  }
+  return std::nullopt;
+}
+
+std::string describeCondition(const api::PodCondition& c) {
+  std::string out = "condition " + std::string(c.type()) + "=" + std::string(c.status());
+  if (!c.reason().empty()) out += " (reason " + std::string(c.reason()) + ")";
+  return out;
+}
+
+// Any filter matching any condition (upstream's OR of ORs). With a minimum time since the last
+// transition, a condition without a lastTransitionTime, or one in the future, does not match;
+// the time compares inclusively, unlike maxPodLifeTimeSeconds.
+std::optional<std::string> matchCondition(const Args& a, const api::Pod& pod, api::Timestamp now) {
+  const auto& conditions = pod.status().conditions;
+  for (const ConditionFilter& f : a.conditions) {
+    for (const api::PodCondition& c : conditions) {
+      if (!f.type.empty() && c.type() != f.type) continue;
+      if (!f.status.empty() && c.status() != f.status) continue;
+      if (!f.reason.empty() && c.reason() != f.reason) continue;
+      if (!f.minTimeSinceLastTransitionSeconds) return describeCondition(c);
+      auto at = c.lastTransitionTime();
+      if (!at || *at > now) continue;
+      auto idle = static_cast<std::uint64_t>(now - *at);
+      if (idle < *f.minTimeSinceLastTransitionSeconds) continue;
+      return describeCondition(c) + " for " + formatAge(idle) + ", minTimeSinceLastTransitionSeconds is " +
+             std::to_string(*f.minTimeSinceLastTransitionSeconds);
+    }
+  }
+  return std::nullopt;
+}
+
+// Regular containers, and init containers with includingInitContainers; never ephemeral ones
+// (upstream).
+std::optional<std::string> matchExitCode(const Args& a, const api::Pod& pod) {
+  for (const api::ContainerStatus& cs : pod.status().containers) {
+    if (!cs.terminated() || cs.kind == api::ContainerKind::Ephemeral) continue;
+    if (cs.kind == api::ContainerKind::Init && !a.includingInitContainers) continue;
+    if (std::find(a.exitCodes.begin(), a.exitCodes.end(), *cs.exitCode) != a.exitCodes.end())
+      return std::string(kindName(cs.kind)) + " exited with code " + std::to_string(*cs.exitCode);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string formatAge(std::uint64_t seconds) {
+  if (seconds == 0) return "0s";
+  std::string out;
+  if (auto h = seconds / 3600) out += std::to_string(h) + "h";
+  if (auto m = seconds / 60 % 60) out += std::to_string(m) + "m";
+  if (auto s = seconds % 60) out += std::to_string(s) + "s";
+  return out;
+}
+
+std::optional<std::string> PodLifeTime::match(const api::Pod& pod, api::Timestamp now) const {
+  if (!args_.filter.allows(pod) || !ownerKindsAllow(args_, pod)) return std::nullopt;
+  std::vector<std::string> parts;
+  auto add = [&](std::optional<std::string> part) {
+    if (!part) return false;
+    parts.push_back(std::move(*part));
+    return true;
+  };
+  if (args_.maxPodLifeTimeSeconds && !add(matchAge(*args_.maxPodLifeTimeSeconds, pod, now))) return std::nullopt;
+  if (!args_.states.empty() && !add(matchState(args_, pod))) return std::nullopt;
+  if (!args_.conditions.empty() && !add(matchCondition(args_, pod, now))) return std::nullopt;
+  if (!args_.exitCodes.empty() && !add(matchExitCode(args_, pod))) return std::nullopt;
+  std::string reason;
+  for (const auto& p : parts) reason += (reason.empty() ? "" : "; ") + p;
+  return reason;
+}
+
+std::optional<api::Timestamp> PodLifeTime::eligibleAt(const api::Pod& pod, api::Timestamp now) const {
+  if (match(pod, now)) return std::nullopt;
+  // Each criterion, once met, stays met as time passes, so the answer is the first of the times at
+  // which one criterion becomes met for which every other one is met too.
+  std::vector<api::Timestamp> times;
+  if (args_.maxPodLifeTimeSeconds && pod.creationTimestamp)
+    times.push_back(*pod.creationTimestamp + static_cast<api::Timestamp>(*args_.maxPodLifeTimeSeconds) + 1);
+  for (const ConditionFilter& f : args_.conditions) {
+    if (!f.minTimeSinceLastTransitionSeconds) continue;
+    for (const api::PodCondition& c : pod.status().conditions)
+      if (auto at = c.lastTransitionTime())
+        times.push_back(*at + static_cast<api::Timestamp>(*f.minTimeSinceLastTransitionSeconds));
+  }
+  std::sort(times.begin(), times.end());
+  for (api::Timestamp t : times)
+    if (t > now && match(pod, t)) return t;
+  return std::nullopt;
+}
+
+Status PodLifeTime::deschedule(framework::Handle& h) {
+  const api::Timestamp now = now_();
+  struct Candidate {
+    const api::Pod* pod;
+    std::string reason;
+  };
+  std::vector<Candidate> candidates;
+  for (const api::Node* node : h.nodes()) {
+    for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
+      if (!h.inScope(*pod)) continue;
+      auto reason = match(*pod, now);
+      if (!reason) continue;
+      // As upstream, the evictor's filters pick the candidates, so a pod they keep is not reported.
+      if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
+      candidates.push_back({pod, std::move(*reason)});
+    }
+  }
+  // Oldest first, so that limits and budgets spare the youngest. Upstream's zero time sorts a pod
+  // without a creationTimestamp first; ties keep node then pod order.
+  auto created = [](const Candidate& c) {
+    return c.pod->creationTimestamp.value_or(std::numeric_limits<api::Timestamp>::min());
+  };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const Candidate& a, const Candidate& b) { return created(a) < created(b); });
+  for (const Candidate& c : candidates) {
+    framework::EvictResult res = h.evict(*c.pod, c.reason);
+    if (res.refusal == framework::Refusal::TotalLimit) break;
+  }
+  return Status::ok();
+}
+
+framework::PluginRegistration registration() { return common::registrationOf<PodLifeTime>(kName, decodeArgs); }
+
+}  // namespace kdesched::plugins::podlifetime

@@ -1,0 +1,37 @@
+// Upstream: PodLifeTime (plugins/podlifetime/). A deschedule plugin: evicts pods, of any phase,
+// that match every criterion set (older than maxPodLifeTimeSeconds, in one of `states`, with a
+// matching condition, with a container that exited with one of `exitCodes`), oldest first.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "pkg/framework/registry.h"
+#include "pkg/plugins/podlifetime/args.h"
+
+namespace kdesched::plugins::podlifetime {
+
+class PodLifeTime : public framework::DeschedulePlugin, public framework::DeadlinePlugin {
+ public:
+  PodLifeTime(Args args, framework::WallSeconds now) : args_(std::move(args)), now_(std::move(now)) {}
+  std::string_view name() const override { return kName; }
+  Status deschedule(framework::Handle& h) override;
+
+  // Why the pod matches every criterion set, in plain words; nullopt when one does not match.
+  // Ignores the evictor's filters.
+  std::optional<std::string> match(const api::Pod& pod, api::Timestamp now) const;
+  // The first time match() holds: the age passing maxPodLifeTimeSeconds, a matching condition
+  // reaching minTimeSinceLastTransitionSeconds, whichever comes last when both are set.
+  std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const override;
+
+ private:
+  Args args_;
+  framework::WallSeconds now_;
+};
+
+framework::PluginRegistration registration();
+
+// Seconds as "2h1m", "45m10s", "30s", "0s": whole units, zero units left out.
+std::string formatAge(std::uint64_t seconds);
+
+}  // namespace kdesched::plugins::podlifetime

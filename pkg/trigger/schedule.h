@@ -1,0 +1,82 @@
+// The Planner's timing, without threads, locks or a clock of its own: the seeds gathered from store
+// events, the candidates deferred to a later time, and when each is due. Every call takes the time
+// it happens at, so tests step it through any sequence of events with made-up times.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pkg/base/clock.h"
+#include "pkg/trigger/affected.h"
+#include "pkg/trigger/config.h"
+#include "pkg/trigger/deadlines.h"
+
+namespace kdesched::trigger {
+
+// A candidate to look at again later: deferred mid-rollout, or refused by the owner cooldown.
+struct Deferred {
+  std::string pod;  // namespace/name
+  std::set<std::string> plugins;
+  Clock::TimePoint due;
+  Clock::TimePoint firstEvent;  // of the batch it came from
+};
+
+// What is due at one time.
+struct DueWork {
+  Seeds seeds;  // pods and nodes (never the balance flag)
+  Clock::TimePoint seedsFirstEvent{};
+  std::vector<Deferred> deferred;
+  bool balance = false;
+  Clock::TimePoint balanceFirstEvent{};
+  std::vector<DeadlineEntry> deadlines;
+  bool rescan = false;  // time to look for deadlines within the horizon again
+  bool empty() const {
+    return seeds.pods.empty() && seeds.nodes.empty() && deferred.empty() && !balance && deadlines.empty() && !rescan;
+  }
+};
+
+// Not thread-safe: the Planner calls it under its lock.
+class TriggerSchedule {
+ public:
+  explicit TriggerSchedule(TriggerConfig config, Interest interest = {})
+      : config_(config), interest_(interest), deadlines_(config.maxDeadlines) {}
+  void setInterest(Interest interest) { interest_ = interest; }
+
+  // Adds what `event` seeds, at `now`. A deschedule batch is due once events pause for `quiet`,
+  // and at the latest `debounce` after its first event; a balance run `balanceDebounce` after the
+  // first event that asked for one. Returns the event's kind ("" when it cannot matter).
+  std::string onEvent(const cluster::StoreEvent& event, Clock::TimePoint now);
+  // Adds a deferred candidate; a pod already waiting keeps its place (and its due time).
+  void defer(Deferred d);
+  // A balance run, `balanceDebounce` after `now` unless one is already pending.
+  void requestBalance(Clock::TimePoint now);
+  // Sets or clears (nullopt) a pod's deadline; one beyond the horizon from `now` is left to a rescan.
+  // False when it was left out.
+  bool setDeadline(const std::string& pod, std::optional<DeadlineEntry> entry, Clock::TimePoint now);
+  void scheduleRescan(Clock::TimePoint at) { rescanDue_ = at; }
+  std::size_t deadlineCount() const { return deadlines_.size(); }
+
+  // The earliest time something is due; none when nothing is pending.
+  std::optional<Clock::TimePoint> nextWakeup() const;
+  // Removes and returns what is due at `now`.
+  DueWork take(Clock::TimePoint now);
+  bool idle() const;
+
+ private:
+  Clock::TimePoint batchDue() const;
+
+  TriggerConfig config_;
+  Interest interest_;
+  DeadlineQueue deadlines_;
+  std::optional<Clock::TimePoint> rescanDue_;
+  Seeds seeds_;
+  std::optional<Clock::TimePoint> firstEvent_;  // of the pending deschedule batch
+  Clock::TimePoint lastEvent_{};
+  std::optional<Clock::TimePoint> balanceDue_;
+  Clock::TimePoint balanceFirstEvent_{};
+  std::vector<Deferred> deferred_;
+};
+
+}  // namespace kdesched::trigger

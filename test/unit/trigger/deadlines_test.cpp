@@ -1,0 +1,159 @@
+// The deadline queue, and the Planner looking at a pod when time alone makes it a candidate,
+// stepped by a fake clock with the real PodLifeTime and RemoveFailedPods plugins.
+#include "pkg/trigger/deadlines.h"
+
+#include <gtest/gtest.h>
+
+#include "pkg/trigger/interest.h"
+#include "pkg/trigger/planner.h"
+#include "test/unit/testing/builders.h"
+#include "test/unit/testing/fake_clock.h"
+#include "test/unit/testing/harness.h"
+
+namespace kdesched::testing {
+namespace {
+
+using trigger::DeadlineEntry;
+using trigger::DeadlineQueue;
+
+Clock::TimePoint at(double s) { return Clock::TimePoint{} + seconds(s); }
+
+TEST(DeadlineQueue, TakesWhatIsDueEarliestFirstAndReplacesByPod) {
+  DeadlineQueue q(10);
+  q.set({"ns/b", {"PodLifeTime"}, at(20)});
+  q.set({"ns/a", {"PodLifeTime"}, at(10)});
+  q.set({"ns/c", {"PodLifeTime"}, at(30)});
+  q.set({"ns/c", {"RemoveFailedPods"}, at(5)});  // replaced, not added
+  EXPECT_EQ(q.size(), 3u);
+  EXPECT_EQ(*q.next(), at(5));
+  auto due = q.take(at(20));
+  ASSERT_EQ(due.size(), 3u);
+  EXPECT_EQ(due[0].pod, "ns/c");
+  EXPECT_EQ(due[0].plugins, std::set<std::string>{"RemoveFailedPods"});
+  EXPECT_EQ(due[1].pod, "ns/a");
+  EXPECT_EQ(due[2].pod, "ns/b");
+  EXPECT_TRUE(q.empty());
+  EXPECT_FALSE(q.next());
+}
+
+TEST(DeadlineQueue, WhenFullTheLatestDeadlineGoes) {
+  DeadlineQueue q(2);
+  EXPECT_TRUE(q.set({"ns/a", {}, at(10)}));
+  EXPECT_TRUE(q.set({"ns/b", {}, at(30)}));
+  EXPECT_TRUE(q.set({"ns/c", {}, at(20)}));   // b goes
+  EXPECT_FALSE(q.set({"ns/d", {}, at(40)}));  // later than all: left out
+  EXPECT_EQ(q.size(), 2u);
+  auto due = q.take(at(100));
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_EQ(due[0].pod, "ns/a");
+  EXPECT_EQ(due[1].pod, "ns/c");
+  q.set({"ns/a", {}, at(10)});
+  q.erase("ns/a");
+  q.erase("ns/never");
+  EXPECT_TRUE(q.empty());
+}
+
+struct Recorder : trigger::ScopedRunner {
+  std::vector<framework::CycleScope> runs;
+  void runScoped(const framework::CycleScope& s, Clock::TimePoint) override { runs.push_back(s); }
+};
+
+struct DeadlineTest : ::testing::Test {
+  cluster::Store store;
+  std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
+  Recorder rec;
+  std::optional<plan::Engine> engine;
+  std::unique_ptr<trigger::Planner> planner;
+
+  api::Timestamp wallSeconds() {
+    return std::chrono::floor<std::chrono::seconds>(clock->wallNow().time_since_epoch()).count();
+  }
+  void start(const std::string& plugin, const std::string& args, trigger::TriggerConfig c = {}) {
+    auto e = engineFor(policyWith(plugin, "deschedule", args));
+    ASSERT_TRUE(e.isOk()) << e.error();
+    engine.emplace(std::move(e.value()));
+    planner = std::make_unique<trigger::Planner>(store, c, rec, clock);
+    planner->setInterest(trigger::interestOf(engine->profiles));
+    planner->setDeadlines(trigger::deadlinesOf(engine->profiles));
+    planner->subscribe();
+  }
+};
+
+TEST_F(DeadlineTest, APodIsLookedAtTheSecondItOutlivesMaxPodLifeTime) {
+  store.upsert(NodeBuilder("node1").build());
+  store.upsert(PodBuilder("old").node("node1").created(wallSeconds() - 5).build());
+  store.upsert(PodBuilder("older").node("node1").created(wallSeconds() - 100).build());  // already a candidate
+  const Clock::TimePoint t0 = clock->now();
+  start("PodLifeTime", "          maxPodLifeTimeSeconds: 20\n");
+  // age > 20 s first holds at creation + 21 s: 16 s from now, plus the 50 ms margin.
+  ASSERT_TRUE(planner->nextWakeup());
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(16.05));
+  clock->advanceSeconds(16);
+  EXPECT_FALSE(planner->runDue());
+  clock->advanceSeconds(0.05);
+  EXPECT_TRUE(planner->runDue());
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_EQ(*rec.runs[0].pods, std::unordered_set<std::string>{"default/old"});
+  EXPECT_EQ(rec.runs[0].plugins, std::vector<std::string>{"PodLifeTime"});
+  EXPECT_FALSE(rec.runs[0].runBalance);
+}
+
+TEST_F(DeadlineTest, DeadlinesBeyondTheHorizonWaitForARescan) {
+  store.upsert(NodeBuilder("node1").build());
+  store.upsert(PodBuilder("web").node("node1").created(wallSeconds()).build());
+  trigger::TriggerConfig c;
+  c.deadlineHorizonSeconds = 600;
+  const Clock::TimePoint t0 = clock->now();
+  start("PodLifeTime", "          maxPodLifeTimeSeconds: 1000\n", c);
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(300));  // the rescan, not the deadline
+  clock->advanceSeconds(300);
+  EXPECT_TRUE(planner->runDue());  // rescan at 300 s: 1001 s is still beyond 900 s
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(600));
+  clock->advanceSeconds(300);
+  EXPECT_TRUE(planner->runDue());  // rescan at 600 s: now within the horizon
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(900));
+  clock->advanceSeconds(300);
+  EXPECT_TRUE(planner->runDue());
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(1001.05));
+  EXPECT_TRUE(rec.runs.empty());
+  clock->advanceSeconds(101.05);
+  EXPECT_TRUE(planner->runDue());
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_EQ(*rec.runs[0].pods, std::unordered_set<std::string>{"default/web"});
+}
+
+TEST_F(DeadlineTest, AFailedPodIsQueuedForMinPodLifetimeAndForgottenWhenDeleted) {
+  store.upsert(NodeBuilder("node1").build());
+  store.upsert(PodBuilder("job").node("node1").created(wallSeconds() - 10).build());
+  const Clock::TimePoint t0 = clock->now();
+  start("RemoveFailedPods", "          minPodLifetimeSeconds: 60\n");
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(300));  // running: no deadline, only the rescan
+  store.upsert(PodBuilder("job").node("node1").created(wallSeconds() - 10).phase(api::PodPhase::Failed).build());
+  clock->advanceSeconds(0.2);
+  EXPECT_TRUE(planner->runDue());  // the failure itself: a scoped run (too young to go)
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(50.05));  // 60 s after creation
+  store.remove(api::Kind::Pod, "default/job");
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(30.2));  // the deletion's balance run, no deadline
+}
+
+TEST_F(DeadlineTest, AConditionDeadlineWaitsForTheAgeToo) {
+  store.upsert(NodeBuilder("node1").build());
+  // Age passes 30 s at +26 s; the condition reaches 60 s at +40 s: due at the later one.
+  store.upsert(PodBuilder("stuck")
+                   .node("node1")
+                   .created(wallSeconds() - 5)
+                   .condition("PodScheduled", "False", "Unschedulable", wallSeconds() - 20)
+                   .build());
+  const Clock::TimePoint t0 = clock->now();
+  start("PodLifeTime",
+        "          maxPodLifeTimeSeconds: 30\n"
+        "          conditions:\n"
+        "          - type: PodScheduled\n"
+        "            status: \"False\"\n"
+        "            minTimeSinceLastTransitionSeconds: 60\n");
+  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(40.05));
+}
+
+}  // namespace
+}  // namespace kdesched::testing
