@@ -1,12 +1,15 @@
 """Known deliberate differences between kdesched and upstream v0.36, and how to recognise them.
 
-Each entry has a name (the name kdesched's compat switch will carry: `kdesched: {compat:
-{<name>: upstream}}`), the plugins it can affect, where it is documented, and a predicate on a
-minimized case. Classification of a difference:
+Each entry has a name (the name of kdesched's compat switch: `kdesched: {compat: {<name>:
+upstream}}`, pkg/framework/compat.h), the plugins it can affect, where it is documented, and a
+predicate on a minimized case. Classification of a difference:
 
+0. upstream's own random tie: upstream gave several outcomes and kdesched's set is made of the
+   same choices (every pod it evicts, some upstream run evicts; every pod all runs evict, it
+   evicts; as many pods as some run). Not a difference of kdesched's.
 1. with --switches: re-run kdesched once per applicable entry with that single switch set to
    upstream; the entry whose switch makes kdesched's set one of upstream's outcomes explains it.
-   If kdesched rejects the `compat` block (switches not implemented yet), fall back to 2.
+   If kdesched rejects the `compat` block (a build without switches), fall back to 2.
 2. predicates: the first entry whose predicate holds on the minimized case explains it.
 
 A difference nothing explains is a failure.
@@ -257,15 +260,31 @@ def terminating_candidate(ctx):
     return any(kube.terminating(p) for p in ctx.missing)
 
 
+RANDOM_TIE = "upstreamRandomTie"
+
+
+def upstream_random_tie(result):
+    """Upstream decided this case differently from run to run, and kdesched's set is one more
+    combination of the same choices (upstream's map order and unstable sorts pick among tied pods;
+    48 runs need not show every combination)."""
+    outs = [sides.evset(o["evictions"]) for o in result["upstream"].get("outcomes", [])]
+    if len(outs) < 2:
+        return False
+    mine = sides.evset(result["kdesched"]["evictions"])
+    union = frozenset().union(*outs)
+    common = frozenset.intersection(*outs)
+    return mine <= union and common <= mine and len(mine) in {len(o) for o in outs}
+
+
 KNOWN = [
-    Known("terminatingNotCandidate", ANY, "undocumented", "pkg/plugins/.../antiaffinity.cpp skips them",
-          "a terminating pod is never evicted again, even with the descheduler.alpha.kubernetes.io/evict "
+    Known("terminatingNotCandidate", {AA}, "documented", "README: RemovePodsViolatingInterPodAntiAffinity",
+          "a terminating pod is never a candidate, even with the descheduler.alpha.kubernetes.io/evict "
           "annotation; upstream's Filter passes such a pod and evicts it once more", terminating_candidate),
     Known("unreadyPodNeedsBudget", ANY, "documented", "README: Evictor: limits and PDBs",
           "an unready pod under a PDB needs budget like a ready one; the API server lets it go when the "
           "PDB is healthy enough (IfHealthyBudget) or unhealthyPodEvictionPolicy is AlwaysAllow",
           unready_pod_needs_budget),
-    Known("podsWithoutPDBProtection", ANY, "undocumented", "upstream bug kubernetes-sigs/descheduler#1882",
+    Known("podsWithoutPDBProtection", ANY, "documented", "README: differences table; upstream bug #1882",
           "PodsWithoutPDB protects only pods no PDB covers; upstream v0.36 never starts its PDB informer "
           "and protects every pod (no eviction at all)", pods_without_pdb_protection),
     Known("terminatingNotViolator", {AA}, "documented", "README: RemovePodsViolatingInterPodAntiAffinity",
@@ -280,7 +299,7 @@ KNOWN = [
     Known("podIdentityNotName", {AA}, "documented", "README: RemovePodsViolatingInterPodAntiAffinity",
           "pods are told apart by namespace and name; upstream compares names only",
           same_name_other_namespace),
-    Known("zeroRequestSkipsResource", ANY, "undocumented", "issue 19",
+    Known("zeroRequestSkipsResource", ANY, "documented", "README: differences table",
           "NodeFit skips a resource the pod does not request (as kube-scheduler); upstream compares 0 "
           "with the node's negative remainder and finds no fit", zero_request_overcommitted),
     Known("antiAffinityBothWays", ANY, "documented", "README: DefaultEvictor nodeFit",
@@ -310,6 +329,9 @@ class Classifier:
     def classify(self, case, result, plugin):
         candidates = [k for k in KNOWN if k.applies_to(plugin)]
         out = {"name": None, "by": None, "predicates": [], "switches": []}
+        if upstream_random_tie(result):
+            out["name"], out["by"] = RANDOM_TIE, "outcomes"
+            return out
         if self.try_switches:
             explained = self.by_switches(case, result, candidates)
             if self.switches_supported:

@@ -32,20 +32,20 @@ STATUSES = ("EQUAL", "DIFFERENCE", "NOT_IMPLEMENTED", "BOTH_REJECT", "REJECTED_B
 
 
 def plugin_list(arg):
-    if arg == "existing":
-        return list(policies.EXISTING)
-    if arg == gen.MIXED:
-        return [gen.MIXED]
-    if arg == "upcoming":
-        return list(policies.UPCOMING)
-    if arg == "all":
-        return list(policies.EXISTING) + list(policies.UPCOMING)
+    """A comma list of plugin names and groups: existing (every plugin kdesched implements),
+    upcoming, all (both), Mixed (every implemented plugin in one policy)."""
+    groups = {"existing": list(policies.EXISTING), "upcoming": list(policies.UPCOMING),
+              "all": list(policies.EXISTING) + list(policies.UPCOMING), gen.MIXED: [gen.MIXED]}
     out = []
     for p in arg.split(","):
-        if p not in policies.PLUGINS and p != gen.MIXED:
-            sys.exit(f"run.py: unknown plugin {p!r}; one of {', '.join(policies.PLUGINS)}, Mixed, existing, upcoming, all")
-        out.append(p)
-    return out
+        if p in groups:
+            out += groups[p]
+        elif p in policies.PLUGINS:
+            out.append(p)
+        else:
+            sys.exit(f"run.py: unknown plugin {p!r}; one of {', '.join(policies.PLUGINS)}, "
+                     f"{', '.join(groups)}")
+    return list(dict.fromkeys(out))
 
 
 def make_case(seed, plugin):
@@ -53,6 +53,15 @@ def make_case(seed, plugin):
     policy, variant = policies.generate_policy(seed, plugin, snapshot)
     return {"snapshot": snapshot, "policy": policy}, {"seed": seed, "plugin": plugin, "features": features,
                                                       "variant": variant}
+
+
+def kind_of(name):
+    """documented / undocumented for a known difference, upstream-random for upstream's own ties,
+    FAILURE for anything else."""
+    if name == classify.RANDOM_TIE:
+        return "upstream-random"
+    known = classify.KNOWN_BY_NAME.get(name)
+    return known.kind if known else "FAILURE"
 
 
 def write_case(folder, case, result, meta):
@@ -108,15 +117,20 @@ class Driver:
             self.errors.append((plugin, seed, st, res["kdesched"]["error"] or res["upstream"].get("error")))
             write_case(folder, case, res, meta)
             return st
-        small = case
-        if self.args.minimize:
+        verdict = self.verdict(case, res, plugin)
+        small, final = case, res
+        if self.args.minimize and (verdict["by"] not in ("switch", "outcomes") or self.args.minimize_explained):
+            # A difference a single switch (or upstream's randomness) explains on the whole case
+            # needs no minimizing; one that nothing explains may be two causes at once, which the
+            # small case separates (and predicates are only trusted on a small case).
             m = minimize.Minimizer(self.light, budget_seconds=self.args.budget)
             small = m.minimize(case, res["closest"])
             meta["minimizeTests"] = m.tests
-        final = self.ev.evaluate(small, runs=self.args.confirm_runs)
-        if final["status"] != "DIFFERENCE":
-            final, small = res, case
-        verdict = self.classifier.classify(small, final, plugin)
+            final = self.ev.evaluate(small, runs=self.args.confirm_runs)
+            if final["status"] == "DIFFERENCE":
+                verdict = self.verdict(small, final, plugin)
+            else:
+                final, small = res, case
         meta["classification"] = verdict
         write_case(folder, small, final, meta)
         key = verdict["name"] or "UNEXPLAINED"
@@ -124,6 +138,13 @@ class Driver:
         if not verdict["name"]:
             self.unexplained.append((plugin, seed, folder))
         return f"{st} -> {key}"
+
+    def verdict(self, case, res, plugin):
+        if self.args.compat:
+            # With every switch at upstream only upstream's own random ties may remain.
+            tie = classify.upstream_random_tie(res)
+            return {"name": classify.RANDOM_TIE if tie else None, "by": "outcomes" if tie else None}
+        return self.classifier.classify(case, res, plugin)
 
     def report(self, elapsed):
         lines = ["", f"Differential run: {elapsed:.0f}s, upstream harness calls {self.up.calls}", ""]
@@ -145,8 +166,7 @@ class Driver:
         lines.append("")
         lines.append("Differences by cause:")
         for (plugin, name), seeds in sorted(self.groups.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
-            known = classify.KNOWN_BY_NAME.get(name)
-            tag = known.kind if known else "FAILURE"
+            tag = kind_of(name)
             lines.append(f"  {plugin} {name} [{tag}]: {len(seeds)} (seeds {', '.join(map(str, seeds[:8]))}{' ...' if len(seeds) > 8 else ''})")
             summary["groups"][f"{plugin}/{name}"] = {"kind": tag, "seeds": seeds}
         for plugin, seed, st, err in self.errors:
@@ -162,7 +182,9 @@ class Driver:
             if self.classifier.missing_switches:
                 lines.append("  known differences without a switch: " + ", ".join(sorted(self.classifier.missing_switches)))
         lines.append("")
-        lines.append(f"Unexplained differences: {len(self.unexplained)}; errors: {len(self.errors)}")
+        ties = sum(len(v) for (_, name), v in self.groups.items() if name == classify.RANDOM_TIE)
+        lines.append(f"Unexplained differences: {len(self.unexplained)}; errors: {len(self.errors)}; "
+                     f"upstream random ties: {ties}" + (" (compat: upstream)" if self.args.compat else ""))
         text = "\n".join(lines)
         print(text)
         os.makedirs(self.args.out, exist_ok=True)
@@ -234,8 +256,7 @@ def reclassify(args, driver):
                 json.dump(outcome, f, indent=1)
             groups[(plugin, verdict["name"] or "UNEXPLAINED")].append(outcome["meta"]["seed"])
     for (plugin, name), seeds in sorted(groups.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
-        known = classify.KNOWN_BY_NAME.get(name)
-        print(f"{plugin} {name} [{known.kind if known else 'FAILURE'}]: {len(seeds)} (seeds {', '.join(map(str, seeds[:10]))}"
+        print(f"{plugin} {name} [{kind_of(name)}]: {len(seeds)} (seeds {', '.join(map(str, seeds[:10]))}"
               f"{' ...' if len(seeds) > 10 else ''})")
     return 1 if any(name == "UNEXPLAINED" for _, name in groups) else 0
 
@@ -254,6 +275,8 @@ def main():
     ap.add_argument("--confirm-runs", type=int, default=100, help="upstream runs on a minimized case")
     ap.add_argument("--no-minimize", dest="minimize", action="store_false")
     ap.add_argument("--budget", type=float, default=60, help="seconds of minimization per difference")
+    ap.add_argument("--minimize-explained", action="store_true",
+                    help="minimize every difference, not only those nothing explains on the whole case")
     ap.add_argument("--switches", action="store_true",
                     help="classify by re-running kdesched with kdesched: {compat: {<name>: upstream}} per known difference")
     ap.add_argument("--compat", choices=["upstream"], help="run kdesched with kdesched: {compat: upstream}")

@@ -88,6 +88,23 @@ class CompareTest(unittest.TestCase):
         self.assertNotEqual(a, b)
 
 
+class RandomTieTest(unittest.TestCase):
+    @staticmethod
+    def result(mine, *outcomes):
+        ev = lambda names: [{"namespace": "d", "name": n, "plugin": "X"} for n in names]
+        return {"kdesched": {"evictions": ev(mine)}, "upstream": {"outcomes": [{"evictions": ev(o)} for o in outcomes]}}
+
+    def test_another_combination_of_upstreams_choices(self):
+        # Upstream evicts a and one of b, c (or c, d): kdesched's {a, d} is a combination it did not show.
+        self.assertTrue(classify.upstream_random_tie(self.result(["a", "d"], ["a", "b"], ["a", "c"], ["c", "d"])))
+
+    def test_not_a_tie(self):
+        self.assertFalse(classify.upstream_random_tie(self.result(["a"], ["a", "b"])))  # one outcome
+        self.assertFalse(classify.upstream_random_tie(self.result(["x"], ["a"], ["b"])))  # a pod no run evicts
+        self.assertFalse(classify.upstream_random_tie(self.result(["b"], ["a", "b"], ["a", "c"])))  # misses a
+        self.assertFalse(classify.upstream_random_tie(self.result(["a", "b", "c"], ["a", "b"], ["a", "c"])))  # count
+
+
 class MinimizerTest(unittest.TestCase):
     def test_keeps_only_what_the_difference_needs(self):
         items = [node("n1"), node("n2"), node("n3")]
