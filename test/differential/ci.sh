@@ -12,7 +12,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-${TMPDIR:-/tmp}/kdesched-differential-ci}"
-seeds="${CI_SEEDS:-40}"
+seeds="${CI_SEEDS:-25}"
 passed=0
 failed=0
 for mode in defaults compat-upstream; do

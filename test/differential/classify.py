@@ -15,6 +15,8 @@ predicate on a minimized case. Classification of a difference:
 A difference nothing explains is a failure.
 """
 
+import collections
+
 import kube
 import sides
 
@@ -263,17 +265,42 @@ def terminating_candidate(ctx):
 RANDOM_TIE = "upstreamRandomTie"
 
 
-def upstream_random_tie(result):
+# Plugins that pick among their candidates in informer (map) order, unsorted: which replica of an
+# owner on a node goes is upstream's random choice.
+UNRANKED = {"RemoveDuplicates"}
+
+
+def replica_class(case):
+    """(namespace, name, plugin) -> the class of pods upstream chooses among at random: for an
+    unranked plugin, the pods of the same owner on the same node; otherwise the pod itself."""
+    owner_node = {}
+    for p in kube.pods(case) if case else []:
+        refs = p["metadata"].get("ownerReferences") or []
+        if refs:
+            owner_node[(p["metadata"]["namespace"], p["metadata"]["name"])] = (refs[0].get("uid") or refs[0]["name"],
+                                                                              p["spec"].get("nodeName"))
+
+    def cls(e):
+        ns, name, plugin = e
+        if plugin in UNRANKED and (ns, name) in owner_node:
+            return (ns, owner_node[(ns, name)], plugin)
+        return e
+    return cls
+
+
+def upstream_random_tie(result, case=None):
     """Upstream decided this case differently from run to run, and kdesched's set is one more
     combination of the same choices (upstream's map order and unstable sorts pick among tied pods;
-    48 runs need not show every combination)."""
-    outs = [sides.evset(o["evictions"]) for o in result["upstream"].get("outcomes", [])]
+    48 runs need not show every combination). Given the case, a replica of the same owner on the
+    same node stands for one upstream evicted, for the plugins that do not rank their candidates."""
+    cls = replica_class(case)
+    outs = [collections.Counter(map(cls, sides.evset(o["evictions"]))) for o in result["upstream"].get("outcomes", [])]
     if len(outs) < 2:
         return False
-    mine = sides.evset(result["kdesched"]["evictions"])
-    union = frozenset().union(*outs)
-    common = frozenset.intersection(*outs)
-    return mine <= union and common <= mine and len(mine) in {len(o) for o in outs}
+    mine = collections.Counter(map(cls, sides.evset(result["kdesched"]["evictions"])))
+    union = set().union(*outs)
+    common = set.intersection(*(set(o) for o in outs))
+    return set(mine) <= union and common <= set(mine) and sum(mine.values()) in {sum(o.values()) for o in outs}
 
 
 KNOWN = [
@@ -310,6 +337,10 @@ KNOWN = [
           spread_key("minDomains")),
     Known("otherConstraintsRespected", {TS}, "documented", "docs/strategies/topology-spread.md difference 4",
           "a pod is not moved when that breaks another of its spread constraints", several_constraints),
+    Known("movesSharedAcrossConstraints", {TS}, "documented", "docs/strategies/topology-spread.md difference 5",
+          "a pod chosen for one constraint and headed into the domain a later constraint fills counts as that "
+          "constraint's move first; upstream takes the later constraint's own highest-ranked pod",
+          lambda ctx: several_constraints(ctx) and bool(ctx.missing)),
     Known("cumulativeFit", {TS}, "documented", "docs/strategies/topology-spread.md difference 3",
           "each chosen pod reserves room on its expected node; upstream checks every pod against the "
           "unchanged cluster", fewer_with_fit),
@@ -329,7 +360,7 @@ class Classifier:
     def classify(self, case, result, plugin):
         candidates = [k for k in KNOWN if k.applies_to(plugin)]
         out = {"name": None, "by": None, "predicates": [], "switches": []}
-        if upstream_random_tie(result):
+        if upstream_random_tie(result, case):
             out["name"], out["by"] = RANDOM_TIE, "outcomes"
             return out
         if self.try_switches:

@@ -142,7 +142,7 @@ class Driver:
     def verdict(self, case, res, plugin):
         if self.args.compat:
             # With every switch at upstream only upstream's own random ties may remain.
-            tie = classify.upstream_random_tie(res)
+            tie = classify.upstream_random_tie(res, case)
             return {"name": classify.RANDOM_TIE if tie else None, "by": "outcomes" if tie else None}
         return self.classifier.classify(case, res, plugin)
 

@@ -98,6 +98,17 @@ class RandomTieTest(unittest.TestCase):
         # Upstream evicts a and one of b, c (or c, d): kdesched's {a, d} is a combination it did not show.
         self.assertTrue(classify.upstream_random_tie(self.result(["a", "d"], ["a", "b"], ["a", "c"], ["c", "d"])))
 
+    def test_another_replica_of_an_unranked_plugin(self):
+        # RemoveDuplicates takes one of the owner's pods on node n1 in map order: r3 stands for r1/r2.
+        items = [dict(pod("d", n, "n1"), metadata={"namespace": "d", "name": n, "labels": {},
+                                                    "ownerReferences": [{"name": "rs", "uid": "u1"}]})
+                 for n in ("r1", "r2", "r3")]
+        ev = lambda *names: [{"namespace": "d", "name": n, "plugin": "RemoveDuplicates"} for n in names]
+        res = {"kdesched": {"evictions": ev("r3")}, "upstream": {"outcomes": [{"evictions": ev("r1")},
+                                                                             {"evictions": ev("r2")}]}}
+        self.assertFalse(classify.upstream_random_tie(res))
+        self.assertTrue(classify.upstream_random_tie(res, {"snapshot": {"items": items}}))
+
     def test_not_a_tie(self):
         self.assertFalse(classify.upstream_random_tie(self.result(["a"], ["a", "b"])))  # one outcome
         self.assertFalse(classify.upstream_random_tie(self.result(["x"], ["a"], ["b"])))  # a pod no run evicts

@@ -5,9 +5,11 @@ same files; kdesched's policy may get an extra top-level `kdesched:` block (comp
 which upstream never sees.
 """
 
+import atexit
 import copy
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -80,6 +82,7 @@ class Workdir:
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="kdesched-diff-")
         self.n = 0
+        atexit.register(shutil.rmtree, self.dir, True)
 
     def write(self, case, kd_policy=None):
         self.n += 1
