@@ -27,6 +27,7 @@ constexpr Entry kEntries[] = {
     {"cumulativeFit", &Compat::cumulativeFit},
     {"minDomainsHonoured", &Compat::minDomainsHonoured},
     {"otherConstraintsRespected", &Compat::otherConstraintsRespected},
+    {"movesSharedAcrossConstraints", &Compat::movesSharedAcrossConstraints},
     {"unreadyPodNeedsBudget", &Compat::unreadyPodNeedsBudget},
     {"podsWithoutPDBProtection", &Compat::podsWithoutPDBProtection},
 };

@@ -45,6 +45,9 @@ struct Compat {
   bool minDomainsHonoured = true;
   // Topology spread: a pod is not moved when that breaks another of its own constraints.
   bool otherConstraintsRespected = true;
+  // Topology spread: a pod chosen for one constraint and headed into the domain a later constraint
+  // fills counts as that constraint's move first, at no further eviction.
+  bool movesSharedAcrossConstraints = true;
   // Evictor: an unready pod under a PDB needs budget like a ready one.
   bool unreadyPodNeedsBudget = true;
   // DefaultEvictor's PodsWithoutPDB protects the pods no PDB covers (upstream v0.36 never starts

@@ -222,6 +222,9 @@ void ConstraintBalancer::moveBetween(int di, int dj, int move) {
 // lies in the domain this move fills.
 std::size_t ConstraintBalancer::takeChosenHeadedTo(Walk& w, int move) {
   std::size_t taken = 0;
+  // Upstream balances each constraint from its own ranking (compat movesSharedAcrossConstraints:
+  // upstream).
+  if (!h_.state().compat().movesSharedAcrossConstraints) return taken;
   for (std::size_t x = w.list.size(); x > 0 && taken < static_cast<std::size_t>(move); --x) {
     const PodEntry& e = ns_.entry(w.list[x - 1]);
     if (!e.chosen || e.target < 0) continue;

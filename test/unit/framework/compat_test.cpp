@@ -25,6 +25,8 @@ struct SwitchCase {
   std::vector<std::string> upstream;  // evicted with the switch set to upstream, sorted
 };
 
+void PrintTo(const SwitchCase& c, std::ostream* os) { *os << c.name; }
+
 // The policy with a `kdesched:` block prepended (top-level keys may come in any order).
 std::string withCompat(const std::string& policy, const std::string& compat) {
   return "kdesched:\n  compat: " + compat + "\n" + policy;
@@ -224,6 +226,23 @@ std::vector<SwitchCase> cases() {
        },
        {},
        {"default/w9"}},
+      {"movesSharedAcrossConstraints",
+       policyWith("RemovePodsViolatingTopologySpreadConstraint", "balance"),
+       [=](ClusterBuilder& b) {
+         // Hostname spread moves w3 (the highest on n1) toward zone c; the zone spread then needs
+         // one pod out of zone a: kdesched counts w3, upstream takes zone a's highest, w5.
+         b.add(NodeBuilder("n1").zone("a").build()).add(NodeBuilder("n2").zone("a").build());
+         b.add(NodeBuilder("n4").zone("c").build()).add(NodeBuilder("n5").zone("c").build());
+         const char* where[] = {"n1", "n1", "n1", "n2", "n2", "n4", "n5"};
+         for (int i = 0; i < 7; ++i)
+           b.add(web("w" + std::to_string(i + 1), where[i])
+                     .priority(i + 1)
+                     .spread(spread(std::string(api::kLabelHostname)))
+                     .spread(spread(kZone))
+                     .build());
+       },
+       {"default/w3"},
+       {"default/w3", "default/w5"}},
       {"unreadyPodNeedsBudget",
        kRestarts,
        [=](ClusterBuilder& b) {

@@ -82,9 +82,9 @@ TEST(ExtensionConfig, CompatErrorsNameTheField) {
   auto mode = decode("compat: exact");
   ASSERT_FALSE(mode.isOk());
   EXPECT_NE(mode.error().find("kdesched.compat: must be upstream or kdesched"), std::string::npos) << mode.error();
-  auto value = decode("compat: {cumulativeFit: off}");
+  auto value = decode("compat: {cumulativeFit: exact}");
   ASSERT_FALSE(value.isOk());
-  EXPECT_NE(value.error().find("kdesched.compat.cumulativeFit: must be upstream or kdesched, got \"off\""),
+  EXPECT_NE(value.error().find("kdesched.compat.cumulativeFit: must be upstream or kdesched, got \"exact\""),
             std::string::npos)
       << value.error();
   auto typo = decode("compat: {cumulativeFits: upstream}");
