@@ -98,7 +98,7 @@ std::shared_ptr<const api::PodDisruptionBudget> healthyPdb(std::optional<std::in
   return std::make_shared<const api::PodDisruptionBudget>(std::move(b));
 }
 
-std::vector<SwitchCase> cases() {
+std::vector<SwitchCase> antiAffinityCases() {
   auto twoNodes = [](ClusterBuilder& b) { b.add(NodeBuilder("n1").build()).add(NodeBuilder("n2").build()); };
   return {
       {"terminatingNotViolator",
@@ -155,6 +155,11 @@ std::vector<SwitchCase> cases() {
        },
        {"default/x"},
        {}},
+  };
+}
+
+std::vector<SwitchCase> nodeFitCases() {
+  return {
       {"antiAffinityBothWays",
        kNodeAffinity,
        [=](ClusterBuilder& b) {
@@ -186,6 +191,11 @@ std::vector<SwitchCase> cases() {
        },
        {"default/x"},
        {"default/x", "default/x"}},
+  };
+}
+
+std::vector<SwitchCase> spreadCases() {
+  return {
       {"cumulativeFit",
        policyWith("RemovePodsViolatingTopologySpreadConstraint", "balance"),
        [=](ClusterBuilder& b) {
@@ -243,6 +253,12 @@ std::vector<SwitchCase> cases() {
        },
        {"default/w3"},
        {"default/w3", "default/w5"}},
+  };
+}
+
+std::vector<SwitchCase> evictorCases() {
+  auto twoNodes = [](ClusterBuilder& b) { b.add(NodeBuilder("n1").build()).add(NodeBuilder("n2").build()); };
+  return {
       {"unreadyPodNeedsBudget",
        kRestarts,
        [=](ClusterBuilder& b) {
@@ -263,6 +279,13 @@ std::vector<SwitchCase> cases() {
        {"default/u"},
        {}},
   };
+}
+
+std::vector<SwitchCase> cases() {
+  std::vector<SwitchCase> out;
+  for (auto part : {antiAffinityCases(), nodeFitCases(), spreadCases(), evictorCases()})
+    out.insert(out.end(), part.begin(), part.end());
+  return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Switches, CompatSwitch, ::testing::ValuesIn(cases()),
