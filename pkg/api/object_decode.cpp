@@ -119,6 +119,11 @@ Status decodePdb(od::object obj, PodDisruptionBudget& out) {
           if (k == "selector") return decodeLabelSelector(c, f, out.selector);
           if (k == "minAvailable") return readIntOrPercent(c, f, out.minAvailable);
           if (k == "maxUnavailable") return readIntOrPercent(c, f, out.maxUnavailable);
+          if (k == "unhealthyPodEvictionPolicy") {
+            std::string policy;
+            KD_TRY(readString(c, f, policy));
+            out.unhealthyAlwaysAllow = policy == "AlwaysAllow";
+          }
           return Status::ok();
         });
       }

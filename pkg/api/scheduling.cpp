@@ -239,15 +239,16 @@ QosClass computeQos(const std::vector<ContainerResources>& containers,
 // --- pod (anti-)affinity ----------------------------------------------------------------------
 
 bool podAffinityTermMatches(const PodAffinityTerm& term, const Pod& owner, const Pod& candidate,
-                            const NamespaceLabelsFn& nsLabels) {
+                            const NamespaceLabelsFn& nsLabels, const TermMatchOptions& opts) {
   // Namespaces (framework.AffinityTerm.Matches): the owner's own namespace is implied only when the
   // term lists no namespaces and has no namespaceSelector.
+  const bool useSelector = term.namespaceSelector && opts.namespaceSelector;
   bool nsMatches = false;
-  if (term.namespaces.empty() && !term.namespaceSelector) {
+  if (term.namespaces.empty() && !useSelector) {
     nsMatches = candidate.ns == owner.ns;
   } else {
     nsMatches = contains(term.namespaces, candidate.ns.view());
-    if (!nsMatches && term.namespaceSelector) {
+    if (!nsMatches && useSelector) {
       // An unknown namespace has no labels, like the scheduler's empty snapshot for it.
       static const Labels kNoLabels;
       const Labels* labels = nsLabels ? nsLabels(candidate.ns) : nullptr;
@@ -260,6 +261,7 @@ bool podAffinityTermMatches(const PodAffinityTerm& term, const Pod& owner, const
   // only merges them into a non-nil selector).
   if (!term.labelSelector) return false;
   if (!term.labelSelector->matches(candidate.labels)) return false;
+  if (!opts.matchLabelKeys) return true;
   // matchLabelKeys: key In (owner's value); mismatchLabelKeys: key NotIn (owner's value). Keys the
   // owner lacks add nothing. Merging again what the API server already merged changes nothing.
   for (const auto& key : term.matchLabelKeys) {

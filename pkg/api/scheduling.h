@@ -50,8 +50,15 @@ QosClass computeQos(const std::vector<ContainerResources>& containers,
 // namespaceSelector selects all namespaces). A null labelSelector selects no pod.
 // matchLabelKeys/mismatchLabelKeys are merged into the selector from the owner's labels.
 using NamespaceLabelsFn = std::function<const Labels*(const Symbol& ns)>;
+// Which fields of a term apply. Both on is kube-scheduler's reading; upstream descheduler v0.36
+// ignores namespaceSelector (the owner's namespace unless `namespaces` lists some) and
+// matchLabelKeys/mismatchLabelKeys (kdesched's compat switches turn them off).
+struct TermMatchOptions {
+  bool namespaceSelector = true;
+  bool matchLabelKeys = true;
+};
 bool podAffinityTermMatches(const PodAffinityTerm& term, const Pod& owner, const Pod& candidate,
-                            const NamespaceLabelsFn& nsLabels);
+                            const NamespaceLabelsFn& nsLabels, const TermMatchOptions& opts = {});
 
 // --- pod helpers ------------------------------------------------------------------------------
 // Upstream's SortPodsBasedOnPriorityLowToHigh ordering: nil priority first, then ascending

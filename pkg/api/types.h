@@ -287,6 +287,7 @@ struct PodDisruptionBudget {
   std::optional<LabelSelector> selector;  // policy/v1: unset matches no pod, empty matches all in ns
   std::optional<IntOrPercent> minAvailable;
   std::optional<IntOrPercent> maxUnavailable;
+  bool unhealthyAlwaysAllow = false;  // spec.unhealthyPodEvictionPolicy: AlwaysAllow
   std::int64_t generation = 0;
   // status
   std::int64_t observedGeneration = 0;

@@ -75,7 +75,7 @@ EvictionChain::~EvictionChain() = default;
 
 void EvictionChain::beginCycle(const cluster::Snapshot& snapshot, framework::CycleState& state) {
   state_ = &state;
-  pdb_ = std::make_unique<PdbBudget>(snapshot);
+  pdb_ = std::make_unique<PdbBudget>(snapshot, state.compat().unreadyPodNeedsBudget);
   total_ = 0;
   refusedCount_ = 0;
   perNode_.clear();
@@ -98,6 +98,8 @@ EvictResult EvictionChain::evict(const framework::Profile& profile, const api::P
                                  const framework::Handle& h) {
   Decision d{&pod, pod.nodeName.str(), h.plugin(), profile.name, reason};
   if (!state_ || !pdb_) return refuse(d, EvictResult::refused(Refusal::Filter, "evictor", "no cycle in progress"));
+  // With compat evictedEarlierNotCounted: upstream, a later plugin may evict the pod again, as
+  // upstream's does (its informer still lists the pod).
   if (state_->isEvicted(pod)) return EvictResult::refused(Refusal::Filter, "evictor", "already evicted in this cycle");
 
   if (FilterResult f = forProfile(profile).filter(pod, h); !f.ok)

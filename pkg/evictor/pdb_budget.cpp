@@ -51,6 +51,7 @@ PdbCheck PdbBudget::check(const api::Pod& pod) const {
             "pod is selected by more than one PodDisruptionBudget (" + names + "); the Eviction API refuses such pods"};
   }
   const auto& pdb = *pdbs.front();
+  if (unreadyGoesFree(pod, pdb)) return {true, pdb.key(), ""};
   if (pdb.hasStatus && pdb.observedGeneration < pdb.generation)
     return {false, pdb.key(), "the disruption controller has not processed this PDB's latest spec yet"};
   std::int32_t allowed = allowedDisruptions(pdb);
@@ -73,7 +74,15 @@ PdbCheck PdbBudget::check(const api::Pod& pod) const {
 void PdbBudget::consume(const api::Pod& pod) {
   if (pod.isTerminating() || pod.phase == api::PodPhase::Pending || pod.isTerminal()) return;
   auto pdbs = matching(pod);
-  if (pdbs.size() == 1) ++spent_[pdbs.front()];
+  if (pdbs.size() == 1 && !unreadyGoesFree(pod, *pdbs.front())) ++spent_[pdbs.front()];
+}
+
+// kube-apiserver's eviction of an unready pod (IfHealthyBudget, AlwaysAllow), checked before the
+// PDB's generation and budget.
+bool PdbBudget::unreadyGoesFree(const api::Pod& pod, const api::PodDisruptionBudget& pdb) const {
+  if (unreadyNeedsBudget_ || pod.ready) return false;
+  if (pdb.unhealthyAlwaysAllow) return true;
+  return pdb.desiredHealthy > 0 && pdb.currentHealthy >= pdb.desiredHealthy;
 }
 
 }  // namespace kdesched::evictor

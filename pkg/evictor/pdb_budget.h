@@ -18,7 +18,10 @@ struct PdbCheck {
 
 class PdbBudget {
  public:
-  explicit PdbBudget(const cluster::Snapshot& snapshot) : snapshot_(snapshot) {}
+  // unreadyNeedsBudget false is the API server's rule (compat unreadyPodNeedsBudget: upstream): an
+  // unready pod goes without budget when its PDB is healthy enough or says AlwaysAllow.
+  explicit PdbBudget(const cluster::Snapshot& snapshot, bool unreadyNeedsBudget = true)
+      : snapshot_(snapshot), unreadyNeedsBudget_(unreadyNeedsBudget) {}
 
   // Would an eviction of `pod` be allowed now? Pods that are terminating, Pending, Succeeded or
   // Failed bypass PDBs (the API server lets them go); a pod matched by two or more PDBs is refused
@@ -33,7 +36,9 @@ class PdbBudget {
 
  private:
   std::vector<const api::PodDisruptionBudget*> matching(const api::Pod& pod) const;
+  bool unreadyGoesFree(const api::Pod& pod, const api::PodDisruptionBudget& pdb) const;
   const cluster::Snapshot& snapshot_;
+  bool unreadyNeedsBudget_;
   std::unordered_map<const api::PodDisruptionBudget*, std::int32_t> spent_;
 };
 

@@ -19,7 +19,7 @@ std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
 
 CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
                      const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors, Clock& clock,
-                     CycleObserver* observer, const CycleScope& scope) {
+                     CycleObserver* observer, const CycleScope& scope, const Compat& compat) {
   const Clock::TimePoint start = clock.now();
   CycleResult result;
   std::vector<const api::Node*> nodes = cycleNodes(snapshot, nodeSelector);
@@ -32,7 +32,7 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
     result.seconds = clock.secondsSince(start);
     return result;
   }
-  CycleState state;
+  CycleState state(compat);
   evictors.beginCycle(snapshot, state);
 
   auto selected = [&](const Plugin& plugin) {
@@ -41,6 +41,7 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
   };
   auto run = [&](const Profile& profile, Plugin& plugin, const char* point, auto&& call) {
     if (!selected(plugin)) return;
+    state.beginPluginRun();
     Handle h(snapshot, nodes, state, &evictors.forProfile(profile), profile.name, std::string(plugin.name()),
              std::string_view(point) == "deschedule" ? scope.pods : nullptr);
     const Clock::TimePoint t0 = clock.now();

@@ -55,9 +55,9 @@ struct CycleScope {
 std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
                                          const std::optional<api::LabelSelector>& nodeSelector);
 
-// `clock` times the cycle and each plugin run.
+// `clock` times the cycle and each plugin run; `compat` is the policy's `kdesched: {compat: ...}`.
 CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
                      const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors, Clock& clock,
-                     CycleObserver* observer = nullptr, const CycleScope& scope = {});
+                     CycleObserver* observer = nullptr, const CycleScope& scope = {}, const Compat& compat = {});
 
 }  // namespace kdesched::framework

@@ -10,21 +10,35 @@ const api::Labels* namespaceLabels(const Handle& h, const api::Symbol& ns) {
   return n ? &n->labels : nullptr;
 }
 
+// The non-terminal pods on a node that fit checks count: with compat evictedEarlierNotCounted:
+// upstream, every one (upstream's informer still lists evicted pods), otherwise the live ones.
+std::vector<const api::Pod*> podsForFit(const Handle& h, const api::Node& node) {
+  if (h.state().compat().evictedEarlierNotCounted) return h.podsOnNode(node);
+  std::vector<const api::Pod*> out;
+  for (const api::Pod* p : h.snapshot().podsOnNode(node.nameSym))
+    if (!p->isTerminal()) out.push_back(p);
+  return out;
+}
+
 // Returns the conflicting pod, or null.
 const api::Pod* antiAffinityConflict(const Handle& h, const api::Pod& pod, const api::Node& node) {
+  const Compat& compat = h.state().compat();
   auto nsLabels = [&h](const api::Symbol& ns) { return namespaceLabels(h, ns); };
+  const api::TermMatchOptions opts = termMatchOptions(compat);
   const auto& own = pod.constraints();
-  for (const api::Pod* other : h.podsOnNode(node)) {
-    if (other->name == pod.name && other->ns == pod.ns) continue;
+  for (const api::Pod* other : podsForFit(h, node)) {
+    if (other->name == pod.name && (other->ns == pod.ns || !compat.podIdentityNotName)) continue;
     if (own.podAntiAffinity) {
       for (const auto& term : own.podAntiAffinity->required) {
-        if (node.labels.has(term.topologyKey) && api::podAffinityTermMatches(term, pod, *other, nsLabels)) return other;
+        if (node.labels.has(term.topologyKey) && api::podAffinityTermMatches(term, pod, *other, nsLabels, opts))
+          return other;
       }
     }
     const auto& theirs = other->constraints();
-    if (theirs.podAntiAffinity) {
+    if (theirs.podAntiAffinity && compat.antiAffinityBothWays) {
       for (const auto& term : theirs.podAntiAffinity->required) {
-        if (node.labels.has(term.topologyKey) && api::podAffinityTermMatches(term, *other, pod, nsLabels)) return other;
+        if (node.labels.has(term.topologyKey) && api::podAffinityTermMatches(term, *other, pod, nsLabels, opts))
+          return other;
       }
     }
   }
@@ -37,11 +51,15 @@ std::string fmt(const api::Symbol& res, std::int64_t milli) {
 
 }  // namespace
 
+api::TermMatchOptions termMatchOptions(const Compat& compat) {
+  return {.namespaceSelector = compat.namespaceSelectorHonoured, .matchLabelKeys = compat.matchLabelKeysHonoured};
+}
+
 api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node) {
   if (const api::ResourceList* cached = h.state().cachedUsage(node.nameSym)) return *cached;
   api::ResourceList used;
   std::int64_t pods = 0;
-  for (const api::Pod* p : h.podsOnNode(node)) {
+  for (const api::Pod* p : podsForFit(h, node)) {
     used.addAll(p->requests);
     ++pods;
   }
@@ -67,8 +85,11 @@ FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node) {
   api::ResourceList used = nodeRequestedResources(h, node);
   if (node.allocatable.get(api::kPods()) - used.get(api::kPods()) < 1000)
     return {false, "node " + node.name + " has no free pod slot"};
+  // Upstream compares every resource the pod names, so a request of 0 fails on an over-committed
+  // node; the scheduler skips it.
+  const bool skipZero = h.state().compat().zeroRequestSkipsResource;
   for (const auto& [res, amount] : pod.requests) {
-    if (amount <= 0) continue;
+    if (amount < 0 || (amount == 0 && skipZero)) continue;
     std::int64_t available = node.allocatable.get(res) - used.get(res);
     if (amount > available)
       return {false, "node " + node.name + " has insufficient " + res.str() + " (requested " + fmt(res, amount) +

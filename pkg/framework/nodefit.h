@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/api/scheduling.h"
 #include "pkg/framework/plugin.h"
 
 namespace kdesched::framework {
@@ -22,8 +23,12 @@ bool podFitsAnyOtherNode(const Handle& h, const api::Pod& pod, const std::vector
 // Some node of `nodes` (the pod's own included) fits it.
 bool podFitsAnyNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes);
 
-// Requests of the non-terminal pods on a node that are not evicted this cycle; `pods` is their
-// count. Cached per cycle in CycleState and kept current as pods are evicted.
+// Requests of the non-terminal pods on a node that are not evicted this cycle (with compat
+// evictedEarlierNotCounted: upstream, evicted ones too); `pods` is their count. Cached per cycle in
+// CycleState and kept current as pods are evicted.
 api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node);
+
+// How pod (anti-)affinity terms select pods under the compat switches.
+api::TermMatchOptions termMatchOptions(const Compat& compat);
 
 }  // namespace kdesched::framework

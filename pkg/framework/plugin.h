@@ -14,6 +14,7 @@
 #include "pkg/api/types.h"
 #include "pkg/base/status.h"
 #include "pkg/cluster/snapshot.h"
+#include "pkg/framework/compat.h"
 
 namespace kdesched::framework {
 
@@ -84,8 +85,20 @@ struct EvictResult {
 // Also caches per-node requested resources, kept current as pods are evicted.
 class CycleState {
  public:
-  bool isEvicted(const api::Pod& pod) const { return evicted_.count(&pod) != 0; }
+  explicit CycleState(Compat compat = {}) : compat_(compat) {}
+
+  // The policy's `kdesched: {compat: ...}` switches, for every plugin and the evictor.
+  const Compat& compat() const { return compat_; }
+  // Whether the pod is gone for the running plugin: evicted earlier in the cycle, or with
+  // compat evictedEarlierNotCounted: upstream, evicted by the running plugin itself (upstream's
+  // informer still lists what other plugins evicted).
+  bool isEvicted(const api::Pod& pod) const {
+    return (compat_.evictedEarlierNotCounted ? evicted_ : evictedThisRun_).count(&pod) != 0;
+  }
   void markEvicted(const api::Pod& pod);
+  // A plugin run starts (the cycle runner calls it): what the previous plugin evicted is no
+  // longer "its own".
+  void beginPluginRun() { evictedThisRun_.clear(); }
 
   // Requested resources of a node's live pods; null until computed for this cycle.
   const api::ResourceList* cachedUsage(const api::Symbol& node) const;
@@ -100,7 +113,9 @@ class CycleState {
 
  private:
   std::map<std::pair<const void*, const cluster::Snapshot*>, std::vector<const api::Node*>> nodeLists_;
+  Compat compat_;
   std::unordered_set<const api::Pod*> evicted_;
+  std::unordered_set<const api::Pod*> evictedThisRun_;
   std::unordered_map<api::Symbol, api::ResourceList> usage_;
 };
 

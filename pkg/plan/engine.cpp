@@ -29,7 +29,8 @@ evictor::EvictionLimits Engine::limits() const {
 
 framework::CycleResult Engine::runCycle(const cluster::Snapshot& snapshot, evictor::EvictionChain& chain,
                                         framework::CycleObserver* observer, const framework::CycleScope& scope) const {
-  return framework::runCycle(profiles, snapshot, policy.nodeSelectorParsed, chain, *clock, observer, scope);
+  return framework::runCycle(profiles, snapshot, policy.nodeSelectorParsed, chain, *clock, observer, scope,
+                             extension.compat);
 }
 
 Result<Engine> buildEngine(const std::string& policyPath, const framework::BuildContext& ctx) {

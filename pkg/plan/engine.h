@@ -17,7 +17,7 @@ namespace kdesched::plan {
 struct Engine {
   policy::DeschedulerPolicy policy;
   std::vector<framework::Profile> profiles;
-  trigger::Extension extension;  // triggers and anti-flapping (used by the daemon; checked by every mode)
+  trigger::Extension extension;  // triggers, anti-flapping (the daemon's) and compat switches (every mode)
   std::shared_ptr<Clock> clock;  // times cycles and plugin runs
 
   evictor::EvictionLimits limits() const;

@@ -54,6 +54,7 @@ Result<Extension> decodeExtension(const policy::RawArgs& raw) {
     return r.finish();
   });
   if (!st.isOk()) return st;
+  if (Status s = framework::readCompat(top, e.compat); !s.isOk()) return s;
   if (Status s = top.finish(); !s.isOk()) return s;
   return e;
 }

@@ -3,12 +3,14 @@
 //     triggers:      {enabled: true, debounce: 1s, quiet: 200ms, balanceDebounce: 30s, rolloutGrace: 15s}
 //     antiFlapping:  {ownerCooldown: 5m, maxEvictionsPerMinute: 30, backoffAfter: 3,
 //                     backoffInitial: 10m, backoffMax: 6h}
+//     compat:        upstream | {<switch>: upstream}   (pkg/framework/compat.h)
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
 
 #include <cstddef>
 
 #include "pkg/base/status.h"
+#include "pkg/framework/compat.h"
 #include "pkg/policy/policy.h"
 
 namespace kdesched::trigger {
@@ -35,6 +37,7 @@ struct AntiFlappingConfig {
 struct Extension {
   TriggerConfig triggers;
   AntiFlappingConfig antiFlapping;
+  framework::Compat compat;  // the deliberate differences from upstream, each switchable
 };
 
 // Decodes `policy.extension` strictly (unknown keys are errors with a did-you-mean), with defaults

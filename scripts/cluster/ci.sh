@@ -7,6 +7,8 @@
 #      triggers.sh, plugins.sh, prometheus.sh               skips them)
 #   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
 #                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
+#   -> test/differential/ci.sh                             (no cluster: runs whatever came before;
+#                                                           KDESCHED_CI_DIFFERENTIAL=0 skips it)
 # A failure skips the later groups (a failing smoke or fault test means the cluster itself is
 # broken); inside a group every test runs. The last lines list each test's result and wall time.
 #
@@ -76,6 +78,11 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
   run_test test/upstream/published_policies.py "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
   run_test test/e2e/dockerfile.sh "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
   run_test test/e2e/helm.sh
+fi
+# kdesched's decisions against upstream v0.36's own plugin code on a fixed seed set (needs Go, not
+# the cluster, so a failed group above does not skip it).
+if [ "${KDESCHED_CI_DIFFERENTIAL:-1}" = 1 ]; then
+  run_test test/differential/ci.sh --kdesched "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
 fi
 echo "== cluster CI results"
 printf '   %s\n' "${results[@]}"

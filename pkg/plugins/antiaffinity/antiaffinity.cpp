@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "pkg/api/scheduling.h"
+#include "pkg/framework/nodefit.h"
 #include "pkg/framework/selection.h"
 #include "pkg/plugins/common/registration.h"
 
@@ -31,12 +32,17 @@ class Evaluator {
       const api::Namespace* n = h_.snapshot().namespaceByName(ns.view());
       return n ? &n->labels : nullptr;
     };
+    const framework::Compat& compat = h_.state().compat();
+    const api::TermMatchOptions opts = framework::termMatchOptions(compat);
     for (const auto& term : c.podAntiAffinity->required) {
       if (!term.labelSelector) continue;  // selects no pod
       auto domain = node.labels.get(term.topologyKey);
       for (const auto& span : framework::selectorCandidates(h_.snapshot(), *term.labelSelector)) {
         for (const api::Pod* q : span) {
-          if (q == &pod || q->nodeName.empty() || q->isTerminal() || q->isTerminating() || h_.isEvicted(*q)) continue;
+          if (q == &pod || q->nodeName.empty() || q->isTerminal() || h_.isEvicted(*q)) continue;
+          if (q->isTerminating() && compat.terminatingNotViolator) continue;
+          // Upstream tells pods apart by name only: a same-named pod elsewhere is "itself".
+          if (q->name == pod.name && !compat.podIdentityNotName) continue;
           if (!args_.filter.allows(*q)) continue;  // upstream counts only the plugin's listed pods
           if (!cycleNodes_.count(q->nodeName)) continue;
           const api::Node* qNode = h_.snapshot().node(q->nodeName);
@@ -47,7 +53,7 @@ class Evaluator {
             sameDomain = qDomain && *qDomain == *domain;
           }
           if (!sameDomain) continue;
-          if (api::podAffinityTermMatches(term, pod, *q, nsLabels)) return Violation{&term, q, qNode};
+          if (api::podAffinityTermMatches(term, pod, *q, nsLabels, opts)) return Violation{&term, q, qNode};
         }
       }
     }
@@ -83,7 +89,10 @@ Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h)
     std::stable_sort(pods.begin(), pods.end(),
                      [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
     for (const api::Pod* pod : pods) {
-      if (h.isEvicted(*pod) || pod->isTerminating()) continue;
+      if (h.isEvicted(*pod)) continue;
+      // A terminating pod is already leaving; upstream hands it to the evictor, whose Filter passes
+      // it when it carries the evict annotation.
+      if (pod->isTerminating() && h.state().compat().terminatingNotCandidate) continue;
       if (!h.inScope(*pod)) continue;
       auto v = eval.find(*pod, *node);
       if (!v) continue;

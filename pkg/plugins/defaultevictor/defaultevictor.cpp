@@ -55,6 +55,10 @@ FilterResult DefaultEvictor::filter(const api::Pod& pod, const framework::Handle
     }
   }
   if (on(kPodsWithoutPDB)) {
+    // Upstream v0.36 reads a PDB informer it never starts, so no pod looks covered
+    // (kubernetes-sigs/descheduler#1882).
+    if (!h.state().compat().podsWithoutPDBProtection)
+      return FilterResult::fail("pod is protected by PodsWithoutPDB (compat podsWithoutPDBProtection: upstream)");
     bool covered = false;
     for (const auto* pdb : h.snapshot().pdbsInNamespace(pod.ns))
       if (pdb->selector && pdb->selector->matches(pod.labels)) covered = true;

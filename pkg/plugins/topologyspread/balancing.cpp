@@ -62,6 +62,8 @@ bool Placements::fits(PodEntry& e, int n) {
 }
 
 bool Placements::roomFor(const api::Pod& pod, int n) const {
+  // Upstream checks every candidate against the unchanged cluster (compat cumulativeFit: upstream).
+  if (!h_.state().compat().cumulativeFit) return true;
   auto it = free_.find(n);
   if (it == free_.end()) return true;
   if (it->second.get(api::kPods()) < 1000) return false;
@@ -220,6 +222,9 @@ void ConstraintBalancer::moveBetween(int di, int dj, int move) {
 // lies in the domain this move fills.
 std::size_t ConstraintBalancer::takeChosenHeadedTo(Walk& w, int move) {
   std::size_t taken = 0;
+  // Upstream balances each constraint from its own ranking (compat movesSharedAcrossConstraints:
+  // upstream).
+  if (!h_.state().compat().movesSharedAcrossConstraints) return taken;
   for (std::size_t x = w.list.size(); x > 0 && taken < static_cast<std::size_t>(move); --x) {
     const PodEntry& e = ns_.entry(w.list[x - 1]);
     if (!e.chosen || e.target < 0) continue;
@@ -342,6 +347,8 @@ bool ConstraintBalancer::fitsSomeBelowAverageNode(PodEntry& e) {
 // Removing e from its domains must not push another of its own constraints (one the plugin
 // balances, or any DoNotSchedule one) past maxSkew: the next cycle would evict to repair it.
 bool ConstraintBalancer::leavesOtherConstraintsIntact(const PodEntry& e) {
+  // Upstream balances each constraint alone (compat otherConstraintsRespected: upstream).
+  if (!h_.state().compat().otherConstraintsRespected) return true;
   for (int ci : e.declared) {
     if (ci == k_) continue;
     Constraint& c = ns_.constraint(ci);
@@ -359,6 +366,7 @@ bool ConstraintBalancer::leavesOtherConstraintsIntact(const PodEntry& e) {
 
 std::vector<ConstraintBalancer::HardCheck> ConstraintBalancer::hardChecks(const PodEntry& e) {
   std::vector<HardCheck> out;
+  if (!h_.state().compat().otherConstraintsRespected) return out;
   for (int ci : e.declared) {
     if (ci == k_) continue;
     Constraint& c = ns_.constraint(ci);

@@ -123,7 +123,9 @@ Constraint DomainBuilder::makeConstraint(const api::TopologySpreadConstraint& ts
   c.declared = &tsc;
   c.maxSkew = tsc.maxSkew;
   c.when = tsc.whenUnsatisfiable;
-  if (c.when == UnsatisfiableAction::DoNotSchedule && tsc.minDomains) c.minDomains = *tsc.minDomains;
+  // Upstream v0.36 ignores minDomains (compat minDomainsHonoured: upstream).
+  if (c.when == UnsatisfiableAction::DoNotSchedule && tsc.minDomains && h_.state().compat().minDomainsHonoured)
+    c.minDomains = *tsc.minDomains;
   if (tsc.labelSelector) {
     // As kube-scheduler: matchLabelKeys become key=<this pod's value> requirements, for the
     // keys the pod has. A constraint without a labelSelector selects nothing either way.

@@ -53,5 +53,48 @@ TEST(ExtensionConfig, ErrorsNameTheField) {
   EXPECT_NE(unknown.error().find("did you mean \"triggers\""), std::string::npos) << unknown.error();
 }
 
+TEST(ExtensionConfig, CompatDefaultsToKdesched) {
+  auto e = decode("");
+  ASSERT_TRUE(e.isOk());
+  EXPECT_TRUE(e->compat.cumulativeFit);
+  EXPECT_TRUE(e->compat.podsWithoutPDBProtection);
+}
+
+TEST(ExtensionConfig, CompatUpstreamTurnsEverySwitch) {
+  auto e = decode("compat: upstream");
+  ASSERT_TRUE(e.isOk()) << e.error();
+  framework::Compat c = e->compat;
+  for (std::string_view name : framework::Compat::names()) EXPECT_FALSE(*c.field(name)) << name;
+  auto back = decode("compat: kdesched");
+  ASSERT_TRUE(back.isOk()) << back.error();
+  framework::Compat k = back->compat;
+  for (std::string_view name : framework::Compat::names()) EXPECT_TRUE(*k.field(name)) << name;
+}
+
+TEST(ExtensionConfig, CompatOneSwitch) {
+  auto e = decode("compat: {cumulativeFit: upstream, minDomainsHonoured: kdesched}");
+  ASSERT_TRUE(e.isOk()) << e.error();
+  framework::Compat c = e->compat;
+  for (std::string_view name : framework::Compat::names()) EXPECT_EQ(*c.field(name), name != "cumulativeFit") << name;
+}
+
+TEST(ExtensionConfig, CompatErrorsNameTheField) {
+  auto mode = decode("compat: exact");
+  ASSERT_FALSE(mode.isOk());
+  EXPECT_NE(mode.error().find("kdesched.compat: must be upstream or kdesched"), std::string::npos) << mode.error();
+  auto value = decode("compat: {cumulativeFit: exact}");
+  ASSERT_FALSE(value.isOk());
+  EXPECT_NE(value.error().find("kdesched.compat.cumulativeFit: must be upstream or kdesched, got \"exact\""),
+            std::string::npos)
+      << value.error();
+  auto typo = decode("compat: {cumulativeFits: upstream}");
+  ASSERT_FALSE(typo.isOk());
+  EXPECT_NE(typo.error().find("did you mean \"cumulativeFit\""), std::string::npos) << typo.error();
+  auto list = decode("compat: [upstream]");
+  ASSERT_FALSE(list.isOk());
+  EXPECT_NE(list.error().find("kdesched.compat: must be upstream, kdesched, or a mapping"), std::string::npos)
+      << list.error();
+}
+
 }  // namespace
 }  // namespace kdesched::trigger
