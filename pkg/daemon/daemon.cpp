@@ -118,7 +118,9 @@ int cycleLoop(const Options& o, Runtime& rt, CycleRunner& runner, Cancellation& 
         log::error("cache stale; no cycle", {{"stale", rt.health().stale()}, {"exit", kExitFailure}});
         return kExitFailure;
       }
-      if (!awaitFresh(clock, stop, [&rt] { return rt.health().staleResources(); }, kRelistPoll)) break;
+      if (!awaitFresh(
+              clock, stop, [&rt] { return rt.health().staleResources(); }, kRelistPoll))
+        break;
       continue;  // from the top: leadership and a relist may have changed meanwhile
     }
     if (!rt.health().relisting().empty()) {

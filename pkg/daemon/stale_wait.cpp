@@ -26,8 +26,7 @@ bool awaitFresh(Clock& clock, Cancellation& stop, const StaleNow& staleNow, Cloc
     warnNew(stale, warned);
     if (!clock.sleepFor(poll, &stop)) return false;
   }
-  log::info("cache resynced, running the cycle",
-            {{"waited_seconds", std::round(clock.secondsSince(since) * 10) / 10}});
+  log::info("cache resynced, running the cycle", {{"waited_seconds", std::round(clock.secondsSince(since) * 10) / 10}});
   return true;
 }
 

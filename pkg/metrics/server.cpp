@@ -1,6 +1,7 @@
 #include "pkg/metrics/server.h"
 
 #include <cpprest/http_listener.h>
+#include <fmt/format.h>
 #include <openssl/ssl.h>
 
 #include "pkg/base/log.h"
@@ -56,12 +57,6 @@ Server::~Server() { stop(); }
 
 namespace {
 
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 // Checked when a connection arrives, at most this often: a renewed certificate is served within a
 // second of being written (upstream watches the files and also polls once a minute).
 constexpr std::chrono::seconds kCertificateCheckInterval{1};
@@ -92,11 +87,11 @@ Status Server::start(const std::string& bindAddress, int port, const TlsOptions&
     if (!ciphers) return ciphers.status();
     if (!ciphers->unavailable.empty())
       log::warn("skipping TLS cipher suites this OpenSSL does not offer",
-                {{"suites", join(ciphers->unavailable, ",")}, {"flag", "--tls-cipher-suites"}});
+                {{"suites", fmt::format("{}", fmt::join(ciphers->unavailable, ","))}, {"flag", "--tls-cipher-suites"}});
     int floor = *minVersion;
     if (!ciphers->tls12Possible && floor < TLS1_3_VERSION) {
       log::warn("--tls-cipher-suites leaves no TLS 1.0-1.2 suite: serving TLS 1.3 only",
-                {{"suites", join(tls.cipherSuites, ",")}});
+                {{"suites", fmt::format("{}", fmt::join(tls.cipherSuites, ","))}});
       floor = TLS1_3_VERSION;
     }
     auto source = certificates(tls, bindAddress, clock);

@@ -148,38 +148,7 @@ phase "3. --api-request-timeout 3s: an eviction the API server holds does not ho
 must "replacement payment Running elsewhere" \
   kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
 must "order patched onto payment's node again" kds_violate
-# A validating webhook on pods/eviction whose server (openssl s_server with the apiserver's own
-# certificate) reads the AdmissionReview and never answers: the apiserver holds the Eviction for
-# the webhook's timeoutSeconds (20). As in daemon.sh.
-kds_free_port HOOK_PORT
-mkfifo "${WORK}/hook.stdin"
-exec 9<>"${WORK}/hook.stdin"   # a writer that never writes: s_server's stdin stays open
-openssl s_server -accept "127.0.0.1:${HOOK_PORT}" -cert "${KDESCHED_CLUSTER_DIR}/pki/apiserver.crt" \
-  -key "${KDESCHED_CLUSTER_DIR}/pki/apiserver.key" -quiet <"${WORK}/hook.stdin" >"${WORK}/hook.out" 2>&1 7>&- 8>&- 9>&- &
-KDS_EXTRA_PIDS+=("$!")
-check "black-hole webhook server listening on ${HOOK_PORT}" kd_wait_for "s_server" 10 kds_port_in_use "${HOOK_PORT}"
-kd_kubectl apply -f - >/dev/null <<HOOK
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingWebhookConfiguration
-metadata:
-  name: kdesched-e2e-hang
-webhooks:
-- name: hang.kdesched-e2e.example
-  clientConfig:
-    url: https://127.0.0.1:${HOOK_PORT}/hang
-    caBundle: $(base64 -w0 "${CA_FILE}")
-  rules:
-  - apiGroups: [""]
-    apiVersions: ["v1"]
-    operations: ["CREATE"]
-    resources: ["pods/eviction"]
-  failurePolicy: Fail
-  sideEffects: None
-  admissionReviewVersions: ["v1"]
-  timeoutSeconds: 20
-  namespaceSelector:
-    matchLabels: {kubernetes.io/metadata.name: ${KDS_NS}}
-HOOK
+kds_blackhole_eviction_webhook
 kds_start held --descheduling-interval 1h --api-request-timeout 3s --secure-port 0
 HELD_PID="${KDS_PID}"
 check "the eviction of ${PAYMENT_POD} reached the webhook (request in flight)" \

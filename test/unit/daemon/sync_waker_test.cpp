@@ -11,28 +11,31 @@ namespace {
 
 using std::chrono::hours;
 
-// The wait for the first sync ends when a reflector lists, not when the poll interval is up: the
-// clock never moves here, so only the wake-up can end the sleep.
-TEST(SyncWaker, AListEndsTheSleepAtOnce) {
+// A blocking fake clock and a thread asleep on the waker: the clock never moves, so only a wake-up
+// (or the stop) can end the sleep, and the destructor's join hangs (the test times out) if none does.
+struct Sleeping {
+  Sleeping() {
+    clock.blockingSleeps();
+    sleeper = std::thread([this] { waker.sleep(clock, hours(1), stop); });
+    while (clock.sleeps().empty()) std::this_thread::yield();
+  }
+  ~Sleeping() { sleeper.join(); }
+
   testing::FakeClock clock;
-  clock.blockingSleeps();
   Cancellation stop;
   SyncWaker waker;
-  std::thread sleeper([&] { waker.sleep(clock, hours(1), stop); });
-  while (clock.sleeps().empty()) std::this_thread::yield();
-  waker.onList(api::Kind::Pod, 3, 0.01);
-  sleeper.join();
+  std::thread sleeper;
+};
+
+// The wait for the first sync ends when a reflector lists, not when the poll interval is up.
+TEST(SyncWaker, AListEndsTheSleepAtOnce) {
+  Sleeping s;
+  s.waker.onList(api::Kind::Pod, 3, 0.01);
 }
 
 TEST(SyncWaker, AFailureEndsItToo) {
-  testing::FakeClock clock;
-  clock.blockingSleeps();
-  Cancellation stop;
-  SyncWaker waker;
-  std::thread sleeper([&] { waker.sleep(clock, hours(1), stop); });
-  while (clock.sleeps().empty()) std::this_thread::yield();
-  waker.onError(api::Kind::Node, kube::ReflectorFailure{});
-  sleeper.join();
+  Sleeping s;
+  s.waker.onError(api::Kind::Node, kube::ReflectorFailure{});
 }
 
 // A list that lands between two checks is not lost: the next sleep returns at once.
@@ -47,14 +50,8 @@ TEST(SyncWaker, AWakeUpBeforeTheSleepIsKept) {
 }
 
 TEST(SyncWaker, StopEndsTheSleep) {
-  testing::FakeClock clock;
-  clock.blockingSleeps();
-  Cancellation stop;
-  SyncWaker waker;
-  std::thread sleeper([&] { waker.sleep(clock, hours(1), stop); });
-  while (clock.sleeps().empty()) std::this_thread::yield();
-  stop.cancel();
-  sleeper.join();
+  Sleeping s;
+  s.stop.cancel();
 }
 
 }  // namespace
