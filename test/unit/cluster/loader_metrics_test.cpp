@@ -52,7 +52,9 @@ TEST(LoaderMetrics, SingleItemsWithTheirKindAndYaml) {
       "timestamp: \"2026-11-30T09:59:42Z\"\nusage: {cpu: 500m, memory: 1Gi}\n",
       "snap.yaml", s, &m);
   ASSERT_TRUE(r.isOk()) << r.error();
-  EXPECT_EQ(m.node(api::Symbol("n1"))->cpuMilli, 500);
+  const usage::NodeSample* n1 = m.node(api::Symbol("n1"));
+  ASSERT_NE(n1, nullptr);
+  EXPECT_EQ(n1->cpuMilli, 500);
 }
 
 TEST(LoaderMetrics, ErrorsNameTheItem) {

@@ -7,6 +7,11 @@
 namespace kdesched::usage {
 namespace {
 
+// A missing pod reads as -1, so a lookup that fails is a failed comparison, not a crash.
+PodUsageTable::Usage found(const PodUsageTable& t, std::string_view ns, std::string_view name) {
+  return t.find(ns, name).value_or(PodUsageTable::Usage{-1, -1});
+}
+
 TEST(PodUsageTable, SixteenBytesPerPod) {
   EXPECT_EQ(sizeof(PodSample), 16u);
   PodUsageTable t;
@@ -27,8 +32,8 @@ TEST(PodUsageTable, NamespaceAndNameAreOneKeyWithoutAmbiguity) {
   t.add("a/b", "c", 2, 0);
   t.finish();
   EXPECT_EQ(t.size(), 2u);
-  EXPECT_EQ(t.find("a", "b/c")->cpuMilli, 1);
-  EXPECT_EQ(t.find("a/b", "c")->cpuMilli, 2);
+  EXPECT_EQ(found(t, "a", "b/c").cpuMilli, 1);
+  EXPECT_EQ(found(t, "a/b", "c").cpuMilli, 2);
 }
 
 TEST(PodUsageTable, MemoryRoundsUpToKiAndValuesSaturate) {
@@ -37,10 +42,10 @@ TEST(PodUsageTable, MemoryRoundsUpToKiAndValuesSaturate) {
   t.add("ns", "huge", std::int64_t{1} << 40, std::int64_t{1} << 60);
   t.add("ns", "negative", -5, -1);
   t.finish();
-  EXPECT_EQ(t.find("ns", "small")->memoryBytes, 1024);
-  EXPECT_EQ(t.find("ns", "huge")->cpuMilli, 4294967295);
-  EXPECT_EQ(t.find("ns", "huge")->memoryBytes, std::int64_t{4294967295} * 1024);
-  EXPECT_EQ(t.find("ns", "negative")->cpuMilli, 0);
+  EXPECT_EQ(found(t, "ns", "small").memoryBytes, 1024);
+  EXPECT_EQ(found(t, "ns", "huge").cpuMilli, 4294967295);
+  EXPECT_EQ(found(t, "ns", "huge").memoryBytes, std::int64_t{4294967295} * 1024);
+  EXPECT_EQ(found(t, "ns", "negative").cpuMilli, 0);
 }
 
 TEST(PodUsageTable, ATwiceSeenKeyIsDroppedNotGuessed) {
