@@ -196,6 +196,12 @@ std::vector<Case> upstreamCases() {
     cs.push_back({"without priorities evicting best-effort pods only", threeNodes(), pods, kCpuPods3050, kNodeMetrics,
                   kPodMetrics, names({"p1", "p2", "p4", "p5"})});
   }
+  return cs;
+}
+
+// The rest: extended resources (metrics-server has none), node selection, deviation, limits.
+std::vector<Case> upstreamCasesContinued() {
+  std::vector<Case> cs;
   const std::string kExtended =
       "      thresholds: {pods: 30, example.com/foo: 30}\n"
       "      targetThresholds: {pods: 50, example.com/foo: 50}\n";
@@ -209,6 +215,9 @@ std::vector<Case> upstreamCases() {
       pods.push_back(pod("p" + std::to_string(i), 0, "n1").request("example.com/foo", 1000).build());
     pods.push_back(pod("p9", 0, "n2").request("example.com/foo", 1000).build());
     cs.push_back({"with extended resource", nodes, pods, kExtended, kNodeMetrics, kPodMetrics, {}, true});
+    std::vector<NodePtr> some = {nodes[0], node("n2", 4000, 3000, 10), nodes[2]};
+    cs.push_back(
+        {"with extended resource in some of nodes", some, pods, kExtended, kNodeMetrics, kPodMetrics, {}, true});
     cs.push_back({"with extended resource in some of nodes with deviation",
                   nodes,
                   pods,
@@ -296,7 +305,13 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(Upstream, ByMetricsServer, ::testing::ValuesIn(upstreamCases()), caseName);
+std::vector<Case> allUpstreamCases() {
+  std::vector<Case> cs = upstreamCases();
+  for (Case& c : upstreamCasesContinued()) cs.push_back(std::move(c));
+  return cs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Upstream, ByMetricsServer, ::testing::ValuesIn(allUpstreamCases()), caseName);
 
 // TestLowNodeUtilizationWithPrometheusMetrics: samples n1 0.57, n2 0.42, n3 0.20 unless given.
 struct PromCase {
