@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pkg/api/detail/json_reader.h"
+#include "pkg/api/detail/ondemand.h"
 #include "pkg/usage/detail/ondemand.h"
 
 namespace kdesched::usage {
@@ -200,9 +201,10 @@ void add(const PodMetricsItem& item, SourceReadings& out) {
 
 }  // namespace detail
 
-Status addMetricsList(std::string_view json, SourceReadings& out) {
+Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused) {
   simdjson::padded_string padded(json);
-  od::parser parser;
+  od::parser local;
+  od::parser& parser = reused ? reused->impl().parser : local;
   od::document doc;
   if (auto e = parser.iterate(padded).get(doc))
     return Status::error(std::string("not valid JSON: ") + simdjson::error_message(e));
