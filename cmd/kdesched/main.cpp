@@ -124,9 +124,10 @@ struct PlanFlags {
 CLI::App* addPlanCommand(CLI::App& app, PlanFlags& f) {
   CLI::App* plan = app.add_subcommand(
       "plan", "Run one descheduling cycle on a snapshot file and print what would be evicted, and why");
-  plan->add_option(
-          "--snapshot", f.options.snapshotPath,
-          "Cluster snapshot: `kubectl get nodes,pods,pdb,namespaces,priorityclasses,pvc -A -o json` (or -o yaml)")
+  plan->add_option("--snapshot", f.options.snapshotPath,
+                   "Cluster snapshot: `kubectl get nodes,pods,pdb,namespaces,priorityclasses,pvc -A -o json` (or -o "
+                   "yaml); for metricsUtilization by metrics-server, with `kubectl get --raw "
+                   "/apis/metrics.k8s.io/v1beta1/nodes` (and /pods) appended")
       ->required();
   plan->add_option("--policy-config-file", f.options.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file")
       ->required();
@@ -135,7 +136,11 @@ CLI::App* addPlanCommand(CLI::App& app, PlanFlags& f) {
                    "Refuse a snapshot file larger than this (default 1 GiB)")
       ->check(CLI::PositiveNumber);
   plan->add_option("--now", f.now,
-                   "Evaluate age-based checks (minPodAge) at this RFC 3339 time instead of the current time");
+                   "Evaluate age-based checks (minPodAge) at this RFC 3339 time instead of the current time, and the "
+                   "age of usage samples at it instead of the newest sample's time");
+  plan->add_option("--prometheus-result", f.options.prometheusResultPath,
+                   "The JSON answer of Prometheus' /api/v1/query to the policy's metricsUtilization.prometheus.query "
+                   "(a vector, one sample per node: instance = node name, value in [0, 1])");
   return plan;
 }
 

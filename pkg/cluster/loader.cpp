@@ -15,6 +15,7 @@
 #include "pkg/api/names.h"
 #include "pkg/api/text_input.h"
 #include "pkg/api/yaml_json.h"
+#include "pkg/usage/detail/ondemand.h"
 
 namespace kdesched::cluster {
 namespace {
@@ -26,6 +27,7 @@ struct Decoded {
   // "Pod default/web" → where it was read, so a second copy is named with the first.
   std::unordered_map<std::string, std::string> seen;
   LoadReport report;
+  usage::SourceReadings* metrics = nullptr;  // where NodeMetrics/PodMetrics go; null: skipped
 };
 
 std::string describe(simdjson::error_code e) { return simdjson::error_message(e); }
@@ -50,6 +52,40 @@ std::string describe(const std::string& kind, const api::Object& obj) {
       obj);
 }
 
+// Each object once, as the API server keeps it: a second copy is an error naming both places.
+Status checkOnce(const std::string& identity, const std::string& where, Decoded& out) {
+  if (auto [first, fresh] = out.seen.try_emplace(identity, where); !fresh)
+    return Status::error(where + " (" + identity + "): the same object as " + first->second +
+                         "; a snapshot holds each object once");
+  return Status::ok();
+}
+
+Status decodeMetricsItem(od::object item, const std::string& kind, const std::string& where, Decoded& out) {
+  auto failed = [&](const std::string& identity, const Status& st) {
+    return Status::error(where + " (" + identity + "): " + st.message());
+  };
+  if (kind == "NodeMetrics") {
+    usage::detail::NodeMetricsItem n;
+    Status st = usage::detail::decodeNodeMetrics(item, n);
+    const std::string identity = kind + " " + n.name;
+    if (st.isOk() && n.name.empty()) st = Status::error("metadata.name: missing");
+    if (!st.isOk()) return failed(identity, st);
+    KD_TRY(checkOnce(identity, where, out));
+    usage::detail::add(std::move(n), *out.metrics);
+  } else {
+    usage::detail::PodMetricsItem p;
+    Status st = usage::detail::decodePodMetrics(item, p);
+    const std::string identity = kind + " " + p.ns + "/" + p.name;
+    if (st.isOk() && (p.name.empty() || p.ns.empty()))
+      st = Status::error("metadata.name and metadata.namespace: required");
+    if (!st.isOk()) return failed(identity, st);
+    KD_TRY(checkOnce(identity, where, out));
+    usage::detail::add(p, *out.metrics);
+  }
+  ++out.report.loaded[kind];
+  return Status::ok();
+}
+
 Status decodeItem(od::object item, const std::string& defaultKind, const std::string& where, Decoded& out) {
   std::string kind = defaultKind;
   std::string_view k;
@@ -62,6 +98,7 @@ Status decodeItem(od::object item, const std::string& defaultKind, const std::st
   }
   if (auto e = item.reset().error(); e) return Status::error(where + ": malformed JSON: " + describe(e));
   if (kind.empty()) return Status::error(where + ": object has no kind");
+  if (out.metrics && (kind == "NodeMetrics" || kind == "PodMetrics")) return decodeMetricsItem(item, kind, where, out);
   api::Kind kd = api::kindFromString(kind);
   if (kd == api::Kind::Unknown) {
     ++out.report.skipped[kind];
@@ -73,10 +110,7 @@ Status decodeItem(od::object item, const std::string& defaultKind, const std::st
   if (!st.isOk()) return Status::error(where + " (" + describe(kind, obj) + "): " + st.message());
   // The API server keeps one object per kind, namespace and name; silently keeping the last of
   // two copies could hide the one that breaks a rule.
-  std::string identity = describe(std::string(api::toString(kd)), obj);
-  if (auto [first, fresh] = out.seen.try_emplace(identity, where); !fresh)
-    return Status::error(where + " (" + identity + "): the same object as " + first->second +
-                         "; a snapshot holds each object once");
+  KD_TRY(checkOnce(describe(std::string(api::toString(kd)), obj), where, out));
   ++out.report.loaded[std::string(api::toString(kd))];
   out.objects.push_back(std::move(obj));
   return Status::ok();
@@ -165,6 +199,7 @@ Status decodeText(std::string_view text, Decoded& out) {
     // yaml-cpp reads ~10 MB/s: a large broken JSON file is not worth a minute of trying it as YAML.
     if (!scan.error->unquotedWord || text.size() > kMaxFlowStyleBytes) return Status::error(json);
     Decoded yaml;
+    yaml.metrics = out.metrics;
     Status st = decodeYamlText(text, yaml);
     if (!st.isOk()) return Status::error(json + " (nor YAML: " + st.message() + ")");
     out = std::move(yaml);
@@ -181,8 +216,10 @@ Status decodeText(std::string_view text, Decoded& out) {
 
 }  // namespace
 
-Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store) {
+Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store,
+                                usage::SourceReadings* metrics) {
   Decoded out;
+  out.metrics = metrics;
   out.report.bytes = text.size();
   auto checked = api::checkTextEncoding(text, "the JSON or YAML text that kubectl get -o json|yaml writes");
   if (!checked.isOk()) return Status::error(sourceName + ": " + checked.error());
@@ -210,10 +247,12 @@ Result<LoadReport> loadSnapshot(std::string_view text, const std::string& source
   if (orphans) out.report.skipped["Pod on an unknown node"] = orphans;
 
   for (auto& o : out.objects) store.upsert(std::move(o));
+  if (metrics) metrics->pods.finish();
   return std::move(out.report);
 }
 
-Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store, std::size_t maxBytes) {
+Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store, std::size_t maxBytes,
+                                    usage::SourceReadings* metrics) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Status::error(path + ": is a directory; --snapshot takes a file (kubectl get ... -o json > FILE)");
@@ -229,7 +268,7 @@ Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store, std::
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
   }
   if (in.bad()) return Status::error(path + ": cannot read the snapshot file: " + std::strerror(errno ? errno : EIO));
-  return loadSnapshot(text, path, store);
+  return loadSnapshot(text, path, store, metrics);
 }
 
 }  // namespace kdesched::cluster

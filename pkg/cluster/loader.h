@@ -10,6 +10,7 @@
 
 #include "pkg/base/status.h"
 #include "pkg/cluster/store.h"
+#include "pkg/usage/usage.h"
 
 namespace kdesched::cluster {
 
@@ -23,12 +24,17 @@ struct LoadReport {
 
 // Decodes `text` into `store`. Fatal problems (not JSON/YAML, a malformed object, a bad quantity)
 // return an error prefixed with `sourceName` and the item's position; nothing is half-loaded.
-Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store);
+// With `metrics`, metrics.k8s.io NodeMetrics and PodMetrics items (as `kubectl get --raw
+// /apis/metrics.k8s.io/v1beta1/nodes` and `/pods` print them) are read into it, a
+// KubernetesMetrics reading; without, they are skipped and counted like any other kind.
+Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store,
+                                usage::SourceReadings* metrics = nullptr);
 // A snapshot larger than this is refused before it is read in full (`kdesched plan
 // --max-snapshot-bytes` overrides it): /dev/zero or a wrong path must not exhaust memory.
 inline constexpr std::size_t kDefaultMaxSnapshotBytes = std::size_t{1} << 30;  // 1 GiB
 
 Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store,
-                                    std::size_t maxBytes = kDefaultMaxSnapshotBytes);
+                                    std::size_t maxBytes = kDefaultMaxSnapshotBytes,
+                                    usage::SourceReadings* metrics = nullptr);
 
 }  // namespace kdesched::cluster

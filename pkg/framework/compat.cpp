@@ -30,6 +30,7 @@ constexpr Entry kEntries[] = {
     {"movesSharedAcrossConstraints", &Compat::movesSharedAcrossConstraints},
     {"unreadyPodNeedsBudget", &Compat::unreadyPodNeedsBudget},
     {"podsWithoutPDBProtection", &Compat::podsWithoutPDBProtection},
+    {"usageGapLeavesNodeOut", &Compat::usageGapLeavesNodeOut},
 };
 
 // kdesched → true, upstream → false.

@@ -53,6 +53,10 @@ struct Compat {
   // DefaultEvictor's PodsWithoutPDB protects the pods no PDB covers (upstream v0.36 never starts
   // its PDB informer and so protects every pod: kubernetes-sigs/descheduler#1882).
   bool podsWithoutPDBProtection = true;
+  // LowNodeUtilization by measured usage: a node whose sample is missing, not a number or stale is
+  // left out of the classification (upstream: a node missing from the metrics fails the plugin,
+  // and a stale sample is used as if it were current).
+  bool usageGapLeavesNodeOut = true;
 
   // Every switch set to upstream's behaviour.
   static Compat upstream();

@@ -19,7 +19,8 @@ std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
 
 CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
                      const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors, Clock& clock,
-                     CycleObserver* observer, const CycleScope& scope, const Compat& compat) {
+                     CycleObserver* observer, const CycleScope& scope, const Compat& compat,
+                     const usage::ClusterUsage* usage) {
   const Clock::TimePoint start = clock.now();
   CycleResult result;
   std::vector<const api::Node*> nodes = cycleNodes(snapshot, nodeSelector);
@@ -43,7 +44,7 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
     if (!selected(plugin)) return;
     state.beginPluginRun();
     Handle h(snapshot, nodes, state, &evictors.forProfile(profile), profile.name, std::string(plugin.name()),
-             std::string_view(point) == "deschedule" ? scope.pods : nullptr);
+             std::string_view(point) == "deschedule" ? scope.pods : nullptr, usage);
     const Clock::TimePoint t0 = clock.now();
     Status st = call(h);
     const double secs = clock.secondsSince(t0);
@@ -64,6 +65,19 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
 
   result.seconds = clock.secondsSince(start);
   return result;
+}
+
+usage::Needs usageNeeds(const std::vector<Profile>& profiles) {
+  usage::Needs needs;
+  for (const Profile& profile : profiles)
+    for (const auto& instance : profile.instances)
+      if (const auto* u = dynamic_cast<const UsagePlugin*>(instance.get()))
+        if (auto need = u->usageNeed()) {
+          need->profile = profile.name;
+          need->plugin = std::string(instance->name());
+          needs.consumers.push_back(std::move(*need));
+        }
+  return needs;
 }
 
 }  // namespace kdesched::framework

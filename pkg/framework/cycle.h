@@ -55,9 +55,14 @@ struct CycleScope {
 std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
                                          const std::optional<api::LabelSelector>& nodeSelector);
 
-// `clock` times the cycle and each plugin run; `compat` is the policy's `kdesched: {compat: ...}`.
+// `clock` times the cycle and each plugin run; `compat` is the policy's `kdesched: {compat: ...}`;
+// `usage` is the measured usage the cycle's usage plugins read (null: none, they skip).
 CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
                      const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors, Clock& clock,
-                     CycleObserver* observer = nullptr, const CycleScope& scope = {}, const Compat& compat = {});
+                     CycleObserver* observer = nullptr, const CycleScope& scope = {}, const Compat& compat = {},
+                     const usage::ClusterUsage* usage = nullptr);
+
+// What the profiles' usage plugins need from the metrics sources.
+usage::Needs usageNeeds(const std::vector<Profile>& profiles);
 
 }  // namespace kdesched::framework

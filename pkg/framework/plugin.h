@@ -15,6 +15,7 @@
 #include "pkg/base/status.h"
 #include "pkg/cluster/snapshot.h"
 #include "pkg/framework/compat.h"
+#include "pkg/usage/usage.h"
 
 namespace kdesched::framework {
 
@@ -168,6 +169,15 @@ class DeadlinePlugin : public virtual Plugin {
   virtual std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const = 0;
 };
 
+// A plugin that balances by measured usage: says which source (and, for Prometheus, which query)
+// it reads, so whoever runs the cycle can provide it (the daemon's collectors, the plan's
+// snapshot) and a missing source is named before a cycle runs.
+class UsagePlugin : public virtual Plugin {
+ public:
+  // Nullopt when this instance balances by requests.
+  virtual std::optional<usage::Needs::Consumer> usageNeed() const = 0;
+};
+
 // Pods a plugin lists: upstream's ListPodsOnANode drops Succeeded/Failed pods.
 enum class PodPhases { NonTerminal, All };
 
@@ -179,14 +189,16 @@ using PodScope = std::shared_ptr<const std::unordered_set<std::string>>;
 class Handle {
  public:
   Handle(const cluster::Snapshot& snapshot, const std::vector<const api::Node*>& nodes, CycleState& state,
-         Evictor* evictor, std::string profile, std::string plugin, PodScope scope = nullptr)
+         Evictor* evictor, std::string profile, std::string plugin, PodScope scope = nullptr,
+         const usage::ClusterUsage* usage = nullptr)
       : snapshot_(snapshot),
         nodes_(nodes),
         state_(state),
         evictor_(evictor),
         profile_(std::move(profile)),
         plugin_(std::move(plugin)),
-        scope_(std::move(scope)) {}
+        scope_(std::move(scope)),
+        usage_(usage) {}
 
   const cluster::Snapshot& snapshot() const { return snapshot_; }
   // The cycle's nodes: ready and matching the policy's nodeSelector, sorted by name.
@@ -201,6 +213,8 @@ class Handle {
   std::vector<const api::Pod*> podsOnNode(const api::Node& node, PodPhases phases = PodPhases::NonTerminal) const;
   const std::string& profile() const { return profile_; }
   const std::string& plugin() const { return plugin_; }
+  // The measured usage the cycle was given; null when none was (a cycle by requests only).
+  const usage::ClusterUsage* usage() const { return usage_; }
 
   FilterResult filter(const api::Pod& pod) const;
   FilterResult preEvictionFilter(const api::Pod& pod) const;
@@ -214,6 +228,7 @@ class Handle {
   std::string profile_;
   std::string plugin_;
   PodScope scope_;
+  const usage::ClusterUsage* usage_;
 };
 
 }  // namespace kdesched::framework

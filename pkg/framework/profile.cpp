@@ -50,6 +50,7 @@ Result<std::vector<Profile>> buildProfiles(policy::DeschedulerPolicy& pol, const
   policy::Warnings pluginWarnings;
   BuildContext ctx = callerCtx;
   ctx.warnings = &pluginWarnings;
+  ctx.metricsProviders = {pol.kubernetesMetricsConfigured(), pol.prometheusProvider() != nullptr};
   std::vector<std::string> errors;
   auto fail = [&](const std::string& path, const std::string& msg) {
     errors.push_back(pol.sourceName + ": " + path + ": " + msg);

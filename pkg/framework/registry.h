@@ -13,6 +13,7 @@
 #include "pkg/base/status.h"
 #include "pkg/framework/plugin.h"
 #include "pkg/policy/policy.h"
+#include "pkg/usage/usage.h"
 
 namespace kdesched::framework {
 
@@ -45,6 +46,9 @@ struct BuildContext {
   // buildProfiles points it at the policy's warnings, which the daemon logs and `plan` prints; when
   // null, warnings are dropped.
   policy::Warnings* warnings = nullptr;
+  // The metrics sources the policy's top level configures; plugins that balance by usage check
+  // theirs against it. buildProfiles fills it from the policy.
+  usage::Providers metricsProviders;
   void warn(std::string line) const {
     if (warnings) warnings->push_back(std::move(line));
   }

@@ -28,9 +28,10 @@ evictor::EvictionLimits Engine::limits() const {
 }
 
 framework::CycleResult Engine::runCycle(const cluster::Snapshot& snapshot, evictor::EvictionChain& chain,
-                                        framework::CycleObserver* observer, const framework::CycleScope& scope) const {
+                                        framework::CycleObserver* observer, const framework::CycleScope& scope,
+                                        const usage::ClusterUsage* usage) const {
   return framework::runCycle(profiles, snapshot, policy.nodeSelectorParsed, chain, *clock, observer, scope,
-                             extension.compat);
+                             extension.compat, usage);
 }
 
 Result<Engine> buildEngine(const std::string& policyPath, const framework::BuildContext& ctx) {

@@ -21,9 +21,12 @@ struct Engine {
   std::shared_ptr<Clock> clock;  // times cycles and plugin runs
 
   evictor::EvictionLimits limits() const;
+  // `usage`: the measured usage for the plugins that balance by it (see usageNeeds()).
   framework::CycleResult runCycle(const cluster::Snapshot& snapshot, evictor::EvictionChain& chain,
-                                  framework::CycleObserver* observer = nullptr,
-                                  const framework::CycleScope& scope = {}) const;
+                                  framework::CycleObserver* observer = nullptr, const framework::CycleScope& scope = {},
+                                  const usage::ClusterUsage* usage = nullptr) const;
+  // What the policy's plugins need from the metrics sources (empty: every plugin uses requests).
+  usage::Needs usageNeeds() const { return framework::usageNeeds(profiles); }
 };
 
 // Loads, validates and builds the policy with every registered plugin, and decodes its `kdesched:`

@@ -6,6 +6,7 @@
 
 #include "pkg/cluster/loader.h"
 #include "pkg/plan/engine.h"
+#include "pkg/plan/usage_input.h"
 
 namespace kdesched::plan {
 namespace {
@@ -121,7 +122,8 @@ void renderJson(const PlanData& d, std::ostream& out) {
 
 Status runPlan(const PlanOptions& options, std::ostream& out) {
   cluster::Store store;
-  auto report = cluster::loadSnapshotFile(options.snapshotPath, store, options.maxSnapshotBytes);
+  usage::SourceReadings metrics;
+  auto report = cluster::loadSnapshotFile(options.snapshotPath, store, options.maxSnapshotBytes, &metrics);
   if (!report.isOk()) return report.status();
   cluster::SnapshotPtr snapshot = store.snapshot();
 
@@ -135,11 +137,17 @@ Status runPlan(const PlanOptions& options, std::ostream& out) {
   auto engine = buildEngine(options.policyPath, ctx);
   if (!engine.isOk()) return engine.status();
 
+  std::vector<std::string> usageNotes;
+  auto usage = planUsage({std::move(metrics), options.snapshotPath, options.prometheusResultPath, options.now},
+                         engine->usageNeeds(), usageNotes);
+  if (!usage.isOk()) return usage.status();
+
   evictor::PlanSink sink;
   evictor::EvictionChain chain(engine->limits(), sink);
-  framework::CycleResult cycle = engine->runCycle(*snapshot, chain);
+  framework::CycleResult cycle = engine->runCycle(*snapshot, chain, nullptr, {}, &*usage);
 
   cluster::LoadReport shown = *report;
+  shown.warnings.insert(shown.warnings.end(), usageNotes.begin(), usageNotes.end());
   shown.warnings.insert(shown.warnings.begin(), engine->policy.warnings.begin(), engine->policy.warnings.end());
   PlanData data{sink, cycle, shown, *snapshot, *engine};
   if (options.format == OutputFormat::Json)

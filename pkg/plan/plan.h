@@ -20,6 +20,9 @@ struct PlanOptions {
   OutputFormat format = OutputFormat::Table;
   std::optional<api::Timestamp> now;  // pins the clock for age-based checks (reproducible plans)
   std::size_t maxSnapshotBytes = cluster::kDefaultMaxSnapshotBytes;
+  // A saved Prometheus /api/v1/query answer, for a policy whose LowNodeUtilization balances by a
+  // Prometheus query ("" when not given).
+  std::string prometheusResultPath;
 };
 
 // Runs the plan and writes it to `out`. Bad input returns an error (the caller exits 2).

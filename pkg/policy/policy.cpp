@@ -18,6 +18,7 @@
 #include <yaml-cpp/parser.h>
 
 #include "pkg/policy/args.h"
+#include "pkg/policy/detail/metrics_sources.h"
 #include "pkg/policy/detail/yaml_value.h"
 
 namespace kdesched::policy {
@@ -37,17 +38,6 @@ const std::vector<std::string_view> kTopLevelGuarded = {"nodeSelector", "maxNoOf
 // A real policy is a few kilobytes; anything far larger is the wrong file, and yaml-cpp needs
 // several times the input size in memory.
 constexpr std::size_t kMaxPolicyBytes = 16u << 20;
-
-// Fields upstream has and kdesched does not implement yet. Running with them silently ignored
-// would behave differently from upstream, so they are refused unless they are empty/disabled.
-struct Unsupported {
-  std::string_view field;
-  std::string_view hint;
-};
-constexpr Unsupported kUnsupported[] = {
-    {"metricsProviders", "remove it: kdesched computes utilization from pod requests"},
-    {"metricsCollector", "remove it or set enabled: false: kdesched computes utilization from pod requests"},
-};
 
 // Error messages quote parser text, which can be any bytes the file contained (yaml-cpp's own
 // wording is ASCII).
@@ -182,32 +172,6 @@ Status readProfile(ArgsReader& r, std::vector<Profile>& profiles, Warnings& warn
   return Status::ok();
 }
 
-Status readUnsupported(ArgsReader& top) {
-  for (const Unsupported& u : kUnsupported) {
-    RawArgs raw;
-    if (Status s = top.readRaw(u.field, raw); !s) return s;
-    const YAML::Node& value = detail::yamlOf(raw);
-    if (!value.IsDefined() || value.IsNull()) continue;
-    bool harmless = false;
-    if (u.field == "metricsProviders") {
-      harmless = value.IsSequence() && value.size() == 0;
-    } else if (u.field == "metricsCollector") {
-      // `metricsCollector: {enabled: false}` asks for exactly what kdesched does.
-      std::optional<bool> enabled;
-      Status s = top.readObject(u.field, [&](ArgsReader& m) { return m.readBool("enabled", enabled); });
-      if (!s) return s;
-      harmless = !enabled.value_or(false);
-    } else {
-      harmless = value.IsMap() && value.size() == 0;
-    }
-    if (!harmless) {
-      return top.error(u.field,
-                       "not supported yet by kdesched; " + std::string(u.hint) + ", got " + describeValue(value));
-    }
-  }
-  return Status::ok();
-}
-
 Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   ArgsReader top(detail::rawArgs(root, ""));
   if (!top.structural().isOk()) return top.structural();
@@ -251,7 +215,10 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
     policy.warnings.push_back("gracePeriodSeconds: " + std::to_string(*policy.gracePeriodSeconds) +
                               " is negative; sent as is, as upstream sends it, and the API server then uses 1 second");
   }
-  if (Status s = readUnsupported(top); !s) return s;
+  if (Status s =
+          detail::readMetricsSources(top, policy, [&](ArgsReader& r) { return ignoreUnknown(r, policy.warnings); });
+      !s)
+    return s;
   // kdesched's own settings live under one top-level key that no upstream field uses; upstream
   // ignores unknown top-level keys, so a policy with this block still works there unchanged.
   if (Status s = top.readRaw("kdesched", policy.extension); !s) return s;  // at path "kdesched"

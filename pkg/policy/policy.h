@@ -65,6 +65,27 @@ struct Profile {
   const PluginConfig* findConfig(const std::string& plugin) const;
 };
 
+// `metricsProviders[].prometheus.authToken.secretReference`: the Secret holding the token (data key
+// prometheusAuthToken).
+struct SecretReference {
+  std::string ns;
+  std::string name;
+};
+
+struct PrometheusProvider {
+  std::string url;
+  // Unset: the in-cluster service-account token.
+  std::optional<SecretReference> authTokenSecret;
+};
+
+// One `metricsProviders` entry. `source` is kept as written: upstream accepts any string here and
+// only KubernetesMetrics and Prometheus are ever used.
+struct MetricsProvider {
+  std::string source;
+  std::optional<PrometheusProvider> prometheus;
+  std::string path;  // "metricsProviders[0]"
+};
+
 struct DeschedulerPolicy {
   std::vector<Profile> profiles;
   std::optional<std::string> nodeSelector;               // label-selector string over all nodes
@@ -74,6 +95,13 @@ struct DeschedulerPolicy {
   std::optional<std::uint32_t> maxNoOfPodsToEvictTotal;
   std::optional<bool> evictionFailureEventNotification;
   std::optional<std::int64_t> gracePeriodSeconds;
+  // `metricsCollector.enabled` (deprecated: the same as a KubernetesMetrics provider).
+  std::optional<bool> metricsCollectorEnabled;
+  std::vector<MetricsProvider> metricsProviders;
+  // A metrics-server source is configured (metricsCollector.enabled, or a KubernetesMetrics provider).
+  bool kubernetesMetricsConfigured() const;
+  // The Prometheus provider, or null.
+  const PrometheusProvider* prometheusProvider() const;
   // The top-level `kdesched:` block (event triggers, anti-flapping): decoded by pkg/trigger.
   RawArgs extension;
   std::string sourceName;  // file name used to prefix errors

@@ -6,6 +6,7 @@
 
 #include "pkg/api/scheduling.h"
 #include "pkg/framework/nodefit.h"
+#include "pkg/usage/usage.h"
 
 namespace kdesched::plugins::nodeusage {
 namespace {
@@ -28,17 +29,24 @@ std::int64_t upstreamUnits(const api::Symbol& r, std::int64_t milli) {
   return r == api::kCpu() ? milli : wholeUnits(milli);
 }
 
+std::optional<std::int64_t> capacityOf(const api::Symbol& r, const api::Node& node) {
+  if (node.allocatable.has(r)) return node.allocatable.get(r);
+  if (r == usage::kMetricResource()) return 100 * 1000;
+  return std::nullopt;
+}
+
 PerResource<std::optional<double>> percentages(const std::vector<api::Symbol>& tracked, const api::Node& node,
                                                const PerResource<std::int64_t>& usage) {
   PerResource<std::optional<double>> out(tracked.size());
   for (std::size_t k = 0; k < tracked.size(); ++k)
-    if (node.allocatable.has(tracked[k])) out[k] = percentOf(tracked[k], usage[k], node.allocatable.get(tracked[k]));
+    if (auto capacity = capacityOf(tracked[k], node)) out[k] = percentOf(tracked[k], usage[k], *capacity);
   return out;
 }
 
 std::int64_t capAt(const api::Symbol& r, const api::Node& node, const std::optional<double>& threshold) {
-  if (!node.allocatable.has(r)) return 0;
-  std::int64_t capacity = node.allocatable.get(r);
+  std::optional<std::int64_t> capacityMilli = capacityOf(r, node);
+  if (!capacityMilli) return 0;
+  std::int64_t capacity = *capacityMilli;
   if (!threshold) return capacity;
   std::int64_t units = upstreamUnits(r, capacity);
   auto capped = static_cast<std::int64_t>(*threshold * 0.01 * static_cast<double>(units));
@@ -186,6 +194,11 @@ bool Drain::fromNode(NodeUsage& source) {
     if (evictionLimitNode && evicted >= *evictionLimitNode) break;
     if (!taints.toleratedBy(*pod)) continue;
     if (excludedNamespaces.count(pod->ns.view())) continue;
+    std::optional<PerResource<std::int64_t>> moved;
+    if (podUsage && !unaccounted) {
+      moved = podUsage(*pod);
+      if (!moved) continue;  // upstream: "unable to get pod usage", the pod stays
+    }
     // PreEvictionFilter (nodeFit, namespaceLabelSelector) runs in the eviction chain, which
     // records a refusal; upstream's skip-and-continue is the same decision.
     framework::EvictResult res = h.evict(*pod, reason(source));
@@ -194,11 +207,13 @@ bool Drain::fromNode(NodeUsage& source) {
       if (res.refusal == framework::Refusal::NodeLimit) break;
       continue;
     }
+    if (unaccounted && !evictionLimitNode) break;
     ++evicted;
+    if (unaccounted) continue;
     for (std::size_t k = 0; k < tracked.size(); ++k) {
-      std::int64_t moved = tracked[k] == api::kPods() ? 1000 : pod->requests.get(tracked[k]);
-      source.usage[k] -= moved;
-      available[k] -= moved;
+      std::int64_t amount = moved ? (*moved)[k] : tracked[k] == api::kPods() ? 1000 : pod->requests.get(tracked[k]);
+      source.usage[k] -= amount;
+      available[k] -= amount;
     }
     if (!keepGoing(source, available)) break;
   }

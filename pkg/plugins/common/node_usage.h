@@ -25,6 +25,10 @@ using PerResource = std::vector<T>;
 // resource in, so percentages, caps and sort keys must be computed on it, not on our milli-units.
 std::int64_t upstreamUnits(const api::Symbol& r, std::int64_t milli);
 
+// A node's capacity of a tracked resource in milli-units: allocatable (capacity when allocatable is
+// empty), and 100 units of MetricResource on every node, as upstream gives the Prometheus score.
+std::optional<std::int64_t> capacityOf(const api::Symbol& r, const api::Node& node);
+
 struct NodeUsage {
   const api::Node* node = nullptr;
   PerResource<std::int64_t> usage;             // requests of live pods, milli; pods = count × 1000
@@ -104,6 +108,12 @@ struct Drain {
   // The reason for evicting a pod from `source` (source.usage is its usage now; source.percent is
   // as measured at the start).
   std::function<std::string(const NodeUsage& source)> reason;
+  // What an evicted pod takes off its node and off `available`, per tracked resource; nullopt
+  // skips the pod (its usage is unknown). Null: its requests (pods: 1).
+  std::function<std::optional<PerResource<std::int64_t>>(const api::Pod&)> podUsage;
+  // No per-pod usage at all (a Prometheus score): as upstream, evict without accounting, one pod
+  // per source node, or up to evictionLimitNode when that is set.
+  bool unaccounted = false;
 
   void from(const std::vector<NodeUsage*>& sources);
 

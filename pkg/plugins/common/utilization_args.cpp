@@ -35,8 +35,8 @@ Status checkEvictableNamespaces(const policy::ArgsReader& r, const std::vector<s
 Status rejectMetricsUtilization(const policy::ArgsReader& r, const policy::RawArgs& metrics) {
   if (!metrics.isSet()) return Status::ok();
   return r.error("metricsUtilization",
-                 "metricsUtilization is not supported yet by kdesched (usage is computed from pod requests); "
-                 "remove it to balance on requests");
+                 "upstream v0.36's HighNodeUtilization has no metricsUtilization (it always measures pod requests; "
+                 "only LowNodeUtilization balances by measured usage); remove it");
 }
 
 }  // namespace kdesched::plugins::nodeusage

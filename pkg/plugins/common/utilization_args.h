@@ -22,8 +22,9 @@ Status readEvictableNamespaces(policy::ArgsReader& r, std::vector<std::string>& 
                                std::vector<std::string>& exclude);
 Status checkEvictableNamespaces(const policy::ArgsReader& r, const std::vector<std::string>& include);
 
-// `metricsUtilization` (read with readRaw) refused when set: silently falling back to requests
-// would balance on numbers the operator did not ask for.
+// HighNodeUtilization's `metricsUtilization` (read with readRaw) refused when set: upstream v0.36's
+// HighNodeUtilization has no such field (its strict decoder refuses it too), and balancing on
+// requests instead would not be what the operator asked for.
 Status rejectMetricsUtilization(const policy::ArgsReader& r, const policy::RawArgs& metrics);
 
 }  // namespace kdesched::plugins::nodeusage

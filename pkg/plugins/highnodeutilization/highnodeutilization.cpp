@@ -92,6 +92,8 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
             return "node " + source.node->name + " is underutilized (" +
                    nodeusage::describeUsage(tracked, source.percent, atOrBelowText) + ")" + toward;
           },
+      .podUsage = nullptr,  // requests
+      .unaccounted = false,
   };
   if (args_.onlyThresholdingResources) {
     // Upstream asks whether some container declares a request for the resource; a pod's

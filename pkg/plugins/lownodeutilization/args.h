@@ -14,6 +14,14 @@ namespace kdesched::plugins::lownodeutilization {
 
 inline constexpr const char* kName = "LowNodeUtilization";
 
+// `metricsUtilization`: balance by measured usage instead of requests (upstream v0.34+).
+struct MetricsUtilization {
+  bool metricsServer = false;  // deprecated: the same as source KubernetesMetrics
+  std::string source;          // as written; upstream fails every cycle on a value it does not know
+  bool prometheusSet = false;  // `prometheus:` present
+  std::string prometheusQuery;
+};
+
 struct Args {
   // Resource name → percent in [0, 100]; both maps name the same resources.
   policy::ResourceThresholds thresholds;
@@ -26,10 +34,13 @@ struct Args {
   std::vector<std::string> excludedNamespaces;
   // evictionLimits.node: evictions per source node within one run of this plugin.
   std::optional<std::uint32_t> evictionLimitNode;
+  // Set when `metricsUtilization` is (null counts as unset, as for upstream's pointer).
+  std::optional<MetricsUtilization> metricsUtilization;
 };
 
-// Decodes strictly and validates with upstream's messages; errors name the field path.
-// metricsUtilization is rejected: kdesched measures usage from pod requests only.
+// Decodes strictly and validates with upstream's messages (validation.go); errors name the field
+// path. Which source metricsUtilization resolves to, and whether the policy configures it, is
+// decided when the plugin is built (lownodeutilization.h).
 Result<Args> decodeArgs(const policy::RawArgs& raw);
 
 }  // namespace kdesched::plugins::lownodeutilization

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "pkg/base/log.h"
-#include "pkg/plugins/common/registration.h"
+#include "pkg/plugins/common/measured_usage.h"
 
 namespace kdesched::plugins::lownodeutilization {
 namespace {
@@ -94,9 +94,35 @@ std::string describeSource(const std::vector<api::Symbol>& tracked, const NodeUs
                                   });
 }
 
+// The reading the plugin's source gave this cycle, or why there is none. Never a fallback to
+// requests: without usage the plugin does nothing.
+Result<const usage::SourceReadings*> readingsFor(const framework::Handle& h, const UsageChoice& choice) {
+  const usage::ClusterUsage* all = h.usage();
+  const usage::SourceReadings* r = nullptr;
+  if (all)
+    r = *choice.source == usage::Source::Prometheus ? all->prometheusFor(choice.query)
+                                                    : (all->kubernetesMetrics ? &*all->kubernetesMetrics : nullptr);
+  const std::string origin =
+      *choice.source == usage::Source::Prometheus ? "Prometheus query " + choice.query : std::string("metrics-server");
+  const char* tail = "; skipped this cycle, nothing is evicted on requests instead";
+  if (!r) return Status::error("no usage from " + origin + " for this cycle" + tail);
+  if (r->down) return Status::error(origin + " gave no usage this cycle (" + *r->down + ")" + tail);
+  return r;
+}
+
+std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
 }  // namespace
 
-LowNodeUtilization::LowNodeUtilization(Args args) : args_(std::move(args)) {
+LowNodeUtilization::LowNodeUtilization(Args args, UsageChoice usage)
+    : args_(std::move(args)), usage_(std::move(usage)) {
+  // Args asking for usage with no source resolved (built without chooseUsage) never mean requests.
+  if (args_.metricsUtilization && !usage_.source && !usage_.broken) usage_.broken = "metrics source is empty";
+  if (args_.metricsUtilization && args_.metricsUtilization->source == "Prometheus") {
+    // Upstream tracks only the threshold resource (MetricResource) with Prometheus.
+    tracked_ = {usage::kMetricResource()};
+    return;
+  }
   tracked_ = {api::kCpu(), api::kMemory(), api::kPods()};
   // Extended resources follow in name order (std::map order), so reasons read the same each run.
   for (const auto& [name, percent] : args_.thresholds) {
@@ -105,9 +131,46 @@ LowNodeUtilization::LowNodeUtilization(Args args) : args_(std::move(args)) {
   }
 }
 
+std::optional<usage::Needs::Consumer> LowNodeUtilization::usageNeed() const {
+  if (!usage_.source || usage_.broken) return std::nullopt;
+  return usage::Needs::Consumer{"", "", *usage_.source, usage_.query};
+}
+
+Result<std::vector<NodeUsage>> LowNodeUtilization::measure(framework::Handle& h,
+                                                           const usage::SourceReadings*& readings) const {
+  readings = nullptr;
+  // Broken first: a metricsUtilization without a usable source must never measure requests.
+  if (usage_.broken) return Status::error("error initializing usage client: " + *usage_.broken);
+  if (!usage_.source) return nodeusage::measure(h, tracked_);
+  auto r = readingsFor(h, usage_);
+  if (!r.isOk()) return r.status();
+  readings = *r;
+  auto measured = nodeusage::measureByUsage(h, tracked_, *readings, *h.usage());
+  if (!measured.isOk()) return Status::error("error getting node usage: " + measured.error());
+  const std::string origin = nodeusage::originOf(*readings, usage_.query);
+  if (measured->nodes.empty())
+    return Status::error("no usable sample from " + origin + " for any of the " + plural(h.nodes().size(), "node") +
+                         "; skipped this cycle, nothing is evicted on requests instead");
+  if (!measured->leftOut.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < measured->leftOut.size() && i < 5; ++i) names += (i ? ", " : "") + measured->leftOut[i];
+    if (measured->leftOut.size() > 5) names += " and " + std::to_string(measured->leftOut.size() - 5) + " more";
+    log::warn("nodes left out of the classification: their usage sample is missing, not a number or stale",
+              {{"plugin", kName}, {"profile", h.profile()}, {"source", origin}, {"nodes", names}});
+  }
+  return std::move(measured->nodes);
+}
+
 Status LowNodeUtilization::balance(framework::Handle& h) {
+  const usage::SourceReadings* readings = nullptr;
+  auto nodes = measure(h, readings);
+  if (!nodes.isOk()) return nodes.status();
+  return drain(h, *nodes, readings);
+}
+
+Status LowNodeUtilization::drain(framework::Handle& h, std::vector<NodeUsage>& nodes,
+                                 const usage::SourceReadings* readings) const {
   const std::vector<api::Symbol>& tracked = tracked_;
-  std::vector<NodeUsage> nodes = nodeusage::measure(h, tracked);
   Thresholds t = resolveThresholds(args_, tracked, nodes);
   std::vector<NodeUsage*> under, over;
   for (NodeUsage& n : nodes) {
@@ -138,6 +201,8 @@ Status LowNodeUtilization::balance(framework::Handle& h) {
   PerResource<std::int64_t> available = nodeusage::roomBelowCaps(under, tracked.size());
   const std::string destinations = "; underutilized node" + std::string(under.size() == 1 ? "" : "s") + ": " +
                                    nodeusage::describeNodes(tracked, under);
+  // By requests the reason reads as it always has; by usage it names who measured.
+  const std::string measuredBy = readings ? " by " + nodeusage::originOf(*readings, usage_.query) + " usage" : "";
   nodeusage::Drain drain{
       .h = h,
       .tracked = tracked,
@@ -149,14 +214,29 @@ Status LowNodeUtilization::balance(framework::Handle& h) {
       .keepGoing = shouldContinue,
       .reason =
           [&](const NodeUsage& source) {
-            return "node " + source.node->name + " is overutilized (" + describeSource(tracked, source, t) + ")" +
-                   destinations;
+            return "node " + source.node->name + " is overutilized" + measuredBy + " (" +
+                   describeSource(tracked, source, t) + ")" + destinations;
           },
+      .podUsage = nullptr,
+      .unaccounted = readings && readings->source == usage::Source::Prometheus,
   };
+  if (readings && readings->source == usage::Source::KubernetesMetrics)
+    drain.podUsage = [&](const api::Pod& pod) { return nodeusage::podUsage(tracked, *readings, pod); };
   drain.from(nodeusage::byUsageSum(tracked, over, /*ascending=*/false));
   return Status::ok();
 }
 
-framework::PluginRegistration registration() { return common::registrationOf<LowNodeUtilization>(kName, decodeArgs); }
+framework::PluginRegistration registration() {
+  return {
+      kName,
+      [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
+        auto args = decodeArgs(raw);
+        if (!args.isOk()) return args.status();
+        auto choice = chooseUsage(*args, ctx, raw.path);
+        if (!choice.isOk()) return choice.status();
+        return std::unique_ptr<framework::Plugin>(
+            std::make_unique<LowNodeUtilization>(std::move(*args), std::move(*choice)));
+      }};
+}
 
 }  // namespace kdesched::plugins::lownodeutilization

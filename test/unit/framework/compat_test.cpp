@@ -291,9 +291,45 @@ std::vector<SwitchCase> cases() {
 INSTANTIATE_TEST_SUITE_P(Switches, CompatSwitch, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name; });
 
+// usageGapLeavesNodeOut needs measured usage, which the table above does not carry: n1 is hot,
+// n2 has no sample, n3 a stale one, n4 is cool. kdesched leaves n2 and n3 out and balances onto
+// n4; upstream fails the plugin on n2 (and uses n3's old sample as if it were current).
+std::vector<std::string> planByUsage(const std::string& compat, bool n2Sampled) {
+  ClusterBuilder b;
+  for (const char* n : {"n1", "n2", "n3", "n4"}) b.add(NodeBuilder(n).allocatable(4000, 8 * kGi, 20).build());
+  for (int i = 1; i <= 3; ++i) b.add(PodBuilder("a" + std::to_string(i)).node("n1").build());
+  usage::ClusterUsage u;
+  u.asOf = 100000;
+  usage::SourceReadings& r = u.kubernetesMetrics.emplace();
+  r.nodes[api::Symbol("n1")] = {3600, kGi, std::nullopt, 100000};
+  if (n2Sampled) r.nodes[api::Symbol("n2")] = {400, kGi, std::nullopt, 100000};
+  r.nodes[api::Symbol("n3")] = {400, kGi, std::nullopt, 1000};
+  r.nodes[api::Symbol("n4")] = {400, kGi, std::nullopt, 100000};
+  for (int i = 1; i <= 3; ++i) r.pods.add("default", "a" + std::to_string(i), 1000, 0);
+  r.pods.finish();
+  std::string policy = policyWith("LowNodeUtilization", "balance",
+                                  "      thresholds: {cpu: 30}\n      targetThresholds: {cpu: 50}\n"
+                                  "      metricsUtilization: {source: KubernetesMetrics}\n",
+                                  "", "metricsProviders:\n- source: KubernetesMetrics\n");
+  if (!compat.empty()) policy = withCompat(policy, compat);
+  std::vector<std::string> evicted = runPolicy(policy, *b.snapshot(), 100000, &u).evicted;
+  std::sort(evicted.begin(), evicted.end());
+  return evicted;
+}
+
+TEST(CompatSwitches, UsageGapLeavesNodeOut) {
+  const std::vector<std::string> two = {"default/a1", "default/a2"};
+  EXPECT_EQ(planByUsage("", false), two);
+  EXPECT_EQ(planByUsage("{usageGapLeavesNodeOut: kdesched}", false), two);
+  EXPECT_TRUE(planByUsage("{usageGapLeavesNodeOut: upstream}", false).empty());
+  EXPECT_TRUE(planByUsage("upstream", false).empty());
+  // With every node sampled, upstream uses n3's old sample too: the same two pods move.
+  EXPECT_EQ(planByUsage("upstream", true), two);
+}
+
 // Every switch has a case above, so none can silently stop doing anything.
 TEST(CompatSwitches, EverySwitchHasACase) {
-  std::vector<std::string> covered;
+  std::vector<std::string> covered = {"usageGapLeavesNodeOut"};
   for (const SwitchCase& c : cases()) covered.push_back(c.name);
   for (std::string_view name : framework::Compat::names())
     EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end()) << name;

@@ -381,14 +381,8 @@ std::vector<ErrorCase> errorCases() {
       {"UnknownTopLevelKeyDidYouMean", header() + "maxNoOfPodsToEvictPerNod: 5\n",
        "policy.yaml: maxNoOfPodsToEvictPerNod: unknown field \"maxNoOfPodsToEvictPerNod\" (did you mean "
        "\"maxNoOfPodsToEvictPerNode\"?)"},
-      {"MetricsProvidersNotSupported", header() + "metricsProviders:\n  - source: KubernetesMetrics\n",
-       "policy.yaml: metricsProviders: not supported yet by kdesched; remove it: kdesched computes utilization from "
-       "pod requests, got a list"},
-      {"MetricsCollectorNotSupported", header() + "metricsCollector:\n  enabled: true\n",
-       "policy.yaml: metricsCollector: not supported yet by kdesched; remove it or set enabled: false: kdesched "
-       "computes utilization from pod requests, got a mapping"},
-      {"MetricsCollectorTypo", header() + "metricsCollector:\n  enable: false\n",
-       "policy.yaml: metricsCollector.enable: unknown field \"enable\" (did you mean \"enabled\"?)"},
+      {"MetricsCollectorNotABool", header() + "metricsCollector:\n  enabled: yes please\n",
+       "policy.yaml: metricsCollector.enabled: must be true or false, got \"yes please\""},
       {"ProfilesNotAList", header() + "profiles:\n  name: p\n", "policy.yaml: profiles: must be a list, got a mapping"},
       {"ProfileNotAMapping", header() + "profiles:\n  - p\n", "policy.yaml: profiles[0]: must be a mapping, got \"p\""},
       // Upstream's YAML reader (go-yaml v2) takes a bare `no` for false, so this fails there too.

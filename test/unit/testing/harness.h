@@ -30,15 +30,16 @@ inline Result<plan::Engine> engineFor(const std::string& policyYaml, api::Timest
   return plan::buildEngineFromText(policyYaml, "policy.yaml", ctx);
 }
 
+// `usage`: the measured usage the cycle runs with (LowNodeUtilization's metricsUtilization).
 inline PlanOutcome runPolicy(const std::string& policyYaml, const cluster::Snapshot& snapshot,
-                             api::Timestamp now = 100000) {
+                             api::Timestamp now = 100000, const usage::ClusterUsage* usage = nullptr) {
   PlanOutcome out;
   auto engine = engineFor(policyYaml, now);
   EXPECT_TRUE(engine.isOk()) << (engine.isOk() ? "" : engine.error());
   if (!engine.isOk()) return out;
   evictor::PlanSink sink;
   evictor::EvictionChain chain(engine->limits(), sink);
-  out.cycle = engine->runCycle(snapshot, chain);
+  out.cycle = engine->runCycle(snapshot, chain, nullptr, {}, usage);
   for (const auto& d : sink.evictions()) {
     out.evicted.push_back(d.pod->key());
     out.reasons.push_back(d.reason);

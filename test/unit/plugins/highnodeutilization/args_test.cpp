@@ -64,8 +64,8 @@ INSTANTIATE_TEST_SUITE_P(
         RejectedArgs{"thresholds_before_modes", "thresholds: {cpu: 200}\nevictionModes: [Greedy]",
                      ".thresholds.cpu: cpu threshold not in [0, 100] range"},
         RejectedArgs{"metrics", "thresholds: {cpu: 20}\nmetricsUtilization: {source: KubernetesMetrics}",
-                     ".metricsUtilization: metricsUtilization is not supported yet by kdesched (usage is computed "
-                     "from pod requests); remove it to balance on requests"},
+                     ".metricsUtilization: upstream v0.36's HighNodeUtilization has no metricsUtilization (it always "
+                     "measures pod requests; only LowNodeUtilization balances by measured usage); remove it"},
         RejectedArgs{"target_thresholds", "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50}",
                      ".targetThresholds: unknown field \"targetThresholds\" (known fields: thresholds, numberOfNodes, "
                      "evictionModes, evictableNamespaces, metricsUtilization)"}),

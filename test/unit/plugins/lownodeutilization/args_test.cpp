@@ -1,6 +1,7 @@
 // LowNodeUtilization args: every default and every validation message.
 #include "pkg/plugins/lownodeutilization/args.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
@@ -26,6 +27,7 @@ TEST(LowNodeUtilizationArgs, Defaults) {
     EXPECT_EQ(a->numberOfNodes, 0);
     EXPECT_TRUE(a->excludedNamespaces.empty());
     EXPECT_FALSE(a->evictionLimitNode.has_value());
+    EXPECT_FALSE(a->metricsUtilization.has_value());
   }
 }
 
@@ -73,10 +75,6 @@ TEST_P(LowNodeUtilizationArgsRejected, WithItsMessage) {
   EXPECT_EQ(decodeError(decodeArgs, kName, GetParam().yaml), kArgsPath + GetParam().error);
 }
 
-const char* kMetricsUnsupported =
-    ".metricsUtilization: metricsUtilization is not supported yet by kdesched (usage is computed from pod "
-    "requests); remove it to balance on requests";
-
 INSTANTIATE_TEST_SUITE_P(
     Table, LowNodeUtilizationArgsRejected,
     ::testing::Values(
@@ -113,14 +111,30 @@ INSTANTIATE_TEST_SUITE_P(
                      ".evictableNamespaces.include: only Exclude namespaces can be set, inclusion is not supported"},
         RejectedArgs{"include_checked_before_thresholds", "evictableNamespaces: {include: [a], exclude: [b]}",
                      ".evictableNamespaces.include: only Exclude namespaces can be set, inclusion is not supported"},
-        // kdesched only: usage comes from pod requests, so any metrics source is refused at load time.
-        RejectedArgs{
-            "metrics_utilization",
-            "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50}\nmetricsUtilization: {source: KubernetesMetrics}",
-            kMetricsUnsupported},
-        RejectedArgs{"metrics_server_flag",
-                     "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50}\nmetricsUtilization: {metricsServer: false}",
-                     kMetricsUnsupported},
+        // Upstream's metricsUtilization checks (validation.go), after the thresholds'.
+        RejectedArgs{"metrics_source_and_metrics_server",
+                     "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50}\n"
+                     "metricsUtilization: {source: KubernetesMetrics, metricsServer: true}",
+                     ".metricsUtilization.source: it is not allowed to set both \"KubernetesMetrics\" source and "
+                     "metricsServer"},
+        RejectedArgs{"metrics_prometheus_with_kubernetes_metrics",
+                     "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50}\n"
+                     "metricsUtilization: {source: KubernetesMetrics, prometheus: {query: up}}",
+                     ".metricsUtilization.prometheus: prometheus configuration is not allowed to set when source is "
+                     "set to \"KubernetesMetrics\""},
+        RejectedArgs{"metrics_prometheus_without_query",
+                     "thresholds: {MetricResource: 20}\ntargetThresholds: {MetricResource: 50}\n"
+                     "metricsUtilization: {source: Prometheus}",
+                     ".metricsUtilization.prometheus: prometheus query is required when metrics source is set to "
+                     "\"Prometheus\""},
+        RejectedArgs{"metrics_prometheus_empty_query",
+                     "thresholds: {MetricResource: 20}\ntargetThresholds: {MetricResource: 50}\n"
+                     "metricsUtilization: {source: Prometheus, prometheus: {query: \"\"}}",
+                     ".metricsUtilization.prometheus.query: prometheus query is required when metrics source is set "
+                     "to \"Prometheus\""},
+        RejectedArgs{"metrics_utilization_typo",
+                     "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50}\nmetricsUtilization: {sources: Prometheus}",
+                     ".metricsUtilization.sources: unknown field \"sources\" (did you mean \"source\"?)"},
         RejectedArgs{"typo", "thresholds: {cpu: 20}\ntargetThreshold: {cpu: 50}",
                      ".targetThreshold: unknown field \"targetThreshold\" (did you mean \"targetThresholds\"?)"},
         RejectedArgs{"threshold_not_a_number", "thresholds: {cpu: high}\ntargetThresholds: {cpu: 50}",
@@ -140,6 +154,89 @@ TEST(LowNodeUtilizationArgs, RejectedThroughThePolicyLoader) {
                            "threshold not in [0, 100] range"),
             std::string::npos)
       << e.error();
+}
+
+TEST(LowNodeUtilizationArgs, DecodesMetricsUtilization) {
+  auto a =
+      decodeArgs(rawArgs(kName,
+                         "thresholds: {MetricResource: 20}\ntargetThresholds: {MetricResource: 50}\n"
+                         "metricsUtilization: {source: Prometheus, prometheus: {query: instance:node_cpu:rate:sum}}"));
+  ASSERT_TRUE(a.isOk()) << a.error();
+  ASSERT_TRUE(a->metricsUtilization.has_value());
+  EXPECT_EQ(a->metricsUtilization->source, "Prometheus");
+  EXPECT_EQ(a->metricsUtilization->prometheusQuery, "instance:node_cpu:rate:sum");
+  EXPECT_FALSE(a->metricsUtilization->metricsServer);
+  plugins::lownodeutilization::LowNodeUtilization plugin(std::move(*a));
+  ASSERT_EQ(plugin.trackedResources().size(), 1u);
+  EXPECT_EQ(plugin.trackedResources()[0].str(), "MetricResource");
+}
+
+// Upstream builds the plugin only when a Prometheus source's thresholds are exactly MetricResource.
+TEST(LowNodeUtilizationArgs, PrometheusThresholdsMustBeMetricResource) {
+  const std::string provider = "metricsProviders:\n- source: Prometheus\n  prometheus: {url: \"http://p:9090\"}\n";
+  const std::string metrics = "      metricsUtilization: {source: Prometheus, prometheus: {query: q}}\n";
+  auto cpu = engineFor(policyWith(
+      kName, "balance", "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n" + metrics, "", provider));
+  ASSERT_FALSE(cpu.isOk());
+  EXPECT_NE(cpu.error().find("profiles[0].pluginConfig[1].args.thresholds: thresholds are expected to specify a single "
+                             "instance of \"MetricResource\" resource, got [cpu] instead"),
+            std::string::npos)
+      << cpu.error();
+  auto two = engineFor(policyWith(kName, "balance",
+                                  "      thresholds: {MetricResource: 20, memory: 10}\n"
+                                  "      targetThresholds: {MetricResource: 50, memory: 20}\n" +
+                                      metrics,
+                                  "", provider));
+  ASSERT_FALSE(two.isOk());
+  EXPECT_NE(two.error().find("got [MetricResource memory] instead"), std::string::npos) << two.error();
+  auto ok = engineFor(
+      policyWith(kName, "balance",
+                 "      thresholds: {MetricResource: 20}\n      targetThresholds: {MetricResource: 50}\n" + metrics, "",
+                 provider));
+  ASSERT_TRUE(ok.isOk()) << ok.error();
+  EXPECT_THAT(ok->policy.warnings, ::testing::IsEmpty());
+  EXPECT_EQ(ok->usageNeeds().prometheusQueries(), std::vector<std::string>{"q"});
+}
+
+// What upstream loads and then fails on every cycle ("error initializing usage client: ..."):
+// kdesched loads it too, says so once, and fails the same way.
+TEST(LowNodeUtilizationArgs, SourcesUpstreamCannotUseLoadWithAWarning) {
+  struct Case {
+    std::string metrics, topLevel, warning;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"{}", "", "metricsUtilization: metrics source is empty (set source: KubernetesMetrics or Prometheus)"},
+           {"{metricsServer: false}", "", "metricsUtilization: metrics source is empty"},
+           {"{source: Datadog}", "metricsCollector: {enabled: true}\n",
+            "metricsUtilization: unrecognized metrics source"},
+           {"{source: KubernetesMetrics}", "", "metricsUtilization: metrics client not initialized"},
+           {"{metricsServer: true}", "metricsProviders:\n- source: Prometheus\n  prometheus: {url: http://p}\n",
+            "metricsUtilization: metrics client not initialized"},
+       }) {
+    auto e = engineFor(policyWith(kName, "balance",
+                                  "      thresholds: {cpu: 20}\n      targetThresholds: {cpu: 50}\n"
+                                  "      metricsUtilization: " +
+                                      c.metrics + "\n",
+                                  "", c.topLevel));
+    ASSERT_TRUE(e.isOk()) << c.metrics << ": " << e.error();
+    ASSERT_EQ(e->policy.warnings.size(), 1u) << c.metrics;
+    EXPECT_NE(e->policy.warnings[0].find(c.warning), std::string::npos) << e->policy.warnings[0];
+    EXPECT_NE(e->policy.warnings[0].find("fails every cycle"), std::string::npos) << e->policy.warnings[0];
+    EXPECT_TRUE(e->usageNeeds().empty());
+  }
+}
+
+TEST(LowNodeUtilizationArgs, ExtendedResourceWithMetricsServerWarns) {
+  auto e = engineFor(policyWith(kName, "balance",
+                                "      thresholds: {cpu: 20, nvidia.com/gpu: 20}\n"
+                                "      targetThresholds: {cpu: 50, nvidia.com/gpu: 50}\n"
+                                "      metricsUtilization: {source: KubernetesMetrics}\n",
+                                "", "metricsProviders:\n- source: KubernetesMetrics\n"));
+  ASSERT_TRUE(e.isOk()) << e.error();
+  ASSERT_EQ(e->policy.warnings.size(), 1u);
+  EXPECT_NE(e->policy.warnings[0].find("thresholds[\"nvidia.com/gpu\"]: metrics-server reports cpu and memory only"),
+            std::string::npos)
+      << e->policy.warnings[0];
 }
 
 }  // namespace
