@@ -13,8 +13,10 @@
 # pod, the quantities in the pod's annotations kwok.x-k8s.io/usage-cpu and
 # kwok.x-k8s.io/usage-memory (1m and 1Mi without them); a node reports the sum over its pods plus
 # 1m cpu and 1Mi memory of its own. metrics-server scrapes every 10 s and serves the cpu rate
-# between its last two scrapes, so a change shows within about two scrapes (usage_infra.sh
-# measures it). Prometheus scrapes every second.
+# between its last two scrapes. kwok integrates a cpu counter at each scrape (by anyone) with the
+# usage current then, so a change shows at metrics-server's next scrape when it scrapes alone,
+# and after up to two scrapes (about 20 s) while Prometheus also scrapes every second: wait for
+# values (kd_usage_wait_*), never sleep.
 #
 # Quantities: cpu as Kubernetes writes them (3.6, 3600m, 250000000n); memory in bytes or with
 # Ki/Mi/Gi/Ti or k/M/G/T. Results: cpu in millicores, memory in bytes (integers).
