@@ -23,6 +23,8 @@
 #                   from the nodes' status, instance = node name), with the recording rule
 #                   instance:node_cpu:rate:sum (cpu usage / allocatable, in [0,1]) for the query of
 #                   upstream's README.
+#   prometheus-auth Debian's nginx in front of Prometheus, requiring a bearer token (start-prometheus
+#                   --bearer-token-file): Prometheus cannot require one itself.
 
 MS_PORT_NAME=https
 MS_SERVICE=metrics-server
@@ -50,7 +52,8 @@ ms_kwok_args() {
     --config="${KD_CLUSTER_SCRIPTS}/kwok-usage.yaml"
 }
 
-# ms_write_kubeconfig: metrics-server's kubeconfig, with a ServiceAccount token (as in a pod).
+# ms_write_kubeconfig: metrics-server's kubeconfig, with a ServiceAccount token (as in a pod). The
+# token lasts 48 h; start-metrics-server writes a new one.
 ms_write_kubeconfig() {
   local token
   token="$(kctl -n "${MS_NAMESPACE}" create token "${MS_SERVICE}" --duration=48h)" ||
@@ -230,6 +233,7 @@ ms_start_again() {
   if component_pid metrics-server >/dev/null; then echo "cluster.sh: metrics-server already running"; return 0; fi
   kd_wait_for "port ${METRICS_SERVER_PORT} released" 15 port_released "${METRICS_SERVER_PORT}" ||
     kd_die "metrics-server's port ${METRICS_SERVER_PORT} is still bound"
+  ms_write_kubeconfig
   launch metrics-server
   wait_component metrics-server 60 ms_serving
   write_env

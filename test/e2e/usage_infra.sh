@@ -127,8 +127,9 @@ check "3 kubelet-resource targets up" kd_wait_for "3 targets up" 30 targets_up
 Q='instance:node_cpu:rate:sum'
 check "${Q}: node1 0.9" kd_wait_for "node1 at 0.9" 30 kd_prom_value_near "${Q}" node1 0.9 0.03
 timing "start-prometheus to the first per-node value" "$(ms_str $(($(kd_now_ms) - t)))"
-check "${Q}: node2 0.75" kd_prom_value_near "${Q}" node2 0.75 0.03
-check "${Q}: node3 0.2" kd_prom_value_near "${Q}" node3 0.2 0.03
+# Each target's first scrapes come at their own moment: wait for each node's value.
+check "${Q}: node2 0.75" kd_wait_for "node2 at 0.75" 10 kd_prom_value_near "${Q}" node2 0.75 0.03
+check "${Q}: node3 0.2" kd_wait_for "node3 at 0.2" 10 kd_prom_value_near "${Q}" node3 0.2 0.03
 one_per_node() {
   kd_prom_query "${Q}" | jq -e '[.data.result[].metric.instance] | sort == ["node1", "node2", "node3"]' >/dev/null &&
     kd_prom_query "${Q}" | jq -e '[.data.result[].value[1] | tonumber | select(. >= 0 and . <= 1)] | length == 3' >/dev/null
