@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the test control plane (etcd, etcdctl, kube-apiserver,
-# kube-controller-manager, kube-scheduler, kubectl, kwok, helm) from Go modules
+# kube-controller-manager, kube-scheduler, kubectl, kwok, helm, and metrics-server
+# for the usage tests) from Go modules
 # at the versions pinned in versions.env, into a cache outside the checkout:
 #
 #   ${KDESCHED_CACHE:-$HOME/.cache/kdesched}/<versions-hash>/bin
@@ -41,8 +42,9 @@ BIN_DIR="${KEY_DIR}/bin"
 SHARE_DIR="${KEY_DIR}/share"
 have() {
   [ -x "${BIN_DIR}/$1" ] || return 1
-  # kwok is useless without its stage definitions (see below).
-  [ "$1" != kwok ] || [ -s "${SHARE_DIR}/kwok-stages.yaml" ]
+  # kwok is useless without its stage definitions, metrics-server without its RBAC (see below).
+  [ "$1" != kwok ] || [ -s "${SHARE_DIR}/kwok-stages.yaml" ] || return 1
+  [ "$1" != metrics-server ] || [ -s "${SHARE_DIR}/metrics-server-rbac.yaml" ]
 }
 missing() {
   local b list=()
@@ -74,7 +76,7 @@ fi
 # shellcheck disable=SC1090
 source "${KD_VERSIONS_FILE}"
 : "${KUBERNETES_VERSION:?}" "${KUBERNETES_STAGING_VERSION:?}" "${ETCD_VERSION:?}" \
-  "${KWOK_VERSION:?}" "${HELM_MODULE:?}" "${HELM_VERSION:?}"
+  "${KWOK_VERSION:?}" "${HELM_MODULE:?}" "${HELM_VERSION:?}" "${METRICS_SERVER_VERSION:?}"
 
 export GOMODCACHE="${CACHE_ROOT}/go/mod"
 export GOCACHE="${CACHE_ROOT}/go/build"
@@ -229,6 +231,25 @@ if needs helm; then
   # Helm's own version string (its Makefile sets it the same way).
   timed helm goinstall helm "${HELM_MODULE}/cmd/helm@${HELM_VERSION}" \
     "-X ${HELM_MODULE}/internal/version.version=${HELM_VERSION}"
+fi
+# ---- metrics-server ---------------------------------------------------------
+# Its go.mod has no replace directives, so go install builds it with exactly the
+# dependencies it was released with (k8s.io/* v0.36.x; they are newer than the
+# control plane's for otel, cel-go, etcd's client and others, so little of the
+# kube-apiserver build is reused from the Go build cache).
+if needs metrics-server; then
+  [ -x "${BIN_DIR}/metrics-server" ] || timed metrics-server goinstall metrics-server \
+    "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}" \
+    "-X k8s.io/client-go/pkg/version.gitVersion=${METRICS_SERVER_VERSION}"
+  # Its own RBAC (ServiceAccount kube-system/metrics-server, system:metrics-server,
+  # auth-delegator, extension-apiserver-authentication-reader), applied verbatim by
+  # cluster.sh up --metrics-server.
+  msdir="$(cd "${WORK}" && go mod download -json "sigs.k8s.io/metrics-server@${METRICS_SERVER_VERSION}" | jq -r .Dir)"
+  [ -f "${msdir}/manifests/base/rbac.yaml" ] || kd_die "manifests/base/rbac.yaml not found in ${msdir}"
+  mkdir -p "${SHARE_DIR}"
+  { printf '# sigs.k8s.io/metrics-server@%s manifests/base/rbac.yaml\n' "${METRICS_SERVER_VERSION}"
+    cat "${msdir}/manifests/base/rbac.yaml"; } >"${SHARE_DIR}/.metrics-server-rbac.yaml.tmp"
+  mv -f "${SHARE_DIR}/.metrics-server-rbac.yaml.tmp" "${SHARE_DIR}/metrics-server-rbac.yaml"
 fi
 
 left="$(missing)"

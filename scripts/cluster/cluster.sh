@@ -7,9 +7,12 @@
 #
 # Usage: cluster.sh COMMAND [ARGS]
 #   up [--nodes N | --node-spec FILE] [--apiserver-arg ARG]... [--kcm-arg ARG]...
-#                       [--scheduler-arg ARG]...
+#                       [--scheduler-arg ARG]... [--metrics-server]
 #                       start everything (default 3 nodes: node1..node3); a
-#                       second up on a running cluster is a no-op
+#                       second up on a running cluster is a no-op.
+#                       --metrics-server: kwok also serves the nodes' kubelet
+#                       resource metrics and metrics-server answers
+#                       metrics.k8s.io through the aggregation layer (metrics.sh)
 #   down                stop exactly the processes up started (by recorded PID),
 #                       then remove the data directory; safe to repeat
 #   status              show components, PIDs and addresses
@@ -36,6 +39,15 @@
 #   resume-apiserver    SIGCONT kube-apiserver
 #   node-notready NAME  make kwok report the node NotReady (Ready=False)
 #   node-ready NAME     undo node-notready
+#   stop-metrics-server [--kill] / start-metrics-server
+#                       stop metrics-server (SIGTERM; --kill: SIGKILL) and start it
+#                       again with the same flags (up --metrics-server clusters)
+#   start-prometheus [--bearer-token-file FILE] / stop-prometheus
+#                       Debian's prometheus scraping kwok's resource metrics
+#                       (PROMETHEUS_URL in the env; up --metrics-server clusters);
+#                       with a token file also nginx in front of it, passing on
+#                       only requests with that bearer token (PROMETHEUS_AUTH_URL;
+#                       run it again with another file to rotate the token)
 #
 # Data directory: ${KDESCHED_CLUSTER_DIR:-/tmp/kdesched-cluster} (several
 # clusters can coexist with different directories). It holds pki/, logs/,
@@ -51,6 +63,8 @@ set -euo pipefail
 
 # shellcheck source=scripts/cluster/lib.sh
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
+# shellcheck source=scripts/cluster/metrics.sh
+source "${KD_CLUSTER_SCRIPTS}/metrics.sh"
 
 # Die through exit on these signals so that EXIT traps run (a failed or
 # interrupted up stops what it started).
@@ -68,12 +82,14 @@ if [ -z "${DIR}" ] || [ "${DIR}" = "/" ]; then kd_die "refusing cluster dir /"; 
 MARKER="${DIR}/.kdesched-cluster"
 BIN="$(kd_bin_dir)"
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+# Started only on request (metrics.sh); stopped first by down.
+OPTIONAL_COMPONENTS=(prometheus-auth prometheus metrics-server)
 STOP_TIMEOUT="${KDESCHED_STOP_TIMEOUT:-15}"
 SA_ISSUER="https://kubernetes.default.svc.cluster.local"
 SERVICE_CIDR="10.96.0.0/16"
 SERVICE_IP="10.96.0.1"
 
-usage() { sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,52p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # ---------------------------------------------------------------------------
 # processes
@@ -329,7 +345,8 @@ default_spec() {
 
 # node_json NAME LABELS CAPACITY TAINTS: a kwok-managed Node object.
 node_json() {
-  jq -cn --arg name "$1" --arg labels "${2:--}" --arg cap "${3:--}" --arg taints "${4:--}" '
+  jq -cn --arg name "$1" --arg labels "${2:--}" --arg cap "${3:--}" --arg taints "${4:--}" \
+    --arg metrics "${METRICS_SERVER:-0}" '
     def kv: if . == "-" or . == "" then {} else
       [split(",")[] | select(length > 0) | (index("=")) as $i
         | if $i == null then {key: ., value: ""} else {key: .[:$i], value: .[$i + 1:]} end]
@@ -342,7 +359,9 @@ node_json() {
     ({cpu: "4", memory: "8Gi", pods: "110"} + ($cap | kv)) as $capacity
     | {apiVersion: "v1", kind: "Node",
        metadata: {name: $name,
-         annotations: {"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
+         annotations: ({"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}
+           + if $metrics == "1" then {"metrics.k8s.io/resource-metrics-path":
+               "/metrics/nodes/\($name)/metrics/resource"} else {} end),
          labels: ({"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux", "type": "kwok"}
                   + ($labels | kv) + {"kubernetes.io/hostname": $name})},
        spec: (if $taints == "-" or $taints == "" then {}
@@ -400,6 +419,19 @@ write_env() {
       var="$(tr 'a-z-' 'A-Z_' <<<"${c#kube-}")_PID"
       printf '%s=%q\n' "${var}" "$(cat "${DIR}/pids/${c}.pid" 2>/dev/null || true)"
     done
+    if ms_enabled; then
+      printf 'KWOK_SERVER_URL=%q\n' "https://127.0.0.1:${KWOK_PORT}"
+      printf 'METRICS_SERVER_URL=%q\n' "https://127.0.0.1:${METRICS_SERVER_PORT}"
+      printf 'METRICS_SERVER_PID=%q\n' "$(cat "${DIR}/pids/metrics-server.pid" 2>/dev/null || true)"
+    fi
+    if [ -n "${PROMETHEUS_PORT:-}" ]; then
+      printf 'PROMETHEUS_URL=%q\n' "http://127.0.0.1:${PROMETHEUS_PORT}"
+      printf 'PROMETHEUS_PID=%q\n' "$(cat "${DIR}/pids/prometheus.pid" 2>/dev/null || true)"
+    fi
+    if [ -n "${PROMETHEUS_AUTH_PORT:-}" ]; then
+      printf 'PROMETHEUS_AUTH_URL=%q\n' "http://127.0.0.1:${PROMETHEUS_AUTH_PORT}"
+      printf 'PROMETHEUS_AUTH_PID=%q\n' "$(cat "${DIR}/pids/prometheus-auth.pid" 2>/dev/null || true)"
+    fi
   } >"${tmp}"
   mv -f "${tmp}" "${DIR}/env"
 }
@@ -419,6 +451,7 @@ cmd_up() {
     esac
     case "$1" in
       --nodes|--node-spec) node_arg=("$1" "$2"); shift 2 ;;
+      --metrics-server) METRICS_SERVER=1; shift ;;
       --apiserver-arg) apiserver_extra+=("$2"); shift 2 ;;
       --kcm-arg) kcm_extra+=("$2"); shift 2 ;;
       --scheduler-arg) sched_extra+=("$2"); shift 2 ;;
@@ -469,12 +502,18 @@ cmd_up() {
   pick_port KCM_PORT; pick_port SCHEDULER_PORT
   printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPISERVER_PORT=%s\nKCM_PORT=%s\nSCHEDULER_PORT=%s\n' \
     "${ETCD_PORT}" "${ETCD_PEER_PORT}" "${APISERVER_PORT}" "${KCM_PORT}" "${SCHEDULER_PORT}" >"${DIR}/state"
+  local kwok_extra=()
+  if ms_enabled; then
+    ms_pick_ports
+    printf 'METRICS_SERVER=1\nKWOK_PORT=%s\nMETRICS_SERVER_PORT=%s\n' "${KWOK_PORT}" "${METRICS_SERVER_PORT}" >>"${DIR}/state"
+  fi
 
   t="$(kd_now_ms)"
   gen_pki
   write_kubeconfig "${DIR}/admin.kubeconfig" kubernetes-admin admin
   write_kubeconfig "${DIR}/kube-controller-manager.kubeconfig" system:kube-controller-manager kube-controller-manager
   write_kubeconfig "${DIR}/kube-scheduler.kubeconfig" system:kube-scheduler kube-scheduler
+  if ms_enabled; then ms_gen_pki; mapfile -t kwok_extra < <(ms_kwok_args); fi
   kd_log "certificates and kubeconfigs: $(kd_elapsed "${t}")"
 
   t="$(kd_now_ms)"
@@ -541,13 +580,15 @@ cmd_up() {
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --node-lease-duration-seconds=40 \
     --node-ip=127.0.0.1 \
-    --cidr=10.244.0.1/16
+    --cidr=10.244.0.1/16 \
+    "${kwok_extra[@]+"${kwok_extra[@]}"}"
   create_nodes "${DIR}/nodes.spec"
   wait_component kube-controller-manager 60 secure_healthz "${KCM_PORT}"
   wait_component kube-scheduler 60 secure_healthz "${SCHEDULER_PORT}"
   wait_component kwok 60 all_nodes_ready
   wait_component kube-controller-manager 60 sa_exists
   kd_log "controller-manager, scheduler, kwok and nodes ready: $(kd_elapsed "${t}")"
+  if ms_enabled; then ms_up; fi
 
   write_env
   trap - EXIT
@@ -565,13 +606,13 @@ cmd_down() {
   [ -f "${MARKER}" ] || kd_die "${DIR} is not a kdesched cluster directory; not touching it"
   local t0 c pid wave1=() wave2=()
   t0="$(kd_now_ms)"
-  for c in kwok kube-scheduler kube-controller-manager kube-apiserver; do
+  for c in "${OPTIONAL_COMPONENTS[@]}" kwok kube-scheduler kube-controller-manager kube-apiserver; do
     pid="$(component_pid "${c}")" && wave1+=("${pid}")
   done
   pid="$(component_pid etcd)" && wave2+=("${pid}")
   stop_pids "${wave1[@]+"${wave1[@]}"}"
   stop_pids "${wave2[@]+"${wave2[@]}"}"
-  for c in "${COMPONENTS[@]}"; do
+  for c in "${COMPONENTS[@]}" "${OPTIONAL_COMPONENTS[@]}"; do
     ! component_pid "${c}" >/dev/null || kd_die "${c} is still running; ${DIR} kept"
   done
   rm -rf "${DIR}"
@@ -590,6 +631,17 @@ cmd_status() {
       printf '%-24s NOT running\n' "${c}"; rc=1
     fi
   done
+  for c in "${OPTIONAL_COMPONENTS[@]}"; do
+    [ -f "${DIR}/pids/${c}.pid" ] || continue
+    if pid="$(component_pid "${c}")"; then
+      printf '%-24s running  pid %s\n' "${c}" "${pid}"
+    else
+      printf '%-24s stopped\n' "${c}"
+    fi
+  done
+  if ms_enabled; then echo "kwok server https://127.0.0.1:${KWOK_PORT}  metrics-server https://127.0.0.1:${METRICS_SERVER_PORT}"; fi
+  if [ -n "${PROMETHEUS_PORT:-}" ]; then echo "prometheus http://127.0.0.1:${PROMETHEUS_PORT}"; fi
+  if [ -n "${PROMETHEUS_AUTH_PORT:-}" ]; then echo "prometheus-auth http://127.0.0.1:${PROMETHEUS_AUTH_PORT}"; fi
   echo "apiserver https://127.0.0.1:${APISERVER_PORT}  etcd http://127.0.0.1:${ETCD_PORT}"
   echo "kubeconfig ${DIR}/admin.kubeconfig  env ${DIR}/env"
   return "${rc}"
@@ -701,13 +753,23 @@ main() {
         cp "$2" "${spec}"
       fi
       create_nodes "${spec}"; rm -f "${spec}"
-      cmd_wait_ready 60 ;;
+      cmd_wait_ready 60
+      # Prometheus' targets come from the nodes' status, which kwok fills in once they are Ready.
+      if component_pid prometheus >/dev/null; then prom_write_targets; fi ;;
     restart-apiserver) cmd_restart_apiserver "$@" ;;
     compact-etcd) cmd_compact_etcd "$@" ;;
     pause-apiserver) cmd_signal_apiserver STOP "paused (SIGSTOP)" ;;
     resume-apiserver) cmd_signal_apiserver CONT "resumed (SIGCONT)" ;;
     node-notready) cmd_node_notready "$@" ;;
     node-ready) cmd_node_ready "$@" ;;
+    stop-metrics-server) load_state; ms_stop metrics-server "$@" ;;
+    start-metrics-server) load_state; ms_start_again ;;
+    start-prometheus)
+      load_state
+      if [ $# -eq 0 ]; then ms_prometheus_start
+      elif [ $# -eq 2 ] && [ "$1" = --bearer-token-file ]; then ms_prometheus_auth_start "$2"
+      else kd_die "usage: cluster.sh start-prometheus [--bearer-token-file FILE]"; fi ;;
+    stop-prometheus) load_state; ms_stop prometheus-auth; ms_stop prometheus ;;
     -h|--help|help) usage ;;
     "") usage; exit 2 ;;
     *) kd_die "unknown command '${cmd}' (see --help)" ;;

@@ -11,7 +11,7 @@ KD_VERSIONS_FILE="${KD_CLUSTER_SCRIPTS}/versions.env"
 KD_BUILD_RECIPE=1
 # Every binary build.sh produces, in build order.
 # shellcheck disable=SC2034  # used by build.sh
-KD_ALL_BINARIES=(etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm)
+KD_ALL_BINARIES=(etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm metrics-server)
 
 kd_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 kd_die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
