@@ -201,7 +201,12 @@ void add(const PodMetricsItem& item, SourceReadings& out) {
 
 }  // namespace detail
 
-Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused) {
+namespace {
+
+// Parses `json` (with `reused`'s buffers when given) and hands its root object to `fn`; the errors
+// of a text that is not JSON or whose root is not an object are the same for every answer.
+template <typename Fn>
+Status withRootObject(std::string_view json, api::JsonParser* reused, std::string_view expected, Fn&& fn) {
   simdjson::padded_string padded(json);
   od::parser local;
   od::parser& parser = reused ? reused->impl().parser : local;
@@ -210,8 +215,15 @@ Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParse
     return Status::error(std::string("not valid JSON: ") + simdjson::error_message(e));
   return guarded([&]() -> Status {
     od::object root;
-    if (doc.get_object().get(root) != simdjson::SUCCESS)
-      return Status::error("expected a NodeMetricsList or PodMetricsList object");
+    if (doc.get_object().get(root) != simdjson::SUCCESS) return Status::error("expected " + std::string(expected));
+    return fn(root);
+  });
+}
+
+}  // namespace
+
+Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused) {
+  return withRootObject(json, reused, "a NodeMetricsList or PodMetricsList object", [&](od::object& root) -> Status {
     std::string kind;
     Ctx c;
     return forEachField(c, root, [&](std::string_view key, od::value& v) -> Status {
@@ -237,40 +249,36 @@ Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParse
   });
 }
 
-Status decodePrometheusAnswer(std::string_view json, SourceReadings& out) {
-  simdjson::padded_string padded(json);
-  od::parser parser;
-  od::document doc;
-  if (auto e = parser.iterate(padded).get(doc))
-    return Status::error(std::string("not valid JSON: ") + simdjson::error_message(e));
-  return guarded([&]() -> Status {
-    od::object root;
-    if (doc.get_object().get(root) != simdjson::SUCCESS)
-      return Status::error("expected the JSON object a Prometheus /api/v1/query answers with");
-    Ctx c;
-    std::string status, errorType, error;
-    bool sawData = false;
-    KD_TRY(forEachField(c, root, [&](std::string_view key, od::value& v) -> Status {
-      if (key == "status") return readString(c, v, status);
-      if (key == "errorType") return readString(c, v, errorType);
-      if (key == "error") return readString(c, v, error);
-      if (key == "warnings") {
-        return forEachElement(c, v, [&](od::value& w) -> Status {
-          std::string text;
-          KD_TRY(readString(c, w, text));
-          note(out, "prometheus metrics warnings: " + text);
-          return Status::ok();
-        });
-      }
-      if (key != "data" || status == "error") return Status::ok();
-      sawData = true;
-      return decodePromData(c, v, out);
-    }));
-    if (status == "error") return Status::error("unable to capture prometheus metrics: " + errorType + ": " + error);
-    if (status != "success") return Status::error("status: expected \"success\" or \"error\", got \"" + status + "\"");
-    if (!sawData) return Status::error("data: missing; expected {resultType: vector, result: [...]}");
-    return Status::ok();
-  });
+Status decodePrometheusAnswer(std::string_view json, SourceReadings& out, api::JsonParser* reused) {
+  return withRootObject(json, reused, "the JSON object a Prometheus /api/v1/query answers with",
+                        [&](od::object& root) -> Status {
+                          Ctx c;
+                          std::string status, errorType, error;
+                          bool sawData = false;
+                          KD_TRY(forEachField(c, root, [&](std::string_view key, od::value& v) -> Status {
+                            if (key == "status") return readString(c, v, status);
+                            if (key == "errorType") return readString(c, v, errorType);
+                            if (key == "error") return readString(c, v, error);
+                            if (key == "warnings") {
+                              return forEachElement(c, v, [&](od::value& w) -> Status {
+                                std::string text;
+                                KD_TRY(readString(c, w, text));
+                                note(out, "prometheus metrics warnings: " + text);
+                                return Status::ok();
+                              });
+                            }
+                            if (key != "data" || status == "error") return Status::ok();
+                            sawData = true;
+                            return decodePromData(c, v, out);
+                          }));
+                          if (status == "error")
+                            return Status::error("unable to capture prometheus metrics: " + errorType + ": " + error);
+                          if (status != "success")
+                            return Status::error("status: expected \"success\" or \"error\", got \"" + status + "\"");
+                          if (!sawData)
+                            return Status::error("data: missing; expected {resultType: vector, result: [...]}");
+                          return Status::ok();
+                        });
 }
 
 }  // namespace kdesched::usage

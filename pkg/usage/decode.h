@@ -23,7 +23,7 @@ Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParse
 // checks (an answer other than a vector, a sample without `instance` or with a value outside
 // [0, 1] is an error; upstream fails the plugin on each). A NaN or infinite value is kept, for the
 // plugin to leave that node out; an `instance` named twice is dropped with a note (upstream keeps
-// whichever came last).
-Status decodePrometheusAnswer(std::string_view json, SourceReadings& out);
+// whichever came last). `parser` as for addMetricsList.
+Status decodePrometheusAnswer(std::string_view json, SourceReadings& out, api::JsonParser* parser = nullptr);
 
 }  // namespace kdesched::usage

@@ -6,10 +6,13 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace kdesched::testing {
 
@@ -44,6 +47,24 @@ inline CmdResult run(const std::string& args, const std::string& prefix = "timeo
   r.err = readFile(errFile);
   std::filesystem::remove(errFile);
   return r;
+}
+
+// Compares `actual` with test/testdata/GOLDEN_NAME; UPDATE_GOLDEN=1 in the environment rewrites it.
+inline void expectGolden(const std::string& actual, const std::string& goldenName) {
+  std::filesystem::path golden = kSrc / "test/testdata" / goldenName;
+  if (std::getenv("UPDATE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << actual;
+    return;
+  }
+  ASSERT_TRUE(std::filesystem::exists(golden)) << golden << " missing: run with UPDATE_GOLDEN=1 and review the diff";
+  EXPECT_EQ(actual, readFile(golden)) << "plan output differs from " << golden;
+}
+
+// The arguments that plan examples/DIR/SNAPSHOT with examples/DIR/policy.yaml at NOW.
+inline std::string example(const std::string& dir, const std::string& snapshot = "snapshot.json",
+                           const std::string& now = "2026-11-30T10:00:00Z") {
+  return "plan --snapshot " + (kSrc / "examples" / dir / snapshot).string() + " --policy-config-file " +
+         (kSrc / "examples" / dir / "policy.yaml").string() + " --now " + now;
 }
 
 }  // namespace kdesched::testing

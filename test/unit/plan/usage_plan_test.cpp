@@ -13,26 +13,12 @@
 namespace {
 
 using kdesched::testing::CmdResult;
+using kdesched::testing::example;
+using kdesched::testing::expectGolden;
 using kdesched::testing::kSrc;
 using kdesched::testing::readFile;
 using kdesched::testing::run;
 namespace fs = std::filesystem;
-
-void expectGolden(const std::string& actual, const std::string& goldenName) {
-  fs::path golden = kSrc / "test/testdata" / goldenName;
-  if (std::getenv("UPDATE_GOLDEN")) {
-    std::ofstream(golden, std::ios::binary) << actual;
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " missing: run with UPDATE_GOLDEN=1 and review the diff";
-  EXPECT_EQ(actual, readFile(golden)) << "plan output differs from " << golden;
-}
-
-std::string example(const std::string& dir, const std::string& snapshot = "snapshot.json",
-                    const std::string& now = "2026-11-30T10:00:00Z") {
-  return "plan --snapshot " + (kSrc / "examples" / dir / snapshot).string() + " --policy-config-file " +
-         (kSrc / "examples" / dir / "policy.yaml").string() + " --now " + now;
-}
 
 fs::path tempFile(const std::string& name, const std::string& text) {
   fs::path p = fs::temp_directory_path() / ("kdesched-usage-plan-" + std::to_string(::getpid()) + "-" + name);
