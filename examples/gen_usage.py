@@ -6,8 +6,11 @@ nodes whose pods request the same, while node1 is busy and node2/node3 idle. The
 `/api/v1/query?query=instance:node_cpu:rate:sum`. Re-run after editing; the files are committed."""
 import json
 import pathlib
+import sys
 
 HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE.parent / "test" / "testdata"))
+from kube_objects import ready_node  # noqa: E402
 T0 = "2026-11-30T08:00:00Z"
 SAMPLED = "2026-11-30T09:59:40Z"   # the metrics-server scrape, 20 s before the plan's --now
 NOW = 1796032800                   # 2026-11-30T10:00:00Z
@@ -26,15 +29,7 @@ PODS = {
 
 
 def node(name):
-    return {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "uid": f"uid-{name}", "creationTimestamp": T0,
-                     "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
-        "spec": {},
-        "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
-                   "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"},
-                   "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]},
-    }
+    return ready_node(name, T0, memory="16Gi", pods="110")
 
 
 def pod(name, node_name):

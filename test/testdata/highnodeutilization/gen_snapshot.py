@@ -12,21 +12,16 @@ nodes,pods,namespaces -A -o json` would print it. Four 4-CPU / 8Gi / 20-pod node
 Re-run after editing; the JSON is committed, then run the golden test with UPDATE_GOLDEN=1."""
 import json
 import pathlib
+import sys
 
 HERE = pathlib.Path(__file__).parent
+sys.path.insert(0, str(HERE.parent))
+from kube_objects import ready_node  # noqa: E402
 T0 = "2026-11-30T08:00:00Z"
 
 
 def node(name):
-    return {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "uid": f"uid-{name}", "creationTimestamp": T0,
-                     "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
-        "spec": {},
-        "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "20"},
-                   "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "20"},
-                   "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]},
-    }
+    return ready_node(name, T0)
 
 
 def pod(name, node_name, cpu, mem, owner, namespace="shop", owner_kind="ReplicaSet", priority=0):
