@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pkg/base/log.h"
+
 namespace kdesched::plugins::nodeusage {
 namespace {
 
@@ -103,6 +105,54 @@ std::string originOf(const usage::SourceReadings& readings, const std::string& q
                                                                       : "metrics-server";
   if (!query.empty()) origin += " query " + query;
   return origin;
+}
+
+namespace {
+
+// The reading the plugin's source gave this cycle, or why there is none. Never a fallback to
+// requests: without usage the plugin does nothing.
+Result<const usage::SourceReadings*> readingsFor(const framework::Handle& h, const UsageChoice& choice) {
+  const usage::ClusterUsage* all = h.usage();
+  const usage::SourceReadings* r = nullptr;
+  if (all)
+    r = *choice.source == usage::Source::Prometheus ? all->prometheusFor(choice.query)
+                                                    : (all->kubernetesMetrics ? &*all->kubernetesMetrics : nullptr);
+  const std::string origin =
+      *choice.source == usage::Source::Prometheus ? "Prometheus query " + choice.query : std::string("metrics-server");
+  const char* tail = "; skipped this cycle, nothing is evicted on requests instead";
+  if (!r) return Status::error("no usage from " + origin + " for this cycle" + tail);
+  if (r->down) return Status::error(origin + " gave no usage this cycle (" + *r->down + ")" + tail);
+  return r;
+}
+
+std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+Result<std::vector<NodeUsage>> measureChosen(framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                                             const UsageChoice& choice, const std::string& plugin,
+                                             const usage::SourceReadings*& readings) {
+  readings = nullptr;
+  // Broken first: a metricsUtilization without a usable source must never measure requests.
+  if (choice.broken) return Status::error("error initializing usage client: " + *choice.broken);
+  if (!choice.source) return measure(h, tracked);
+  auto r = readingsFor(h, choice);
+  if (!r.isOk()) return r.status();
+  readings = *r;
+  auto measured = measureByUsage(h, tracked, *readings, *h.usage());
+  if (!measured.isOk()) return Status::error("error getting node usage: " + measured.error());
+  const std::string origin = originOf(*readings, choice.query);
+  if (measured->nodes.empty())
+    return Status::error("no usable sample from " + origin + " for any of the " + plural(h.nodes().size(), "node") +
+                         "; skipped this cycle, nothing is evicted on requests instead");
+  if (!measured->leftOut.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < measured->leftOut.size() && i < 5; ++i) names += (i ? ", " : "") + measured->leftOut[i];
+    if (measured->leftOut.size() > 5) names += " and " + std::to_string(measured->leftOut.size() - 5) + " more";
+    log::warn("nodes left out of the classification: their usage sample is missing, not a number or stale",
+              {{"plugin", plugin}, {"profile", h.profile()}, {"source", origin}, {"nodes", names}});
+  }
+  return std::move(measured->nodes);
 }
 
 }  // namespace kdesched::plugins::nodeusage

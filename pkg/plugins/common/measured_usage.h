@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pkg/plugins/common/node_usage.h"
+#include "pkg/plugins/common/usage_choice.h"
 #include "pkg/usage/usage.h"
 
 namespace kdesched::plugins::nodeusage {
@@ -34,5 +35,13 @@ std::optional<PerResource<std::int64_t>> podUsage(const std::vector<api::Symbol>
 
 // "metrics-server" / "Prometheus query <q>": who measured, for reasons and logs.
 std::string originOf(const usage::SourceReadings& readings, const std::string& query);
+
+// The node usage a run of `plugin` classifies: by requests, or by the chosen source's readings of
+// this cycle (set in `readings`). A broken choice, a source that gave nothing and one without a
+// usable sample for any node are errors that skip the run, never a fallback to requests; nodes left
+// out are named in one warning.
+Result<std::vector<NodeUsage>> measureChosen(framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                                             const UsageChoice& choice, const std::string& plugin,
+                                             const usage::SourceReadings*& readings);
 
 }  // namespace kdesched::plugins::nodeusage

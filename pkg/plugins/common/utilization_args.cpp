@@ -32,11 +32,46 @@ Status checkEvictableNamespaces(const policy::ArgsReader& r, const std::vector<s
       .error("include", "only Exclude namespaces can be set, inclusion is not supported");
 }
 
-Status rejectMetricsUtilization(const policy::ArgsReader& r, const policy::RawArgs& metrics) {
-  if (!metrics.isSet()) return Status::ok();
-  return r.error("metricsUtilization",
-                 "upstream v0.36's HighNodeUtilization has no metricsUtilization (it always measures pod requests; "
-                 "only LowNodeUtilization balances by measured usage); remove it");
+Status readMetricsUtilization(policy::ArgsReader& r, std::optional<MetricsUtilization>& out) {
+  bool present = false;
+  MetricsUtilization m;
+  KD_TRY(r.readObject(
+      "metricsUtilization",
+      [&](policy::ArgsReader& mr) -> Status {
+        std::optional<bool> server;
+        std::optional<std::string> source;
+        KD_TRY(mr.readBool("metricsServer", server));
+        KD_TRY(mr.readString("source", source));
+        m.metricsServer = server.value_or(false);
+        m.source = source.value_or("");
+        return mr.readObject(
+            "prometheus",
+            [&](policy::ArgsReader& pr) -> Status {
+              std::optional<std::string> query;
+              KD_TRY(pr.readString("query", query));
+              m.prometheusQuery = query.value_or("");
+              return Status::ok();
+            },
+            &m.prometheusSet);
+      },
+      &present));
+  if (present) out = std::move(m);
+  return Status::ok();
+}
+
+Status validateMetricsUtilization(const policy::ArgsReader& r, const MetricsUtilization& m) {
+  policy::ArgsReader at(policy::RawArgs{.path = r.pathOf("metricsUtilization")});
+  if (m.source == "KubernetesMetrics" && m.metricsServer)
+    return at.error("source", "it is not allowed to set both \"KubernetesMetrics\" source and metricsServer");
+  if (m.source == "KubernetesMetrics" && m.prometheusSet)
+    return at.error("prometheus",
+                    "prometheus configuration is not allowed to set when source is set to \"KubernetesMetrics\"");
+  if (m.source == "Prometheus" && m.prometheusQuery.empty()) {
+    const std::string message = "prometheus query is required when metrics source is set to \"Prometheus\"";
+    if (!m.prometheusSet) return at.error("prometheus", message);
+    return policy::ArgsReader(policy::RawArgs{.path = at.pathOf("prometheus")}).error("query", message);
+  }
+  return Status::ok();
 }
 
 }  // namespace kdesched::plugins::nodeusage

@@ -1,6 +1,7 @@
 // Args both node-utilization plugins read the same way (upstream: nodeutilization/validation.go).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,18 @@ Status readEvictableNamespaces(policy::ArgsReader& r, std::vector<std::string>& 
                                std::vector<std::string>& exclude);
 Status checkEvictableNamespaces(const policy::ArgsReader& r, const std::vector<std::string>& include);
 
-// HighNodeUtilization's `metricsUtilization` (read with readRaw) refused when set: upstream v0.36's
-// HighNodeUtilization has no such field (its strict decoder refuses it too), and balancing on
-// requests instead would not be what the operator asked for.
-Status rejectMetricsUtilization(const policy::ArgsReader& r, const policy::RawArgs& metrics);
+// `metricsUtilization`: balance by measured usage instead of requests (LowNodeUtilization:
+// upstream v0.34+; HighNodeUtilization: kdesched only, upstream v0.36 refuses the field).
+struct MetricsUtilization {
+  bool metricsServer = false;  // deprecated: the same as source KubernetesMetrics
+  std::string source;          // as written; upstream fails every cycle on a value it does not know
+  bool prometheusSet = false;  // `prometheus:` present
+  std::string prometheusQuery;
+};
+
+// Reads `metricsUtilization` when present (null counts as unset, as for upstream's pointer).
+Status readMetricsUtilization(policy::ArgsReader& r, std::optional<MetricsUtilization>& out);
+// Upstream's ValidateLowNodeUtilizationArgs for metricsUtilization, in its order.
+Status validateMetricsUtilization(const policy::ArgsReader& r, const MetricsUtilization& m);
 
 }  // namespace kdesched::plugins::nodeusage

@@ -18,10 +18,8 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   KD_TRY(r.readStringList("evictionModes", modes));
   std::vector<std::string> include;
   KD_TRY(nodeusage::readEvictableNamespaces(r, include, a.excludedNamespaces));
-  policy::RawArgs metrics;
-  KD_TRY(r.readRaw("metricsUtilization", metrics));
+  KD_TRY(nodeusage::readMetricsUtilization(r, a.metricsUtilization));
   KD_TRY(r.finish());
-  KD_TRY(nodeusage::rejectMetricsUtilization(r, metrics));
 
   // Upstream's validation order: namespaces, thresholds, then eviction modes.
   KD_TRY(nodeusage::checkEvictableNamespaces(r, include));
@@ -32,6 +30,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
       return r.error("evictionModes[" + std::to_string(i) + "]", "invalid eviction mode " + listed[i]);
     a.onlyThresholdingResources = true;
   }
+  if (a.metricsUtilization) KD_TRY(nodeusage::validateMetricsUtilization(r, *a.metricsUtilization));
   return a;
 }
 

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pkg/base/status.h"
+#include "pkg/plugins/common/utilization_args.h"
 #include "pkg/policy/args.h"
 
 namespace kdesched::plugins::highnodeutilization {
@@ -23,11 +25,13 @@ struct Args {
   bool onlyThresholdingResources = false;
   // evictableNamespaces.exclude: these pods count toward usage but are never evicted.
   std::vector<std::string> excludedNamespaces;
+  // kdesched only (upstream v0.36 refuses the field): classify by measured usage, as
+  // LowNodeUtilization's metricsUtilization, with the same sources and validation.
+  std::optional<nodeusage::MetricsUtilization> metricsUtilization;
 };
 
 // Decodes strictly and validates with upstream's messages; errors name the field path.
-// metricsUtilization is rejected: kdesched measures usage from pod requests only (upstream v0.36's
-// HighNodeUtilization has no such field either).
+// metricsUtilization is validated as LowNodeUtilization's.
 Result<Args> decodeArgs(const policy::RawArgs& raw);
 
 }  // namespace kdesched::plugins::highnodeutilization

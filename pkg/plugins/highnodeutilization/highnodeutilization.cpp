@@ -3,8 +3,7 @@
 #include <algorithm>
 
 #include "pkg/base/log.h"
-#include "pkg/plugins/common/node_usage.h"
-#include "pkg/plugins/common/registration.h"
+#include "pkg/plugins/common/measured_usage.h"
 
 namespace kdesched::plugins::highnodeutilization {
 namespace {
@@ -20,13 +19,25 @@ bool roomLeft(const NodeUsage&, const PerResource<std::int64_t>& available) {
 
 }  // namespace
 
-HighNodeUtilization::HighNodeUtilization(Args args) : args_(std::move(args)) {
+HighNodeUtilization::HighNodeUtilization(Args args, nodeusage::UsageChoice usage)
+    : args_(std::move(args)), usage_(std::move(usage)) {
+  // Args asking for usage with no source resolved (built without chooseUsage) never mean requests.
+  if (args_.metricsUtilization && !usage_.source && !usage_.broken) usage_.broken = "metrics source is empty";
+  if (args_.metricsUtilization && args_.metricsUtilization->source == "Prometheus") {
+    tracked_ = {usage::kMetricResource()};
+    return;
+  }
   tracked_ = {api::kCpu(), api::kMemory(), api::kPods()};
   // Extended resources follow in name order (std::map order), so reasons read the same each run.
   for (const auto& [name, percent] : args_.thresholds) {
     api::Symbol r(name);
     if (std::find(tracked_.begin(), tracked_.end(), r) == tracked_.end()) tracked_.push_back(r);
   }
+}
+
+std::optional<usage::Needs::Consumer> HighNodeUtilization::usageNeed() const {
+  if (!usage_.source || usage_.broken) return std::nullopt;
+  return usage::Needs::Consumer{"", "", *usage_.source, usage_.query};
 }
 
 Status HighNodeUtilization::balance(framework::Handle& h) {
@@ -40,7 +51,10 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
     low[k] = it->second;
     high[k] = 100.0;
   }
-  std::vector<NodeUsage> nodes = nodeusage::measure(h, tracked);
+  const usage::SourceReadings* readings = nullptr;
+  auto measured = nodeusage::measureChosen(h, tracked, usage_, kName, readings);
+  if (!measured.isOk()) return measured.status();
+  std::vector<NodeUsage>& nodes = *measured;
   // Upstream does not ask whether an underutilized node is schedulable: a cordoned one is drained
   // too. The destinations are the other nodes that are schedulable.
   std::vector<NodeUsage*> under, destinations;
@@ -73,6 +87,8 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
   auto atOrBelowText = [&](std::size_t k, double) {
     return low[k] ? " <= " + nodeusage::formatPercent(*low[k]) + "%" : std::string();
   };
+  // By requests the reason reads as it always has; by usage it names who measured.
+  const std::string measuredBy = readings ? " by " + nodeusage::originOf(*readings, usage_.query) + " usage" : "";
   std::vector<api::Symbol> thresholdResources;
   for (std::size_t k = 0; k < tracked.size(); ++k)
     if (low[k]) thresholdResources.push_back(tracked[k]);
@@ -89,12 +105,15 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
       // The usage as classified: the reason explains why the node is being emptied.
       .reason =
           [&](const NodeUsage& source) {
-            return "node " + source.node->name + " is underutilized (" +
+            return "node " + source.node->name + " is underutilized" + measuredBy + " (" +
                    nodeusage::describeUsage(tracked, source.percent, atOrBelowText) + ")" + toward;
           },
       .podUsage = nullptr,  // requests
-      .unaccounted = false,
+      // A Prometheus score has no per-pod usage: one pod per node and cycle, as LowNodeUtilization.
+      .unaccounted = readings && readings->source == usage::Source::Prometheus,
   };
+  if (readings && readings->source == usage::Source::KubernetesMetrics)
+    drain.podUsage = [&](const api::Pod& pod) { return nodeusage::podUsage(tracked, *readings, pod); };
   if (args_.onlyThresholdingResources) {
     // Upstream asks whether some container declares a request for the resource; a pod's
     // requests hold exactly the resources its containers (and overhead) declare.
@@ -107,6 +126,18 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
   return Status::ok();
 }
 
-framework::PluginRegistration registration() { return common::registrationOf<HighNodeUtilization>(kName, decodeArgs); }
+framework::PluginRegistration registration() {
+  return {
+      kName,
+      [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
+        auto args = decodeArgs(raw);
+        if (!args.isOk()) return args.status();
+        auto choice =
+            nodeusage::chooseUsage(args->metricsUtilization, {{"thresholds", &args->thresholds}}, kName, ctx, raw.path);
+        if (!choice.isOk()) return choice.status();
+        return std::unique_ptr<framework::Plugin>(
+            std::make_unique<HighNodeUtilization>(std::move(*args), std::move(*choice)));
+      }};
+}
 
 }  // namespace kdesched::plugins::highnodeutilization

@@ -16,49 +16,6 @@ std::optional<std::string> firstMissing(const policy::ResourceThresholds& from, 
   return std::nullopt;
 }
 
-Status readMetricsUtilization(policy::ArgsReader& r, std::optional<MetricsUtilization>& out) {
-  bool present = false;
-  MetricsUtilization m;
-  KD_TRY(r.readObject(
-      "metricsUtilization",
-      [&](policy::ArgsReader& mr) -> Status {
-        std::optional<bool> server;
-        std::optional<std::string> source;
-        KD_TRY(mr.readBool("metricsServer", server));
-        KD_TRY(mr.readString("source", source));
-        m.metricsServer = server.value_or(false);
-        m.source = source.value_or("");
-        return mr.readObject(
-            "prometheus",
-            [&](policy::ArgsReader& pr) -> Status {
-              std::optional<std::string> query;
-              KD_TRY(pr.readString("query", query));
-              m.prometheusQuery = query.value_or("");
-              return Status::ok();
-            },
-            &m.prometheusSet);
-      },
-      &present));
-  if (present) out = std::move(m);
-  return Status::ok();
-}
-
-// Upstream's ValidateLowNodeUtilizationArgs for metricsUtilization, in its order.
-Status validateMetricsUtilization(const policy::ArgsReader& r, const MetricsUtilization& m) {
-  policy::ArgsReader at(policy::RawArgs{.path = r.pathOf("metricsUtilization")});
-  if (m.source == "KubernetesMetrics" && m.metricsServer)
-    return at.error("source", "it is not allowed to set both \"KubernetesMetrics\" source and metricsServer");
-  if (m.source == "KubernetesMetrics" && m.prometheusSet)
-    return at.error("prometheus",
-                    "prometheus configuration is not allowed to set when source is set to \"KubernetesMetrics\"");
-  if (m.source == "Prometheus" && m.prometheusQuery.empty()) {
-    const std::string message = "prometheus query is required when metrics source is set to \"Prometheus\"";
-    if (!m.prometheusSet) return at.error("prometheus", message);
-    return policy::ArgsReader(policy::RawArgs{.path = at.pathOf("prometheus")}).error("query", message);
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 Result<Args> decodeArgs(const policy::RawArgs& raw) {
@@ -84,7 +41,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   KD_TRY(r.readObject("evictionLimits",
                       [&](policy::ArgsReader& lr) -> Status { return lr.readUint32("node", a.evictionLimitNode); }));
 
-  KD_TRY(readMetricsUtilization(r, a.metricsUtilization));
+  KD_TRY(nodeusage::readMetricsUtilization(r, a.metricsUtilization));
   KD_TRY(r.finish());
 
   // Upstream's validation order: namespaces, thresholds, targetThresholds, then the pair.
@@ -105,7 +62,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
       if (percent > a.targetThresholds.at(resource))
         return at.error(resource, "thresholds' " + resource + " percentage is greater than targetThresholds'");
   }
-  if (a.metricsUtilization) KD_TRY(validateMetricsUtilization(r, *a.metricsUtilization));
+  if (a.metricsUtilization) KD_TRY(nodeusage::validateMetricsUtilization(r, *a.metricsUtilization));
   return a;
 }
 

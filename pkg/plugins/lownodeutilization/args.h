@@ -8,19 +8,14 @@
 #include <vector>
 
 #include "pkg/base/status.h"
+#include "pkg/plugins/common/utilization_args.h"
 #include "pkg/policy/args.h"
 
 namespace kdesched::plugins::lownodeutilization {
 
 inline constexpr const char* kName = "LowNodeUtilization";
 
-// `metricsUtilization`: balance by measured usage instead of requests (upstream v0.34+).
-struct MetricsUtilization {
-  bool metricsServer = false;  // deprecated: the same as source KubernetesMetrics
-  std::string source;          // as written; upstream fails every cycle on a value it does not know
-  bool prometheusSet = false;  // `prometheus:` present
-  std::string prometheusQuery;
-};
+using nodeusage::MetricsUtilization;
 
 struct Args {
   // Resource name → percent in [0, 100]; both maps name the same resources.

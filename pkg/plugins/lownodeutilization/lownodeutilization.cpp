@@ -94,24 +94,6 @@ std::string describeSource(const std::vector<api::Symbol>& tracked, const NodeUs
                                   });
 }
 
-// The reading the plugin's source gave this cycle, or why there is none. Never a fallback to
-// requests: without usage the plugin does nothing.
-Result<const usage::SourceReadings*> readingsFor(const framework::Handle& h, const UsageChoice& choice) {
-  const usage::ClusterUsage* all = h.usage();
-  const usage::SourceReadings* r = nullptr;
-  if (all)
-    r = *choice.source == usage::Source::Prometheus ? all->prometheusFor(choice.query)
-                                                    : (all->kubernetesMetrics ? &*all->kubernetesMetrics : nullptr);
-  const std::string origin =
-      *choice.source == usage::Source::Prometheus ? "Prometheus query " + choice.query : std::string("metrics-server");
-  const char* tail = "; skipped this cycle, nothing is evicted on requests instead";
-  if (!r) return Status::error("no usage from " + origin + " for this cycle" + tail);
-  if (r->down) return Status::error(origin + " gave no usage this cycle (" + *r->down + ")" + tail);
-  return r;
-}
-
-std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
-
 }  // namespace
 
 LowNodeUtilization::LowNodeUtilization(Args args, UsageChoice usage)
@@ -138,27 +120,7 @@ std::optional<usage::Needs::Consumer> LowNodeUtilization::usageNeed() const {
 
 Result<std::vector<NodeUsage>> LowNodeUtilization::measure(framework::Handle& h,
                                                            const usage::SourceReadings*& readings) const {
-  readings = nullptr;
-  // Broken first: a metricsUtilization without a usable source must never measure requests.
-  if (usage_.broken) return Status::error("error initializing usage client: " + *usage_.broken);
-  if (!usage_.source) return nodeusage::measure(h, tracked_);
-  auto r = readingsFor(h, usage_);
-  if (!r.isOk()) return r.status();
-  readings = *r;
-  auto measured = nodeusage::measureByUsage(h, tracked_, *readings, *h.usage());
-  if (!measured.isOk()) return Status::error("error getting node usage: " + measured.error());
-  const std::string origin = nodeusage::originOf(*readings, usage_.query);
-  if (measured->nodes.empty())
-    return Status::error("no usable sample from " + origin + " for any of the " + plural(h.nodes().size(), "node") +
-                         "; skipped this cycle, nothing is evicted on requests instead");
-  if (!measured->leftOut.empty()) {
-    std::string names;
-    for (std::size_t i = 0; i < measured->leftOut.size() && i < 5; ++i) names += (i ? ", " : "") + measured->leftOut[i];
-    if (measured->leftOut.size() > 5) names += " and " + std::to_string(measured->leftOut.size() - 5) + " more";
-    log::warn("nodes left out of the classification: their usage sample is missing, not a number or stale",
-              {{"plugin", kName}, {"profile", h.profile()}, {"source", origin}, {"nodes", names}});
-  }
-  return std::move(measured->nodes);
+  return nodeusage::measureChosen(h, tracked_, usage_, kName, readings);
 }
 
 Status LowNodeUtilization::balance(framework::Handle& h) {
@@ -232,7 +194,9 @@ framework::PluginRegistration registration() {
       [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
         auto args = decodeArgs(raw);
         if (!args.isOk()) return args.status();
-        auto choice = chooseUsage(*args, ctx, raw.path);
+        auto choice = nodeusage::chooseUsage(
+            args->metricsUtilization,
+            {{"thresholds", &args->thresholds}, {"targetThresholds", &args->targetThresholds}}, kName, ctx, raw.path);
         if (!choice.isOk()) return choice.status();
         return std::unique_ptr<framework::Plugin>(
             std::make_unique<LowNodeUtilization>(std::move(*args), std::move(*choice)));

@@ -3,7 +3,7 @@
 // nodes under thresholds have room for them, with upstream v0.36's classification, ordering, stop
 // conditions and accounting (reference §2.5). Usage is the sum of the requests of a node's live
 // pods, or with `metricsUtilization` what a metrics source measured (metrics-server's NodeMetrics
-// and PodMetrics, or a Prometheus score): see usage_choice.h and common/measured_usage.h.
+// and PodMetrics, or a Prometheus score): see common/usage_choice.h and common/measured_usage.h.
 #pragma once
 
 #include <string>
@@ -11,10 +11,12 @@
 
 #include "pkg/framework/registry.h"
 #include "pkg/plugins/common/node_usage.h"
+#include "pkg/plugins/common/usage_choice.h"
 #include "pkg/plugins/lownodeutilization/args.h"
-#include "pkg/plugins/lownodeutilization/usage_choice.h"
 
 namespace kdesched::plugins::lownodeutilization {
+
+using nodeusage::UsageChoice;
 
 class LowNodeUtilization : public framework::BalancePlugin, public framework::UsagePlugin {
  public:

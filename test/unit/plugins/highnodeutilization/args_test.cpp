@@ -34,10 +34,22 @@ TEST(HighNodeUtilizationArgs, ReadsEveryField) {
   EXPECT_EQ(a->excludedNamespaces, std::vector<std::string>{"kube-system"});
 }
 
+TEST(HighNodeUtilizationArgs, ReadsMetricsUtilization) {
+  auto a =
+      decodeArgs(rawArgs(kName,
+                         "thresholds: {MetricResource: 20}\n"
+                         "metricsUtilization: {source: Prometheus, prometheus: {query: instance:node_cpu:rate:sum}}"));
+  ASSERT_TRUE(a.isOk()) << a.error();
+  ASSERT_TRUE(a->metricsUtilization.has_value());
+  EXPECT_EQ(a->metricsUtilization->source, "Prometheus");
+  EXPECT_EQ(a->metricsUtilization->prometheusQuery, "instance:node_cpu:rate:sum");
+}
+
 TEST(HighNodeUtilizationArgs, EmptyEvictionModesIsTheDefault) {
   auto a = decodeArgs(rawArgs(kName, "thresholds: {cpu: 20}\nevictionModes: []\nmetricsUtilization: null"));
   ASSERT_TRUE(a.isOk()) << a.error();
   EXPECT_FALSE(a->onlyThresholdingResources);
+  EXPECT_FALSE(a->metricsUtilization.has_value());
 }
 
 class HighNodeUtilizationArgsRejected : public ::testing::TestWithParam<RejectedArgs> {};
@@ -63,9 +75,15 @@ INSTANTIATE_TEST_SUITE_P(
                      ".evictableNamespaces.include: only Exclude namespaces can be set, inclusion is not supported"},
         RejectedArgs{"thresholds_before_modes", "thresholds: {cpu: 200}\nevictionModes: [Greedy]",
                      ".thresholds.cpu: cpu threshold not in [0, 100] range"},
-        RejectedArgs{"metrics", "thresholds: {cpu: 20}\nmetricsUtilization: {source: KubernetesMetrics}",
-                     ".metricsUtilization: upstream v0.36's HighNodeUtilization has no metricsUtilization (it always "
-                     "measures pod requests; only LowNodeUtilization balances by measured usage); remove it"},
+        // metricsUtilization (kdesched only) is validated as LowNodeUtilization's, with upstream's messages.
+        RejectedArgs{"metrics_both",
+                     "thresholds: {cpu: 20}\nmetricsUtilization: {source: KubernetesMetrics, metricsServer: true}",
+                     ".metricsUtilization.source: it is not allowed to set both \"KubernetesMetrics\" source and "
+                     "metricsServer"},
+        RejectedArgs{"metrics_no_query",
+                     "thresholds: {MetricResource: 20}\nmetricsUtilization: {source: Prometheus, prometheus: {}}",
+                     ".metricsUtilization.prometheus.query: prometheus query is required when metrics source is set to "
+                     "\"Prometheus\""},
         RejectedArgs{"target_thresholds", "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50}",
                      ".targetThresholds: unknown field \"targetThresholds\" (known fields: thresholds, numberOfNodes, "
                      "evictionModes, evictableNamespaces, metricsUtilization)"}),

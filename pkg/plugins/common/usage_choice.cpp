@@ -1,6 +1,6 @@
-#include "pkg/plugins/lownodeutilization/usage_choice.h"
+#include "pkg/plugins/common/usage_choice.h"
 
-namespace kdesched::plugins::lownodeutilization {
+namespace kdesched::plugins::nodeusage {
 namespace {
 
 // "[cpu memory]", as Go prints the slice upstream's message holds (sorted here: Go's map order is
@@ -11,7 +11,7 @@ std::string resourceList(const policy::ResourceThresholds& t) {
   return out + "]";
 }
 
-Status onlyMetricResource(const policy::ResourceThresholds& t, const char* which, const std::string& path) {
+Status onlyMetricResource(const policy::ResourceThresholds& t, const std::string& which, const std::string& path) {
   const std::string& metric = usage::kMetricResource().str();
   if (t.size() == 1 && t.begin()->first == metric) return Status::ok();
   return Status::error(path + "." + which + ": " + which + " are expected to specify a single instance of \"" + metric +
@@ -43,35 +43,34 @@ std::string fix(const UsageChoice& c) {
 
 }  // namespace
 
-Result<UsageChoice> chooseUsage(const Args& args, const framework::BuildContext& ctx, const std::string& argsPath) {
-  if (!args.metricsUtilization) return UsageChoice{};
-  const MetricsUtilization& m = *args.metricsUtilization;
-  if (m.source == "Prometheus") {
-    KD_TRY(onlyMetricResource(args.thresholds, "thresholds", argsPath));
-    KD_TRY(onlyMetricResource(args.targetThresholds, "targetThresholds", argsPath));
-  }
+Result<UsageChoice> chooseUsage(const std::optional<MetricsUtilization>& metricsUtilization,
+                                const ThresholdFields& thresholds, const std::string& plugin,
+                                const framework::BuildContext& ctx, const std::string& argsPath) {
+  if (!metricsUtilization) return UsageChoice{};
+  const MetricsUtilization& m = *metricsUtilization;
+  if (m.source == "Prometheus")
+    for (const auto& [field, t] : thresholds) KD_TRY(onlyMetricResource(*t, field, argsPath));
   UsageChoice c = resolve(m, ctx.metricsProviders);
   const std::string at = argsPath + ".metricsUtilization";
   if (c.broken) {
-    ctx.warn(at + ": " + *c.broken + " (" + fix(c) +
-             "); LowNodeUtilization fails every cycle with \"error initializing usage client: " + *c.broken +
+    ctx.warn(at + ": " + *c.broken + " (" + fix(c) + "); " + plugin +
+             " fails every cycle with \"error initializing usage client: " + *c.broken +
              "\" and evicts nothing, as upstream does");
     return c;
   }
   if (c.source == usage::Source::KubernetesMetrics && m.source == "Prometheus") {
     // metricsServer and source: Prometheus: upstream reads metrics-server, which has no MetricResource.
-    ctx.warn(at +
-             ": metricsServer reads metrics-server, which has no MetricResource score; LowNodeUtilization fails "
-             "every cycle and evicts nothing, as upstream does (remove metricsServer)");
+    ctx.warn(at + ": metricsServer reads metrics-server, which has no MetricResource score; " + plugin +
+             " fails every cycle and evicts nothing, as upstream does (remove metricsServer)");
     return c;
   }
   if (c.source == usage::Source::KubernetesMetrics) {
-    for (const auto& [name, percent] : args.thresholds)
+    for (const auto& [name, percent] : *thresholds.front().second)
       if (name != "cpu" && name != "memory" && name != "pods")
         ctx.warn(argsPath + ".thresholds[\"" + name + "\"]: metrics-server reports cpu and memory only, so " + name +
-                 " has no measured usage and LowNodeUtilization fails every cycle, as upstream does");
+                 " has no measured usage and " + plugin + " fails every cycle, as upstream does");
   }
   return c;
 }
 
-}  // namespace kdesched::plugins::lownodeutilization
+}  // namespace kdesched::plugins::nodeusage
