@@ -201,7 +201,8 @@ void add(const PodMetricsItem& item, SourceReadings& out) {
 
 }  // namespace detail
 
-Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused) {
+Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused, std::string* continueToken) {
+  if (continueToken) continueToken->clear();
   simdjson::padded_string padded(json);
   od::parser local;
   od::parser& parser = reused ? reused->impl().parser : local;
@@ -216,6 +217,14 @@ Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParse
     Ctx c;
     return forEachField(c, root, [&](std::string_view key, od::value& v) -> Status {
       if (key == "kind") return readString(c, v, kind);
+      if (key == "metadata" && continueToken) {
+        At at(c, "metadata");
+        return forEachField(c, v, [&](std::string_view k, od::value& f) -> Status {
+          if (k != "continue") return Status::ok();
+          At atContinue(c, "continue");
+          return readString(c, f, *continueToken);
+        });
+      }
       if (key != "items") return Status::ok();
       if (kind != "NodeMetricsList" && kind != "PodMetricsList")
         return c.fail("expected kind NodeMetricsList or PodMetricsList before items, got \"" + kind + "\"");
