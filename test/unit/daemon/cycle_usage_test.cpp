@@ -34,12 +34,12 @@ struct Fixture {
   Result<plan::Engine> engine = engineFor(policyWith("LowNodeUtilization", "balance", kArgs, "", kProvider));
   std::unique_ptr<daemon::UsageSources> sources;
 
-  // n1 runs a1..a4, 100m requested each (10% by requests) but 3200m used; n2, n3 idle; n4 has no
-  // NodeMetrics (left out).
+  // n1 runs a1..a4, 1000m requested each (100% by requests, which would move two of them) and
+  // 3200m used (80%: three 400m pods move by usage); n2, n3 idle; n4 has no NodeMetrics (left out).
   Fixture() {
     EXPECT_TRUE(engine.isOk()) << (engine.isOk() ? "" : engine.error());
     for (const char* n : {"n1", "n2", "n3", "n4"}) store.upsert(NodeBuilder(n).allocatable(4000, 8 * kGi, 20).build());
-    for (int i = 1; i <= 4; ++i) store.upsert(PodBuilder("a" + std::to_string(i)).node("n1").requests(100, 0).build());
+    for (int i = 1; i <= 4; ++i) store.upsert(PodBuilder("a" + std::to_string(i)).node("n1").requests(1000, 0).build());
     auto made = daemon::makeUsageSources(*engine, *api.client, store, api.clock, &metrics, {});
     EXPECT_TRUE(made.isOk()) << (made.isOk() ? "" : made.error());
     if (made.isOk()) sources = std::move(made.value());
@@ -67,7 +67,7 @@ TEST(CycleWithUsage, EvictsFromTheNodeHotByUsage) {
   CycleRunner runner(f.parts());
   RunReport r = runner.runOnce();
   ASSERT_TRUE(r.ran);
-  // 80% → 50% of 4000m: three 400m pods by their PodMetrics usage.
+  // 80% → 50% of 4000m: three 400m pods by their PodMetrics usage (by requests: two).
   EXPECT_EQ(r.evicted, 3u);
   ASSERT_EQ(f.plan.evictions().size(), 3u);
   EXPECT_THAT(f.plan.evictions()[0].reason, HasSubstr("node n1 is overutilized by metrics-server usage (cpu 80%"));
@@ -84,7 +84,7 @@ TEST(CycleWithUsage, EvictsNothingWhenMetricsServerIsDown) {
   CycleRunner runner(f.parts());
   RunReport r = runner.runOnce();
   ASSERT_TRUE(r.ran);
-  EXPECT_EQ(r.evicted, 0u);
+  EXPECT_EQ(r.evicted, 0u);  // by requests n1 is at 100%: a fallback would evict two
   EXPECT_TRUE(f.plan.evictions().empty());
   EXPECT_TRUE(f.plan.refusals().empty());
   ASSERT_EQ(r.cycle.runs.size(), 1u);
@@ -96,6 +96,10 @@ TEST(CycleWithUsage, EvictsNothingWhenMetricsServerIsDown) {
 
 TEST(CycleWithUsage, ARunWithoutAUsagePluginMeasuresNothing) {
   Fixture f;
+  ASSERT_NE(f.sources, nullptr);
+  f.answer(nodeMetricsList({{"n1", "3200m", "2Gi"}}));
+  ASSERT_TRUE(f.sources->metricsServer()->collect());
+  f.answer(podMetricsList({{"a1", "400m", "256Mi"}}));  // there if a run asked, which none must
   CycleRunner runner(f.parts());
   framework::CycleScope scope;
   scope.runBalance = false;
@@ -103,7 +107,7 @@ TEST(CycleWithUsage, ARunWithoutAUsagePluginMeasuresNothing) {
   scope.runBalance = true;
   scope.plugins = {"RemoveDuplicates"};
   EXPECT_TRUE(runner.runOnce(scope).ran);
-  EXPECT_TRUE(f.api.transport->sent().empty());
+  EXPECT_EQ(f.api.sentTo(kPodMetrics), 0u);
 }
 
 TEST(CycleWithUsage, APolicyBalancingByRequestsBuildsNoSource) {
