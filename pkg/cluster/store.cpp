@@ -175,6 +175,11 @@ std::size_t Store::count(api::Kind kind) const {
   return 0;
 }
 
+bool Store::hasNode(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return nodes_.count(name) != 0;
+}
+
 void Store::subscribe(Listener listener) {
   std::lock_guard<std::mutex> lock(mu_);
   listeners_.push_back(std::move(listener));

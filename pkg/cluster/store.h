@@ -48,6 +48,8 @@ class Store {
   // A consistent view; cached until the next change, so several readers share one.
   SnapshotPtr snapshot() const;
   std::size_t count(api::Kind kind) const;
+  // Whether a node of that name is cached (the metrics collector forgets nodes that are gone).
+  bool hasNode(const std::string& name) const;
   // Listeners run synchronously on the writer's thread, after the change is applied and without
   // the store lock held; they must be quick (queue work, do not decide).
   void subscribe(Listener listener);

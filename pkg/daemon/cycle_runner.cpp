@@ -85,6 +85,16 @@ std::string CycleRunner::whyNot() const {
   return "";
 }
 
+std::optional<usage::ClusterUsage> CycleRunner::measureUsage(const cluster::Snapshot& snapshot,
+                                                             const framework::CycleScope& scope) {
+  if (!parts_.usage || !parts_.usage->wanted(scope)) return std::nullopt;
+  // Staleness is judged against the cycle's start, and Prometheus is asked about that moment.
+  const auto asOf = static_cast<api::Timestamp>(std::floor(parts_.clock->unixSeconds()));
+  usage::ClusterUsage measured = parts_.usage->measure(asOf, &parts_.stop);
+  parts_.usage->countLeftOut(measured, framework::cycleNodes(snapshot, parts_.engine.policy.nodeSelectorParsed));
+  return measured;
+}
+
 RunReport CycleRunner::runOnce(const framework::CycleScope& scope) {
   std::lock_guard<std::mutex> lock(mu_);
   RunReport report;
@@ -95,12 +105,14 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope) {
   report.ran = true;
   cluster::SnapshotPtr snapshot = parts_.store.snapshot();
   report.pods = snapshot->podCount();
+  const Clock::TimePoint start = parts_.clock->now();
+  std::optional<usage::ClusterUsage> measured = measureUsage(*snapshot, scope);
   evictor::CycleGate cycleGate(parts_.stop, parts_.cache, relists, parts_.leader, parts_.recent);
   evictor::GateChain gates({&cycleGate, parts_.antiFlapping});
   evictor::EvictionChain chain(parts_.engine.limits(), *sink_, &gates);
-  const Clock::TimePoint start = parts_.clock->now();
   gates.runStarted();
-  report.cycle = parts_.engine.runCycle(*snapshot, chain, parts_.pluginObserver, scope);
+  report.cycle =
+      parts_.engine.runCycle(*snapshot, chain, parts_.pluginObserver, scope, measured ? &*measured : nullptr);
   const evictor::FlushResult late = sink_->flush();
   gates.runFinished();
   // With evictions in flight after the strategies return, the run lasts until their answers.

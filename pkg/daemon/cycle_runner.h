@@ -1,17 +1,19 @@
 // One run of the engine in the live modes, the same for a periodic cycle and an event-triggered
-// scoped run: snapshot → gates (shutdown, stale cache, leadership, anti-flapping) → eviction chain
-// → cycle → flush of the pipelined evictions → requeue of cooldown refusals → settled counts.
-// Periodic cycles and triggered runs never overlap.
+// scoped run: snapshot → measured usage (when a plugin of the run balances by it) → gates
+// (shutdown, stale cache, leadership, anti-flapping) → eviction chain → cycle → flush of the pipelined evictions →
+// requeue of cooldown refusals → settled counts. Periodic cycles and triggered runs never overlap.
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pkg/base/clock.h"
 #include "pkg/cluster/store.h"
+#include "pkg/daemon/usage_sources.h"
 #include "pkg/evictor/cycle_gate.h"
 #include "pkg/evictor/pipelined_sink.h"
 #include "pkg/metrics/metrics.h"
@@ -34,7 +36,7 @@ struct CycleRunnerParts {
   cluster::Store& store;
   const plan::Engine& engine;
   const evictor::CacheFreshness& cache;
-  const Cancellation& stop;
+  Cancellation& stop;      // also cuts the usage requests of a run short
   evictor::Sink& primary;  // the API sink, or the dry-run sink
   std::shared_ptr<Clock> clock;
   std::vector<evictor::Sink*> observers = {};   // see the outcomes as the server answered (metrics)
@@ -45,6 +47,8 @@ struct CycleRunnerParts {
   framework::CycleObserver* pluginObserver = nullptr;
   metrics::Metrics* metrics = nullptr;
   double ownerCooldownSeconds = 0;  // cooldown refusals are looked at again this much later
+  // Measures usage for the runs that include a plugin balancing by it; null: none does.
+  UsageSources* usage = nullptr;
 };
 
 class CycleRunner : public trigger::ScopedRunner {
@@ -72,6 +76,8 @@ class CycleRunner : public trigger::ScopedRunner {
   class HardFailures;
   class CooldownRefusals;
   std::string whyNot() const;
+  std::optional<usage::ClusterUsage> measureUsage(const cluster::Snapshot& snapshot,
+                                                  const framework::CycleScope& scope);
 
   CycleRunnerParts parts_;
   std::unique_ptr<HardFailures> hardFailures_;

@@ -182,6 +182,8 @@ int run(const Options& o) {
       }))
     return rt->finish(kExitOk);
 
+  if (!rt->startUsage()) return rt->finish(kExitOk);
+
   const plan::Engine& engine = rt->engine();
   evictor::ApiSink apiSink(rt->evictionApi(), {engine.policy.gracePeriodSeconds,
                                                engine.policy.evictionFailureEventNotification.value_or(false)});
@@ -208,7 +210,8 @@ int run(const Options& o) {
                       .antiFlapping = antiFlapping.get(),
                       .pluginObserver = pluginTimer.get(),
                       .metrics = rt->metrics(),
-                      .ownerCooldownSeconds = engine.extension.antiFlapping.ownerCooldownSeconds});
+                      .ownerCooldownSeconds = engine.extension.antiFlapping.ownerCooldownSeconds,
+                      .usage = rt->usage()});
   std::unique_ptr<trigger::Planner> planner = startPlanner(o, *rt, runner, antiFlapping.get());
 
   int exitCode = cycleLoop(o, *rt, runner, stop, lost);

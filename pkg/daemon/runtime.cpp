@@ -39,6 +39,7 @@ std::unique_ptr<Runtime> Runtime::create(const Options& options, std::shared_ptr
   std::unique_ptr<Runtime> rt(new Runtime(options, std::move(clock), stop));
   if (!rt->connect() || !rt->loadPolicy()) return nullptr;
   rt->buildCache();
+  if (!rt->buildUsage()) return nullptr;
   if (options.leaderElect)
     rt->elector_ = std::make_unique<kube::LeaderElector>(*rt->client_, options.leader, rt->clock_);
   if (!rt->serve()) return nullptr;
@@ -52,6 +53,7 @@ std::unique_ptr<Runtime> Runtime::create(const Options& options, std::shared_ptr
 Runtime::~Runtime() { stopAll(); }
 
 void Runtime::stopAll() {
+  if (usage_) usage_->stop();
   for (auto& r : reflectors_) r->stop();
   if (server_) server_->stop();
 }
@@ -117,6 +119,22 @@ void Runtime::buildCache() {
     });
   }
 }
+
+bool Runtime::buildUsage() {
+  PrometheusEnvironment env;
+  // In a pod: Prometheus gets the service-account token and the cluster's CA, as upstream's does.
+  if (auto inCluster = kube::loadInClusterConfig(); inCluster.isOk()) env.inCluster = std::move(*inCluster);
+  env.timeout = seconds(options_.requestTimeoutSeconds > 0 ? options_.requestTimeoutSeconds : 30);
+  auto sources = makeUsageSources(engine_, *client_, store_, clock_, metrics_.get(), env);
+  if (!sources.isOk()) {
+    log::error("bad policy", {{"error", sources.error()}});
+    return false;
+  }
+  usage_ = std::move(sources.value());
+  return true;
+}
+
+bool Runtime::startUsage() { return !usage_ || usage_->start(stop_); }
 
 bool Runtime::serve() {
   server_ = std::make_unique<metrics::Server>(metrics_.get(), [this] { return readiness(); });

@@ -12,6 +12,7 @@
 #include "pkg/cluster/store.h"
 #include "pkg/daemon/daemon.h"
 #include "pkg/daemon/sync_waker.h"
+#include "pkg/daemon/usage_sources.h"
 #include "pkg/evictor/async_events.h"
 #include "pkg/kube/cache_health.h"
 #include "pkg/kube/eviction_api.h"
@@ -62,6 +63,11 @@ class Runtime {
   metrics::Metrics* metrics() { return metrics_.get(); }
   // Evictions go out at once; their Events through a queue (AsyncEvents), drained by finish().
   evictor::EvictionApi& evictionApi() { return *events_; }
+  // The usage sources, null when no plugin balances by usage.
+  UsageSources* usage() { return usage_.get(); }
+  // Starts the metrics collector, if the policy needs one, and waits (bounded) for its first
+  // collection. False: shut down meanwhile.
+  bool startUsage();
 
  private:
   Runtime(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop)
@@ -73,6 +79,7 @@ class Runtime {
   bool loadPolicy();
   void buildCache();
   bool serve();
+  bool buildUsage();
   bool synced() const;
   // A one-shot run's refused LISTs, logged; true when there were any.
   bool refused() const;
@@ -91,6 +98,7 @@ class Runtime {
   SyncWaker syncWaker_;
   std::unique_ptr<kube::ReflectorObservers> reflectorObservers_;
   std::vector<std::unique_ptr<kube::Reflector>> reflectors_;
+  std::unique_ptr<UsageSources> usage_;
   std::unique_ptr<kube::LeaderElector> elector_;
   std::unique_ptr<metrics::Server> server_;
   std::unique_ptr<kube::KubeEvictionApi> evictionApi_;

@@ -237,15 +237,15 @@ ApiResult<HttpResponse> Client::del(const std::string& target, std::string body,
   return execute(std::move(r), options);
 }
 
-ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& options, Cancellation* cancel) {
-  ListResult result;
-  ListPage page;
+ApiResult<PagedList> Client::listPages(std::string_view path, std::string_view name, const ListOptions& options,
+                                       const PageReader& pages, Cancellation* cancel) {
+  PagedList result;
   std::string continueToken;
   RequestOptions ro;
   ro.cancel = cancel;
   for (;;) {
     // With a continue token the server rejects resourceVersion: the token pins the snapshot.
-    std::string target = Query(resource.path)
+    std::string target = Query(path)
                              .addIf(options.limit > 0, "limit", std::to_string(options.limit))
                              .addIf(continueToken.empty() && !options.resourceVersion.empty(), "resourceVersion",
                                     options.resourceVersion)
@@ -259,25 +259,42 @@ ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& 
         // The snapshot the token pinned was compacted away while we paged; start over.
         ++result.restarts;
         log::info("kube list continue token expired, restarting",
-                  {{"resource", resource.name}, {"pages_read", result.pages}, {"restart", result.restarts}});
-        page = ListPage{};
+                  {{"resource", name}, {"pages_read", result.pages}, {"restart", result.restarts}});
+        if (pages.restart) pages.restart();
         result.pages = 0;
         continueToken.clear();
         continue;
       }
       return response.error();
     }
-    page.continueToken.clear();
-    if (Status s = decodeListPage(resource.kind, response->body, page); !s.isOk()) {
+    continueToken.clear();
+    if (Status s = pages.decode(response->body, continueToken); !s.isOk()) {
       ApiError e;
       e.reason = "InvalidResponse";
-      e.message = std::string(resource.name) + " list page " + std::to_string(result.pages + 1) + ": " + s.message();
+      e.message = std::string(name) + " list page " + std::to_string(result.pages + 1) + ": " + s.message();
       return e;
     }
     ++result.pages;
-    continueToken = page.continueToken;
     if (continueToken.empty()) break;
   }
+  return result;
+}
+
+ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& options, Cancellation* cancel) {
+  ListPage page;
+  PageReader reader;
+  reader.decode = [&](std::string& body, std::string& continueToken) {
+    page.continueToken.clear();
+    KD_TRY(decodeListPage(resource.kind, body, page));
+    continueToken = page.continueToken;
+    return Status::ok();
+  };
+  reader.restart = [&] { page = ListPage{}; };
+  auto paged = listPages(resource.path, resource.name, options, reader, cancel);
+  if (!paged.isOk()) return paged.error();
+  ListResult result;
+  result.pages = paged->pages;
+  result.restarts = paged->restarts;
   result.objects = std::move(page.objects);
   result.undecodable = std::move(page.undecodable);
   result.resourceVersion = std::move(page.resourceVersion);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -47,6 +48,20 @@ struct ListResult {
   std::string resourceVersion;                 // watch from here
   int pages = 0;
   int restarts = 0;  // times an expired continue token made us start over
+};
+
+// Reads the pages of a LIST whose items the caller decodes itself (Client::listPages).
+struct PageReader {
+  // Decodes one page (`body` may be reallocated for padding) and sets `continueToken` from its
+  // metadata.continue ("" on the last page). An error fails the list.
+  std::function<Status(std::string& body, std::string& continueToken)> decode;
+  // The list starts over from its first page: forget what the pages so far gave.
+  std::function<void()> restart;
+};
+
+struct PagedList {
+  int pages = 0;
+  int restarts = 0;
 };
 
 struct WatchOptions {
@@ -108,6 +123,13 @@ class Client {
   // All pages of a collection. An expired continue token (410) restarts the list from the first
   // page, at most kMaxListRestarts times.
   ApiResult<ListResult> list(const Resource& resource, const ListOptions& options, Cancellation* cancel = nullptr);
+
+  // The same paging for a collection the cache does not hold (metrics.k8s.io): each page's body is
+  // handed to `pages.decode`, which reads it into the caller's own model and sets the page's
+  // metadata.continue; `pages.restart` drops what the earlier pages gave when the list starts
+  // over. `name` names the collection in errors ("nodemetrics").
+  ApiResult<PagedList> listPages(std::string_view path, std::string_view name, const ListOptions& options,
+                                 const PageReader& pages, Cancellation* cancel = nullptr);
 
   // Opens a watch; returns once the server accepted it. Not retried on 429: the reflector backs off.
   // Opening is bounded by the request timeout; the open stream only by the server's

@@ -89,6 +89,15 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
                      .Name("kdesched_evictions_suppressed_total")
                      .Help("Evictions suppressed by anti-flapping (cooldown, rate limit, backoff)")
                      .Register(r);
+  usageUp_ = &prometheus::BuildGauge()
+                  .Name("kdesched_usage_source_up")
+                  .Help("1 when the usage source's last collection or query answered, 0 when it failed, by source")
+                  .Register(r);
+  usageLeftOut_ =
+      &prometheus::BuildGauge()
+           .Name("kdesched_usage_nodes_left_out")
+           .Help("Nodes of the last cycle left out of balancing by usage: sample missing, stale or not a number")
+           .Register(r);
 
   for (const auto& s : strategies) {
     for (const char* result : {"success", "error"}) {
@@ -131,6 +140,11 @@ void Metrics::triggerEvent(const std::string& kind) { triggerEvents_->Add({{"kin
 void Metrics::triggerRun() { triggerRuns_->Add({}).Increment(); }
 void Metrics::eventToEviction(double seconds) { eventToEviction_->Add({}, kReactionBuckets).Observe(seconds); }
 void Metrics::evictionSuppressed(const std::string& reason) { suppressed_->Add({{"reason", reason}}).Increment(); }
+
+void Metrics::usageSourceUp(const std::string& source, bool up) { usageUp_->Add({{"source", source}}).Set(up ? 1 : 0); }
+void Metrics::usageNodesLeftOut(const std::string& source, double nodes) {
+  usageLeftOut_->Add({{"source", source}}).Set(nodes);
+}
 
 void Metrics::cacheStaleSource(StaleSource source) {
   std::lock_guard<std::mutex> lock(staleMu_);

@@ -50,6 +50,11 @@ class Metrics {
   void triggerRun();
   void eventToEviction(double seconds);
   void evictionSuppressed(const std::string& reason);
+  // Balancing by measured usage: kdesched_usage_source_up{source} is 1 when the source's last
+  // collection or query answered, 0 when it failed; kdesched_usage_nodes_left_out{source} the
+  // nodes of the last cycle whose sample was missing, stale or not a number.
+  void usageSourceUp(const std::string& source, bool up);
+  void usageNodesLeftOut(const std::string& source, double nodes);
   // kdesched_cache_stale{resource}: 1 while a resource's cache cannot be trusted (access refused,
   // or no refresh for too long), else 0. Read from `source` at each scrape rather than pushed: a
   // cache goes stale by time alone, and a scrape must show it without anything else noticing
@@ -82,6 +87,8 @@ class Metrics {
   prometheus::Family<prometheus::Counter>* triggerRuns_;
   prometheus::Family<prometheus::Histogram>* eventToEviction_;
   prometheus::Family<prometheus::Counter>* suppressed_;
+  prometheus::Family<prometheus::Gauge>* usageUp_;
+  prometheus::Family<prometheus::Gauge>* usageLeftOut_;
 };
 
 }  // namespace kdesched::metrics

@@ -222,12 +222,21 @@ Status withRootObject(std::string_view json, api::JsonParser* reused, std::strin
 
 }  // namespace
 
-Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused) {
+Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused, std::string* continueToken) {
+  if (continueToken) continueToken->clear();
   return withRootObject(json, reused, "a NodeMetricsList or PodMetricsList object", [&](od::object& root) -> Status {
     std::string kind;
     Ctx c;
     return forEachField(c, root, [&](std::string_view key, od::value& v) -> Status {
       if (key == "kind") return readString(c, v, kind);
+      if (key == "metadata" && continueToken) {
+        At at(c, "metadata");
+        return forEachField(c, v, [&](std::string_view k, od::value& f) -> Status {
+          if (k != "continue") return Status::ok();
+          At atContinue(c, "continue");
+          return readString(c, f, *continueToken);
+        });
+      }
       if (key != "items") return Status::ok();
       if (kind != "NodeMetricsList" && kind != "PodMetricsList")
         return c.fail("expected kind NodeMetricsList or PodMetricsList before items, got \"" + kind + "\"");

@@ -5,6 +5,7 @@
 // pkg/usage/detail/ondemand.h.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "pkg/api/decode.h"
@@ -17,7 +18,9 @@ namespace kdesched::usage {
 // KubernetesMetrics reading. Call out.pods.finish() once every page is in. Errors name the item
 // (`items[3]: usage.cpu: invalid quantity "x"`). A collector passes the same `parser` every time:
 // its buffers are then allocated once (a 150k-pod list faults in ~40 MB of fresh pages otherwise).
-Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* parser = nullptr);
+// `continueToken`, when given, receives the page's metadata.continue ("" on the last page).
+Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* parser = nullptr,
+                      std::string* continueToken = nullptr);
 
 // The JSON body of a Prometheus instant query answer, into a Prometheus reading, with upstream's
 // checks (an answer other than a vector, a sample without `instance` or with a value outside

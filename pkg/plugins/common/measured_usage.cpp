@@ -6,13 +6,11 @@
 #include "pkg/base/log.h"
 
 namespace kdesched::plugins::nodeusage {
-namespace {
 
-// Why a node's sample cannot be used, or nullopt when it can. Without `kdeschedRules` (compat
-// usageGapLeavesNodeOut: upstream) only a missing or non-finite sample is unusable: upstream's
-// collector keeps a node's last value for ever and reads a missing cpu or memory as 0.
-std::optional<std::string> unusable(const usage::NodeSample* s, const usage::SourceReadings& readings,
-                                    const usage::ClusterUsage& cluster, bool kdeschedRules) {
+// Upstream's collector keeps a node's last value for ever and reads a missing cpu or memory as 0:
+// hence the narrower rule without kdeschedRules.
+std::optional<std::string> sampleProblem(const usage::NodeSample* s, const usage::SourceReadings& readings,
+                                         const usage::ClusterUsage& cluster, bool kdeschedRules) {
   if (!s) return "no sample";
   if (readings.source == usage::Source::Prometheus) {
     if (!s->score) return "no sample";
@@ -25,6 +23,8 @@ std::optional<std::string> unusable(const usage::NodeSample* s, const usage::Sou
     return "sample " + std::to_string(age) + " s old, more than " + std::to_string(cluster.maxSampleAgeSeconds) + " s";
   return std::nullopt;
 }
+
+namespace {
 
 // The node's usage of resource k from its sample, in milli-units.
 std::int64_t sampled(const api::Symbol& r, const usage::NodeSample& s) {
@@ -52,7 +52,7 @@ Result<Measured> measureByUsage(const framework::Handle& h, const std::vector<ap
   const bool leaveOut = h.state().compat().usageGapLeavesNodeOut;
   for (const api::Node* node : h.nodes()) {
     const usage::NodeSample* s = readings.node(node->nameSym);
-    if (auto why = unusable(s, readings, cluster, leaveOut)) {
+    if (auto why = sampleProblem(s, readings, cluster, leaveOut)) {
       if (!leaveOut)  // upstream's sync fails on the first node it cannot find
         return Status::error(readings.source == usage::Source::Prometheus
                                  ? "unable to find metric entry for " + node->name

@@ -33,6 +33,12 @@ Result<Measured> measureByUsage(const framework::Handle& h, const std::vector<ap
 std::optional<PerResource<std::int64_t>> podUsage(const std::vector<api::Symbol>& tracked,
                                                   const usage::SourceReadings& readings, const api::Pod& pod);
 
+// Why a node's sample cannot be used ("no sample", "sample is NaN", "sample 300 s old, ..."), or
+// nullopt when it can. Without `kdeschedRules` (compat usageGapLeavesNodeOut: upstream) only a
+// missing or non-finite sample is unusable. The daemon counts such nodes with the same rule.
+std::optional<std::string> sampleProblem(const usage::NodeSample* s, const usage::SourceReadings& readings,
+                                         const usage::ClusterUsage& cluster, bool kdeschedRules);
+
 // "metrics-server" / "Prometheus query <q>": who measured, for reasons and logs.
 std::string originOf(const usage::SourceReadings& readings, const std::string& query);
 
