@@ -2,7 +2,8 @@
 # Installs everything kdesched needs to build and test on a fresh Debian 12 machine.
 # Idempotent: packages already present are left alone.
 # prometheus: its promtool checks and unit-tests the chart's alert rules and dashboard queries
-# (test/helm/run.sh); the server itself is not started.
+# (test/helm/run.sh), and the server is the Prometheus usage source of test/e2e/usage.sh.
+# nginx-light: the bearer-token front of that Prometheus (Prometheus cannot require a token itself).
 # clang + libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh); the runtime package holds
 # libFuzzer and clang's sanitizer runtimes, which the clang package alone does not install.
 set -euo pipefail
@@ -15,7 +16,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-yaml curl jq procps time
   clang-format ccache clang libclang-rt-14-dev
-  prometheus
+  prometheus nginx-light
 )
 
 missing=()

@@ -4,7 +4,7 @@
 #   tools (openssl, jq, curl) -> build.sh (cached) -> test/e2e/smoke.sh
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
-#      triggers.sh, plugins.sh, prometheus.sh               skips them)
+#      triggers.sh, plugins.sh, prometheus.sh, usage.sh     skips them)
 #   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
 #                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
 #   -> test/differential/ci.sh                             (no cluster: runs whatever came before;
@@ -16,7 +16,8 @@
 # ${KDESCHED_CACHE:-$HOME/.cache/kdesched}/<hash>/bin (CI runs as root on the developers' machine,
 # so /root/.cache/kdesched is shared with them): a warm build step is a no-op. A cold one takes tens
 # of minutes on 2 cores, see README. KDESCHED_CI_BINARIES overrides which binaries are built
-# (default: what the tests use, helm included for the chart tests; "all" builds every binary).
+# (default: what the tests use, helm included for the chart tests and metrics-server for usage.sh;
+# "all" builds every binary).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -35,7 +36,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 command -v go >/dev/null 2>&1 || PATH="/usr/local/go/bin:${PATH}"
 
-read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm}"
+read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm metrics-server}"
 [ "${binaries[*]}" != all ] || binaries=("${KD_ALL_BINARIES[@]}")
 kd_log "cluster binaries: build.sh ${binaries[*]} (cache $(kd_cache_root))"
 tb="$(kd_now_ms)"
@@ -69,6 +70,7 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/triggers.sh
   run_test test/e2e/plugins.sh
   run_test test/e2e/prometheus.sh
+  run_test test/e2e/usage.sh
 fi
 # The Helm chart: offline lint/golden/drift checks, the Dockerfile's runtime libraries, then
 # install into a real control plane with the RBAC proof.
