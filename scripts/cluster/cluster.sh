@@ -283,9 +283,16 @@ gen_pki() {
   chmod 600 "${p}"/*.key
 }
 
-# write_kubeconfig FILE USER CERT_NAME: a kubeconfig with embedded credentials.
+# write_kubeconfig FILE USER CERT_NAME: a kubeconfig with embedded credentials: the client
+# certificate pki/CERT_NAME.{crt,key}, or with CERT_NAME "--token TOKEN" a bearer token.
 write_kubeconfig() {
-  local file="$1" user="$2" cert="$3" p="${DIR}/pki"
+  local file="$1" user="$2" p="${DIR}/pki" creds
+  if [ "$3" = --token ]; then
+    creds="    token: $4"
+  else
+    creds="    client-certificate-data: $(base64 -w0 <"${p}/$3.crt")
+    client-key-data: $(base64 -w0 <"${p}/$3.key")"
+  fi
   cat >"${file}" <<EOF
 apiVersion: v1
 kind: Config
@@ -297,8 +304,7 @@ clusters:
 users:
 - name: ${user}
   user:
-    client-certificate-data: $(base64 -w0 <"${p}/${cert}.crt")
-    client-key-data: $(base64 -w0 <"${p}/${cert}.key")
+${creds}
 contexts:
 - name: kdesched
   context:

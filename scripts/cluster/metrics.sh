@@ -58,26 +58,7 @@ ms_write_kubeconfig() {
   local token
   token="$(kctl -n "${MS_NAMESPACE}" create token "${MS_SERVICE}" --duration=48h)" ||
     kd_die "TokenRequest for ${MS_NAMESPACE}/${MS_SERVICE} failed"
-  cat >"${DIR}/metrics-server.kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: kdesched
-  cluster:
-    server: https://127.0.0.1:${APISERVER_PORT}
-    certificate-authority-data: $(base64 -w0 <"${DIR}/pki/ca.crt")
-users:
-- name: metrics-server
-  user:
-    token: ${token}
-contexts:
-- name: kdesched
-  context:
-    cluster: kdesched
-    user: metrics-server
-current-context: kdesched
-EOF
-  chmod 600 "${DIR}/metrics-server.kubeconfig"
+  write_kubeconfig "${DIR}/metrics-server.kubeconfig" metrics-server --token "${token}"
 }
 
 # ms_register: the Service and the APIService, once metrics-server serves (registered earlier, the
