@@ -40,6 +40,10 @@ class RecordingObserver final : public ReflectorObserver {
     std::lock_guard<std::mutex> lock(mu_);
     ++opened;
   }
+  int openedCount() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return opened;
+  }
   void onUndecodable(api::Kind, std::size_t count, const std::string& first) override {
     std::lock_guard<std::mutex> lock(mu_);
     undecodable.push_back(std::to_string(count) + (first.empty() ? "" : " " + first));
@@ -276,6 +280,8 @@ TEST_F(ReflectorTest, OtherWatchFailuresAreReportedWithTheirVerbAndCode) {
   transport_->onWatch(Scripted::failure("connection refused"));
   auto r = start();
   waitForWatches(3);
+  // The third watch is asked for before the reflector hears it was accepted.
+  ASSERT_TRUE(waitUntil([&] { return observer_.openedCount() >= 1; }));
   r->stop();
   EXPECT_THAT(observer_.failures, ElementsAre("watch 500", "watch 0"));
   EXPECT_EQ(transport_->sent().size(), 1u) << "no relist: only a refusal or lost history asks for one";
