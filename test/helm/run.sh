@@ -215,6 +215,7 @@ tmpl --set kind=Job >"${WORK}/job.yaml"
 tmpl -f "${HERE}/values-ha.yaml" >"${WORK}/ha.yaml"
 tmpl -f "${HERE}/values-priority.yaml" >"${WORK}/prio.yaml"
 tmpl -f "${HERE}/values-no-rbac.yaml" >"${WORK}/norbac.yaml"
+tmpl -f "${HERE}/values-usage.yaml" >"${WORK}/usage.yaml"
 
 check "defaults: one CronJob, schedule */2 * * * *, concurrencyPolicy Forbid, not suspended" q "${WORK}/cron.yaml" \
   'one("CronJob")["spec"]["schedule"] == "*/2 * * * *" and one("CronJob")["spec"]["concurrencyPolicy"] == "Forbid" and not one("CronJob")["spec"].get("suspend") and not by("Deployment") and not by("Job")'
@@ -270,6 +271,13 @@ check "leaderElection ignored for a CronJob, as upstream (kdesched refuses --lea
   'not by("Role") and not any(a.startswith("--leader-elect") for a in container("CronJob")["args"])'
 check "priorityThreshold.name: + get on that PriorityClass only" q "${WORK}/prio.yaml" \
   '(("scheduling.k8s.io",), ("priorityclasses",), ("system-cluster-critical",), ("get",)) in rules() and len(rules()) == 8'
+check "usage sources: + list on metrics.k8s.io nodes and pods (no get); get on the Prometheus token's Secret only, in its namespace" q "${WORK}/usage.yaml" \
+  '(("metrics.k8s.io",), ("nodes", "pods"), (), ("list",)) in rules() and len(rules()) == 8 and sorted(rules("Role")) == [(("",), ("secrets",), ("kdesched-prometheus-token",), ("get",))] and one("Role")["metadata"]["namespace"] == "monitoring" and one("RoleBinding")["metadata"]["namespace"] == "monitoring" and one("RoleBinding")["subjects"][0]["name"] == one("ServiceAccount")["metadata"]["name"] and one("RoleBinding")["roleRef"]["name"] == one("Role")["metadata"]["name"]'
+check "metricsCollector.enabled (deprecated) grants metrics.k8s.io too; no metrics source, no such rule and no Secret Role" q \
+  <(tmpl --set deschedulerPolicy.metricsCollector.enabled=true) \
+  '(("metrics.k8s.io",), ("nodes", "pods"), (), ("list",)) in rules() and not by("Role")'
+check "no metrics source: no metrics.k8s.io rule, no Secret Role" q "${WORK}/cron.yaml" \
+  'not any(g == ("metrics.k8s.io",) for g, _, _, _ in rules()) and not by("Role")'
 check "rbac.create=false, serviceAccount.create=false: no RBAC objects, the given ServiceAccount" q "${WORK}/norbac.yaml" \
   'not by("ClusterRole") and not by("ClusterRoleBinding") and not by("ServiceAccount") and pod("CronJob")["spec"]["serviceAccountName"] == "descheduler-sa"'
 checksum() {

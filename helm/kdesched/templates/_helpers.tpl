@@ -149,6 +149,31 @@ Output: YAML {enabled, name, namespace}.
 {{- $names | uniq | sortAlpha | join "\n" -}}
 {{- end -}}
 
+{{/* "true" when the policy configures metrics-server as a usage source (metricsCollector.enabled, or a KubernetesMetrics provider), else "". */}}
+{{- define "kdesched.kubernetesMetrics" -}}
+{{- $policy := .Values.deschedulerPolicy | default dict -}}
+{{- $on := and (kindIs "map" $policy.metricsCollector) $policy.metricsCollector.enabled -}}
+{{- range ($policy.metricsProviders | default list) -}}
+{{- if and (kindIs "map" .) (eq (toString .source) "KubernetesMetrics") -}}
+{{- $on = true -}}
+{{- end -}}
+{{- end -}}
+{{- if $on -}}true{{- end -}}
+{{- end -}}
+
+{{/* The Secret a Prometheus provider's authToken names, as YAML {namespace, name}; "" when none. */}}
+{{- define "kdesched.prometheusSecret" -}}
+{{- $policy := .Values.deschedulerPolicy | default dict -}}
+{{- range ($policy.metricsProviders | default list) -}}
+{{- if and (kindIs "map" .) (eq (toString .source) "Prometheus") (kindIs "map" .prometheus) -}}
+{{- $ref := ((.prometheus.authToken | default dict).secretReference | default dict) -}}
+{{- if and $ref.namespace $ref.name -}}
+{{- toYaml (dict "namespace" (toString $ref.namespace) "name" (toString $ref.name)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{/* Only what upstream's chart refuses too, or what cannot work; cmdOptions may carry any flag. */}}
 {{- define "kdesched.validate" -}}
 {{- if and (eq .Values.kind "Deployment") (gt (int .Values.replicas) 1) (not (include "kdesched.leader" . | fromYaml).enabled) -}}
