@@ -27,9 +27,13 @@ class RequestTimeoutTest : public ::testing::Test {
     client_ = std::make_unique<Client>(cfg, std::move(t), clock_);
   }
 
-  // The n-th request reached the transport: its time limit is counting.
+  // The n-th request reached the transport and its timer waits on the clock: an advance now
+  // reaches it (before the timer sleeps, an advance would be lost to it).
   bool inFlight(std::size_t n = 1) {
-    return waitUntil([&] { return transport_->sent().size() >= n; });
+    return waitUntil([&] { return transport_->sent().size() >= n; }) && timerWaits();
+  }
+  bool timerWaits() {
+    return waitUntil([&] { return clock_->sleepers() >= 1; });
   }
   template <typename T>
   static bool pending(std::future<T>& f) {
@@ -104,6 +108,7 @@ TEST_F(RequestTimeoutTest, OpeningAWatchIsBoundedButTheOpenStreamIsNot) {
   transport_->onWatch(Scripted::silence());
   auto opening = std::async(std::launch::async, [&] { return client_->watch(kPods, WatchOptions{}); });
   ASSERT_TRUE(waitUntil([&] { return transport_->watched().size() == 1; }));
+  ASSERT_TRUE(timerWaits());
   clock_->advance(30s);
   ASSERT_TRUE(done(opening));
   auto failed = opening.get();

@@ -60,6 +60,12 @@ class FakeClock final : public Clock {
   }
   // Call before any thread uses the clock.
   void blockingSleeps() { blocking_ = true; }
+  // Threads blocked in a sleep right now (blocking mode): advance only once the sleeper a test
+  // means to wake has started to wait, or the advance lands before its deadline is set.
+  std::size_t sleepers() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sleepers_;
+  }
 
  private:
   bool blockingSleep(Duration d, Cancellation* cancel) {
@@ -70,7 +76,9 @@ class FakeClock final : public Clock {
     std::unique_lock<std::mutex> lock(mu_);
     const TimePoint until = now_ + d;
     sleeps_.push_back(d);
+    ++sleepers_;
     cv_.wait(lock, [&] { return now_ >= until || (cancel && cancel->cancelled()); });
+    --sleepers_;
     return !(cancel && cancel->cancelled());
   }
 
@@ -80,6 +88,7 @@ class FakeClock final : public Clock {
   TimePoint now_ = TimePoint{} + std::chrono::hours(1000);
   WallTime wall_ = WallTime{} + std::chrono::seconds(1767225600);
   std::vector<Duration> sleeps_;
+  std::size_t sleepers_ = 0;
 };
 
 }  // namespace kdesched::testing
