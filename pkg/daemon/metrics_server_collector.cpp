@@ -34,6 +34,8 @@ std::optional<std::int64_t> folded(const std::optional<std::int64_t>& previous,
 
 std::string describeMetricsListError(std::string_view what, const kube::ApiError& e) {
   std::string out = std::string(what) + " failed: " + e.describe();
+  // The aggregator's messages end with a space or a newline.
+  out.erase(out.find_last_not_of(" \t\r\n") + 1);
   if (e.code == 401 || e.code == 403)
     out += " (kdesched's ServiceAccount needs list on nodes and pods in the metrics.k8s.io API group)";
   else if (e.code == 404 || e.code == 503)

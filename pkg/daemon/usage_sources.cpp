@@ -33,6 +33,9 @@ usage::ClusterUsage UsageSources::measure(api::Timestamp asOf, Cancellation* can
     if (metricsServer_) {
       // Every consumer of metrics-server today (LowNodeUtilization) reads the pods' usage too.
       out.kubernetesMetrics = metricsServer_->readings(true, cancel);
+      // What decoding set aside (a pod whose containers lack a number: it will not be moved).
+      for (const std::string& note : out.kubernetesMetrics->notes)
+        log::debug("usage note", {{"source", "KubernetesMetrics"}, {"note", note}});
     } else {
       out.kubernetesMetrics.emplace();
       out.kubernetesMetrics->origin = "metrics-server";
@@ -41,7 +44,9 @@ usage::ClusterUsage UsageSources::measure(api::Timestamp asOf, Cancellation* can
   }
   for (const std::string& query : needs_.prometheusQueries()) {
     if (prometheus_) {
-      out.prometheus.emplace(query, prometheus_->query(query, asOf, cancel));
+      const usage::SourceReadings& r =
+          out.prometheus.emplace(query, prometheus_->query(query, asOf, cancel)).first->second;
+      for (const std::string& note : r.notes) log::debug("usage note", {{"source", "Prometheus"}, {"note", note}});
       continue;
     }
     usage::SourceReadings r;
