@@ -66,10 +66,12 @@ class StubTest : public ::testing::Test {
     return out;
   }
 
+  // The paged LIST path, which these cases are about; WatchListOverHttp turns the watch-list on.
   static ReflectorOptions fastOptions() {
     ReflectorOptions o;
     o.backoff.initial = 10ms;
     o.backoff.cap = 50ms;
+    o.watchList = false;
     return o;
   }
 
@@ -159,6 +161,30 @@ TEST_F(StubTest, ConnectionCutMidChunkRewatchesFromTheLastVersion) {
   std::lock_guard<std::mutex> lock(observer.mu);
   EXPECT_THAT(observer.restarts, ElementsAre("broken"));
   EXPECT_TRUE(observer.relists.empty());
+}
+
+// The watch-list over real HTTP, its lines split across chunks: the state is replaced at the
+// closing bookmark, then the same connection carries the changes; no LIST at all.
+TEST_F(StubTest, WatchListOverHttp) {
+  startStub(json::array({
+      rule("/api/v1/pods", {{"watch", "true"}, {"sendInitialEvents", "true"}, {"resourceVersion", nullptr}},
+           json::array({stream({event("ADDED", podJson("a", "5")), event("ADDED", podJson("b", "6")),
+                                initialEventsEnd("10"), event("DELETED", podJson("b", "11"))},
+                               "hang", /*split=*/true)})),
+  }));
+  auto c = client(config());
+  ReflectorOptions o = fastOptions();
+  o.watchList = true;
+  Reflector r(*c, kPods, store_, o);
+  r.start();
+  ASSERT_TRUE(waitUntil([&] { return r.lastResourceVersion() == "11"; }, 10s));
+  ASSERT_TRUE(returns([&] { r.stop(); }));
+  EXPECT_TRUE(r.synced());
+  EXPECT_EQ(podKeys(store_), (std::set<std::string>{"default/a"}));
+  const auto got = received();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_THAT(got[0], HasSubstr("GET /api/v1/pods?watch=true&allowWatchBookmarks=true&sendInitialEvents=true&"
+                                "resourceVersionMatch=NotOlderThan&timeoutSeconds="));
 }
 
 TEST_F(StubTest, RetryAfterIsHonouredOverHttp) {
