@@ -78,6 +78,7 @@ class FakeLineStream final : public LineStream {
     std::deque<std::string> lines;
     Scripted::End end = Scripted::End::Close;
     bool cancelled = false;
+    bool closed = false;  // the client let go of the stream (destroyed it)
     void cancel() {
       {
         std::lock_guard<std::mutex> lock(mu);
@@ -102,6 +103,12 @@ class FakeLineStream final : public LineStream {
       : state_(std::move(state)), sub_(requestCancel, [s = state_] { s->cancel(); }) {}
   FakeLineStream(std::vector<std::string> lines, Scripted::End end, Cancellation* requestCancel)
       : FakeLineStream(makeState(std::move(lines), end), requestCancel) {}
+  ~FakeLineStream() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->closed = true;
+  }
+  FakeLineStream(const FakeLineStream&) = delete;
+  FakeLineStream& operator=(const FakeLineStream&) = delete;
   static std::shared_ptr<State> makeState(std::vector<std::string> lines, Scripted::End end) {
     auto s = std::make_shared<State>();
     s->lines.assign(lines.begin(), lines.end());
@@ -165,6 +172,12 @@ class FakeTransport final : public Transport {
   void feed(std::size_t n, std::vector<std::string> lines) { stream(n)->push(std::move(lines)); }
   // The n-th watch's lines were all read.
   bool drained(std::size_t n) { return stream(n)->drained(); }
+  // The client let go of the n-th watch's stream.
+  bool closed(std::size_t n) {
+    auto s = stream(n);
+    std::lock_guard<std::mutex> lock(s->mu);
+    return s->closed;
+  }
 
   Result<HttpResponse> send(const HttpRequest& request) override {
     std::optional<Scripted> s;
