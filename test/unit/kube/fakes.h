@@ -174,6 +174,10 @@ class FakeTransport final : public Transport {
   bool drained(std::size_t n) { return stream(n)->drained(); }
   // The client let go of the n-th watch's stream.
   bool closed(std::size_t n) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!streams_.count(n)) return false;  // not opened yet
+    }
     auto s = stream(n);
     std::lock_guard<std::mutex> lock(s->mu);
     return s->closed;
