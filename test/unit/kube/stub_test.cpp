@@ -205,6 +205,28 @@ TEST_F(StubTest, RetryAfterIsHonouredOverHttp) {
   EXPECT_THAT(received(), ElementsAre("GET /api/v1/nodes", "GET /api/v1/nodes"));
 }
 
+// An API server restarted while a connection sat in the client's pool: the next request finds it
+// reset as it writes. The server cannot have acted on a request it did not receive, so it goes
+// again on a fresh connection (as Go's net/http retries it) instead of failing an eviction that
+// was never sent. (daemon.sh caught it once relists no longer went through the pool first.)
+TEST_F(StubTest, ARequestOnAConnectionTheServerResetIsSentAgain) {
+  startStub(json::array({
+      rule("/version", json::object(), json::array({{{"json", {{"gitVersion", "v1.36.5"}}}, {"reset_after_ms", 50}}})),
+      {{"method", "POST"},
+       {"path", "/api/v1/namespaces/d/pods/p/eviction"},
+       {"query", json::object()},
+       {"responses", json::array({{{"status", 201}, {"json", {{"kind", "Status"}, {"status", "Success"}}}}})}},
+  }));
+  auto c = client(config());
+  ASSERT_TRUE(c->get("/version").isOk());
+  // Real sockets: long enough for the stub to reset the kept-alive connection.
+  std::this_thread::sleep_for(300ms);
+  auto r = c->post("/api/v1/namespaces/d/pods/p/eviction", R"({"apiVersion":"policy/v1","kind":"Eviction"})");
+  ASSERT_TRUE(r.isOk()) << r.error().describe();
+  EXPECT_EQ(r->status, 201);
+  EXPECT_THAT(received(), ElementsAre("GET /version", "POST /api/v1/namespaces/d/pods/p/eviction"));
+}
+
 TEST_F(StubTest, TlsVerificationUsesTheConfiguredCa) {
   const TlsMaterial tls = TlsMaterial::generate(dir_);
   TempDir otherDir;
