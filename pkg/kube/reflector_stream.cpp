@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "pkg/base/log.h"
+#include "pkg/kube/deadline.h"
 #include "pkg/kube/reflector.h"
 
 namespace kdesched::kube {
@@ -31,9 +32,14 @@ Reflector::After Reflector::streamSync(bool& needSync) {
   const Clock::TimePoint start = clock_->now();
   auto opened = client_.watch(resource_, wo, watchdog.get());
   if (!opened.isOk()) {
-    if (opened.error().cancelled || cancel_.cancelled()) return After::Stop;
+    if (cancel_.cancelled()) return After::Stop;
+    // Opening is the request time limit's to bound; a longer one may meet the watchdog first.
+    if (watchdog.expired())
+      return streamFailed(
+          {"watch", 0, "no answer to the watch-list within " + formatDuration(options_.watchListQuiet)});
     return streamRefused(opened.error());
   }
+  watchdog.progress();  // the silence counts from the answer
   std::unique_ptr<WatchStream> stream = std::move(opened).value();
   if (!track(stream.get())) return After::Stop;
   ListResult staged;
@@ -100,7 +106,7 @@ std::optional<Reflector::After> Reflector::streamInitial(WatchStream& stream, St
         if (cancel_.cancelled()) return After::Stop;
         if (watchdog.expired())
           return refuseWatchList("no bookmark ending the initial events within " +
-                                 std::to_string(options_.watchListQuiet.count()) + "s of the last event (" +
+                                 formatDuration(options_.watchListQuiet) + " of the last event (" +
                                  std::to_string(events) + " events)");
         return streamFailed({"watch", 0, "watch-list stream broken: " + stream.problem()});
       case WatchStream::Next::Malformed:

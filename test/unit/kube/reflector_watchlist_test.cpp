@@ -208,6 +208,27 @@ TEST_F(WatchListTest, NoClosingBookmarkWithinTheQuietBoundFallsBackToTheList) {
   EXPECT_TRUE(client_->watchListRefused());
 }
 
+// The watchdog also cuts a watch-list that is not even answered (a request time limit longer than
+// its bound): that is a failure to retry, not the reflector's stop.
+TEST_F(WatchListTest, AWatchListNotAnsweredWithinTheBoundIsRetried) {
+  clock_->blockingSleeps();
+  ReflectorOptions o = options();
+  o.watchList = true;
+  o.watchListQuiet = 30s;
+  transport_->onWatch(Scripted::silence());
+  transport_->onWatch(Scripted::watch({initialEventsEnd("5")}, Scripted::End::Hang));
+  auto r = startWith(o);
+  waitForWatches(1);
+  ASSERT_TRUE(waitUntil([&] { return clock_->sleeps().size() == 1; }));  // the watchdog's
+  clock_->advance(30s);
+  ASSERT_TRUE(waitUntil([&] { return clock_->sleeps().size() == 2; }));  // the backoff
+  clock_->advance(1s);
+  ASSERT_TRUE(waitUntil([&] { return r->synced(); }));
+  r->stop();
+  EXPECT_THAT(observer_.errors, ElementsAre(HasSubstr("no answer to the watch-list within 30s")));
+  EXPECT_FALSE(client_->watchListRefused());
+}
+
 // A one-shot run needs only "list": a refused watch-list is no refusal of the cache.
 TEST_F(WatchListTest, ARefusedWatchListFallsBackToTheListWithoutReportingTheWatch) {
   transport_->onWatch(failedWatch(403, "Forbidden", "pods is forbidden: cannot watch resource pods"));
