@@ -138,7 +138,7 @@ def main():
         p("| size | impl | wall s | CPU s | peak RSS MiB | requests | received MB | evicted (429) | first eviction s | evicting s | load |")
         p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for s in SIZES:
-            for impl in ("upstream", "kdesched"):
+            for impl in ("upstream", "kdesched-list", "kdesched"):
                 j = sbs.get((s, impl))
                 if not j:
                     continue
@@ -159,7 +159,7 @@ def main():
         p("Requests by verb and resource:")
         p("")
         for s in SIZES:
-            for impl in ("upstream", "kdesched"):
+            for impl in ("upstream", "kdesched-list", "kdesched"):
                 j = sbs.get((s, impl))
                 if j:
                     items = ", ".join(f"{k} {v}" for k, v in j["audit"]["by_verb_resource"].items())

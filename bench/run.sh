@@ -24,6 +24,8 @@
 #   BENCH_WORK           scratch for snapshots, clusters, audit logs [/tmp/kdesched-bench]
 #   BENCH_BUILD_DIR      kdesched build with -DKDESCHED_BENCH=ON [build-bench]
 #   BENCH_ENGINE_SIZES   [S1 S2 S3 S3d]      BENCH_SBS_SIZES [S1 S2]
+#   BENCH_SBS_IMPLS      side-by-side runs, in order [upstream kdesched]; kdesched-list is kdesched
+#                        with --watch-list=false (the paged LIST sync, as before watch-lists)
 #   BENCH_QPS/BURST      client QPS and burst for both deschedulers [50/100]
 #   BENCH_REACTION_N     violations per reaction run [20]
 #   BENCH_UPSTREAM_INTERVAL  upstream's interval in the reaction run [10s]
@@ -55,6 +57,7 @@ QPS="${BENCH_QPS:-50}"
 BURST="${BENCH_BURST:-100}"
 ENGINE_SIZES="${BENCH_ENGINE_SIZES:-S1 S2 S3 S3d}"
 SBS_SIZES="${BENCH_SBS_SIZES:-S1 S2}"
+SBS_IMPLS="${BENCH_SBS_IMPLS:-upstream kdesched}"
 REACTION_N="${BENCH_REACTION_N:-20}"
 UPSTREAM_INTERVAL="${BENCH_UPSTREAM_INTERVAL:-10s}"
 MAX_LOAD="${BENCH_MAX_LOAD:-1.5}"
@@ -348,11 +351,12 @@ sbs_run() {
   before="$(wc -l <"${WORK}/pods-${name}.txt")"
   kc="$(user_kubeconfig "${name}" "bench-${impl}")"
   local cmd
-  if [ "${impl}" = upstream ]; then
-    cmd=("$("${BENCH}/build-upstream.sh" --print-bin)" --v=1)
-  else
-    cmd=("${BUILD}/kdesched")
-  fi
+  case "${impl}" in
+    upstream) cmd=("$("${BENCH}/build-upstream.sh" --print-bin)" --v=1) ;;
+    kdesched) cmd=("${BUILD}/kdesched") ;;
+    kdesched-list) cmd=("${BUILD}/kdesched" --watch-list=false) ;;
+    *) die "unknown side-by-side impl ${impl} (upstream, kdesched, kdesched-list)" ;;
+  esac
   cmd+=(--policy-config-file "${POLICY}" --kubeconfig "${kc}" --descheduling-interval 0
     --client-connection-qps "${QPS}" --client-connection-burst "${BURST}" --secure-port 0)
   wait_quiet "${name} run"; l1="${LOAD}"
@@ -384,10 +388,9 @@ part_side_by_side() {
   need_builds
   "${BENCH}/build-upstream.sh" >&2
   mkdir -p "${RAW}" "${WORK}"
-  local size
+  local size impl
   for size in ${SBS_SIZES}; do
-    sbs_run "${size}" upstream
-    sbs_run "${size}" kdesched
+    for impl in ${SBS_IMPLS}; do sbs_run "${size}" "${impl}"; done
     "${PY}" "${BENCH}/diff_sets.py" "${RAW}" "${size}" "${WORK}" >"${RAW}/diff-${size}.md" || log "diff ${size} failed"
     log "diff ${size}: $(head -n 3 "${RAW}/diff-${size}.md" | tr '\n' ' ')"
   done

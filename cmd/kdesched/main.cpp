@@ -6,6 +6,7 @@
 
 #include <malloc.h>
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include "cmd/kdesched/upstream_flags.h"
@@ -56,7 +57,9 @@ struct DaemonFlags {
   std::string requestTimeout = "30s", cacheStaleAfter = "2m";
   std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
   int verbosity = 0;
-  std::vector<std::string> ignored;  // upstream flags taken out before parsing (upstream_flags.h)
+  bool watchList = true;
+  CLI::Option* watchListFlag = nullptr;  // given or not: else the environment decides
+  std::vector<std::string> ignored;      // upstream flags taken out before parsing (upstream_flags.h)
 };
 
 void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
@@ -109,6 +112,11 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
   app.add_option("--api-request-timeout", f.requestTimeout,
                  "kdesched only: the longest one API request may take (Go duration; a watch: until it is opened)")
       ->capture_default_str();
+  f.watchListFlag =
+      app.add_flag("--watch-list", f.watchList,
+                   "kdesched only: sync the cache by watch-list, one streaming WATCH per resource (true), or by a "
+                   "paged LIST (false); default: KUBE_FEATURE_WatchListClient as client-go reads it, else true. "
+                   "Falls back to the LIST by itself where the API server refuses watch-lists");
   app.add_option("--cache-stale-after", f.cacheStaleAfter,
                  "kdesched only: a resource whose LIST and WATCH keep failing this long (Go duration) is stale: no "
                  "cycle until it resyncs (a 401/403 makes it stale at once)")
@@ -184,6 +192,11 @@ int runDaemon(DaemonFlags& f) {
     std::cerr << "kdesched: " << st.message() << "\n";
     return kExitBadInput;
   }
+  std::string gateWarning;
+  f.d.watchList =
+      kdesched::cmd::watchListEnabled(f.watchListFlag->count() > 0 ? std::optional<bool>(f.watchList) : std::nullopt,
+                                      std::getenv("KUBE_FEATURE_WatchListClient"), gateWarning);
+  if (!gateWarning.empty()) kdesched::log::warn("ignoring a client feature gate", {{"detail", gateWarning}});
   if (!f.ignored.empty()) {
     std::string names;
     for (const auto& n : f.ignored) names += (names.empty() ? "" : ",") + n;

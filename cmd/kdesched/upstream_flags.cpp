@@ -64,4 +64,22 @@ UpstreamArgs normalizeUpstreamArgs(const std::vector<std::string>& args) {
   return out;
 }
 
+std::optional<bool> clientFeatureGate(std::string_view name, const char* value, std::string& error) {
+  if (!value) return std::nullopt;
+  const std::string_view v(value);
+  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"})
+    if (v == t) return true;
+  for (std::string_view f : {"0", "f", "F", "FALSE", "false", "False"})
+    if (v == f) return false;
+  error = "KUBE_FEATURE_" + std::string(name) + "=\"" + std::string(v) +
+          "\" is not a boolean (true or false); the feature keeps its default";
+  return std::nullopt;
+}
+
+bool watchListEnabled(std::optional<bool> flag, const char* env, std::string& warning) {
+  const std::optional<bool> gate = clientFeatureGate("WatchListClient", env, warning);
+  if (flag) return *flag;
+  return gate.value_or(true);
+}
+
 }  // namespace kdesched::cmd

@@ -4,7 +4,9 @@
 // CLI11 still reports a flag neither upstream nor kdesched knows.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kdesched::cmd {
@@ -17,5 +19,14 @@ struct UpstreamArgs {
 // `args` excludes argv[0]. A valued flag given as its last argument without a value is left in
 // place, so CLI11 reports the missing value.
 UpstreamArgs normalizeUpstreamArgs(const std::vector<std::string>& args);
+
+// A client-go feature gate set from the environment as client-go reads it (features/envvar.go):
+// KUBE_FEATURE_<name>, a value strconv.ParseBool takes ("1", "t", "T", "TRUE", "true", "True" and
+// the false ones). `value` null (unset): nullopt; not a boolean: nullopt and `error` says why.
+std::optional<bool> clientFeatureGate(std::string_view name, const char* value, std::string& error);
+
+// The watch-list switch: --watch-list when given, else KUBE_FEATURE_WatchListClient, else on
+// (client-go's default since 1.35). `env` is that variable's value (null: unset).
+bool watchListEnabled(std::optional<bool> flag, const char* env, std::string& warning);
 
 }  // namespace kdesched::cmd

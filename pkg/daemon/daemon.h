@@ -30,6 +30,9 @@ struct Options {
   // A resource whose LIST and WATCH keep failing this long is stale: no cycle until it resyncs.
   // A refusal (401/403) makes it stale at once.
   double cacheStaleAfterSeconds = 120;
+  // Sync the cache by watch-list (one streaming WATCH per resource) while the API server allows
+  // it; false: a paged LIST, always (--watch-list=false, KUBE_FEATURE_WatchListClient=false).
+  bool watchList = true;
   int evictionConcurrency = 4;  // eviction requests in flight (1: sequential, as upstream)
   // One-shot mode: exit 1 when the API server refused or failed evictions (forbidden, 5xx,
   // unreachable). Off by default: upstream exits 0 then, and a CronJob's Job is not retried.

@@ -106,6 +106,7 @@ void Runtime::buildCache() {
     kube::ReflectorOptions ro;
     ro.clock = clock_;
     ro.listOnly = options_.intervalSeconds <= 0;
+    ro.watchList = options_.watchList;
     reflectors_.push_back(std::make_unique<kube::Reflector>(*client_, r, store_, ro, reflectorObservers_.get()));
   }
   if (metrics_) {

@@ -308,6 +308,9 @@ ApiResult<std::unique_ptr<WatchStream>> Client::watch(const Resource& resource, 
   request.target = Query(resource.path)
                        .add("watch", "true")
                        .addIf(options.allowBookmarks, "allowWatchBookmarks", "true")
+                       .addIf(options.sendInitialEvents, "sendInitialEvents", "true")
+                       .addIf(options.sendInitialEvents, "resourceVersionMatch", "NotOlderThan")
+                       // Omitted when empty, as client-go sends it: the newest state.
                        .addIf(!options.resourceVersion.empty(), "resourceVersion", options.resourceVersion)
                        .add("timeoutSeconds", std::to_string(options.timeout.count()))
                        .addIf(!options.labelSelector.empty(), "labelSelector", options.labelSelector)

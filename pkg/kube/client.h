@@ -2,6 +2,7 @@
 // 401 token refresh; paginated LIST and WATCH decoded straight into api::Objects.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -68,6 +69,11 @@ struct WatchOptions {
   std::string resourceVersion;
   std::chrono::seconds timeout{300};  // the server ends the watch after this (timeoutSeconds)
   bool allowBookmarks = true;
+  // A watch-list (KEP-3157, "streaming lists"): the server first sends the current state as ADDED
+  // events, not older than `resourceVersion` ("": the newest, a consistent read), then a BOOKMARK
+  // annotated k8s.io/initial-events-end, then the changes. Adds sendInitialEvents=true and
+  // resourceVersionMatch=NotOlderThan (the API server requires both, and bookmarks allowed).
+  bool sendInitialEvents = false;
   std::string labelSelector;
   std::string fieldSelector;
 };
@@ -138,6 +144,12 @@ class Client {
   ApiResult<std::unique_ptr<WatchStream>> watch(const Resource& resource, const WatchOptions& options,
                                                 Cancellation* cancel = nullptr);
 
+  // The API server refused a watch-list (its WatchList feature gate is off, or it predates it): the
+  // gate is server-wide, so every reflector of the process lists in pages from then on.
+  bool watchListRefused() const { return watchListRefused_.load(); }
+  // Records that refusal; true for the first caller only (who logs it at info level).
+  bool noteWatchListRefused() { return !watchListRefused_.exchange(true); }
+
  private:
   ApiResult<HttpResponse> execute(HttpRequest request, const RequestOptions& options);
   // A time limit for one attempt, under `parent`; null without a request timeout.
@@ -154,6 +166,7 @@ class Client {
   std::shared_ptr<Clock> clock_;
   std::unique_ptr<TokenSource> tokens_;  // null: no Authorization header
   TokenBucket limiter_;
+  std::atomic<bool> watchListRefused_{false};
 };
 
 // Percent-encodes a query parameter value (RFC 3986 unreserved characters pass through).

@@ -359,6 +359,8 @@ void skipSystemRoots() {
 
 class CpprestTransport final : public Transport {
  public:
+  static constexpr int kUnsentRetries = 16;
+
   explicit CpprestTransport(const ClientConfig& config)
       : server_(config.server), verifyFailures_(std::make_shared<VerifyFailures>(hostOf(config.server))) {
     sizeThreadPool();
@@ -383,20 +385,31 @@ class CpprestTransport final : public Transport {
   Result<HttpResponse> send(const HttpRequest& request) override {
     std::shared_ptr<client::http_client> http;
     if (Status s = clientFor(request.timeout, http); !s.isOk()) return s;
-    RequestCancel cancel(request.cancel);
-    HttpResponse out;
-    Status st = guarded(request.method.c_str(), [&] {
-      http::http_response response = http->request(buildRequest(request), cancel.cts.get_token()).get();
-      out.status = response.status_code();
-      out.reason = response.reason_phrase();
-      out.headers = copyHeaders(response.headers());
-      readBody(response, out.body);
-    });
-    if (!st.isOk()) {
+    for (int attempt = 0;; ++attempt) {
+      RequestCancel cancel(request.cancel);
+      HttpResponse out;
+      Status st = guarded(request.method.c_str(), [&] {
+        http::http_response response = http->request(buildRequest(request), cancel.cts.get_token()).get();
+        out.status = response.status_code();
+        out.reason = response.reason_phrase();
+        out.headers = copyHeaders(response.headers());
+        readBody(response, out.body);
+      });
+      if (st.isOk()) return out;
       if (request.cancel && request.cancel->cancelled()) return Status::error("cancelled");
+      // cpprestsdk keeps idle connections in a pool without noticing that the server closed one
+      // meanwhile (an API server restart, an idle timeout on the way); it sends again itself only
+      // when reading the answer fails, not when writing the request does. A server cannot have
+      // acted on a request it did not receive whole, so it goes again on the next connection, as
+      // Go's net/http retries a request on a reused connection it could not write. Bounded by
+      // how many connections the pool may hold (kdesched has ~10 requests in flight at most).
+      if (attempt < kUnsentRetries && st.message().find("Failed to write request") != std::string::npos) {
+        log::debug("kube request not sent on a pooled connection, sending it again",
+                   {{"method", request.method}, {"target", request.target}, {"error", st.message()}});
+        continue;
+      }
       return explain(st);
     }
-    return out;
   }
 
   Result<StreamResponse> openWatch(const HttpRequest& request) override {

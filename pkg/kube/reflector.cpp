@@ -93,23 +93,30 @@ void Reflector::setResourceVersion(std::string rv) {
 }
 
 void Reflector::run() {
-  bool needList = true;
+  bool needSync = true;
   while (!cancel_.cancelled()) {
-    if (needList) {
-      if (!relist()) {
-        backoff();
-        continue;
+    After after;
+    if (needSync && streaming()) {
+      after = streamSync(needSync);
+    } else {
+      if (needSync) {
+        if (!relist()) {
+          backoff();
+          continue;
+        }
+        if (options_.listOnly) return;
+        needSync = false;
       }
-      if (options_.listOnly) return;
-      needList = false;
+      after = watchOnce();
     }
-    switch (watchOnce()) {
-      case After::Rewatch: break;
+    switch (after) {
+      case After::Rewatch:
+      case After::List: break;
       case After::Backoff: backoff(); break;
       case After::Relist:
         // Through the backoff too, as client-go's BackoffUntil does: a server that keeps answering
         // 410 must not be relisted in a tight loop.
-        needList = true;
+        needSync = true;
         backoff();
         break;
       case After::Stop: return;
@@ -142,16 +149,10 @@ bool Reflector::relist() {
   }
   const double seconds = secondsBetween(start, clock_->now());
   const std::size_t count = listed->objects.size();
-  // The cache is stale before the store lacks an object, and fresh only once it is whole again:
-  // a cycle checks the health, then takes its snapshot.
-  const bool anyUndecodable = !listed->undecodable.empty();
-  if (anyUndecodable) listedUndecodable(listed->undecodable);
-  const std::size_t deletes = store_.replace(resource_.kind, std::move(listed->objects));
-  if (!anyUndecodable) listedUndecodable(listed->undecodable);
-  setResourceVersion(listed->resourceVersion);
-  rvUnavailable_ = false;
-  synced_.store(true);
+  const std::size_t deletes = replaceStore(*listed);
+  listOnce_ = false;
   log::info("reflector listed", {{"resource", resource_.name},
+                                 {"via", "list"},
                                  {"objects", count},
                                  {"vanished", deletes},
                                  {"undecodable", listed->undecodable.size()},
@@ -163,12 +164,36 @@ bool Reflector::relist() {
   return true;
 }
 
+std::size_t Reflector::replaceStore(ListResult& state) {
+  // The cache is stale before the store lacks an object, and fresh only once it is whole again:
+  // a cycle checks the health, then takes its snapshot.
+  const bool anyUndecodable = !state.undecodable.empty();
+  if (anyUndecodable) listedUndecodable(state.undecodable);
+  const std::size_t deletes = store_.replace(resource_.kind, std::move(state.objects));
+  if (!anyUndecodable) listedUndecodable(state.undecodable);
+  setResourceVersion(state.resourceVersion);
+  rvUnavailable_ = false;
+  synced_.store(true);
+  return deletes;
+}
+
+std::chrono::seconds Reflector::watchTimeout() {
+  const double r = std::clamp(random_(), 0.0, 1.0);
+  return options_.minWatchTimeout +
+         std::chrono::seconds(static_cast<std::int64_t>(std::floor(r * options_.minWatchTimeout.count())));
+}
+
+bool Reflector::track(WatchStream* stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stream && cancel_.cancelled()) return false;
+  current_ = stream;
+  return true;
+}
+
 Reflector::After Reflector::watchOnce() {
   WatchOptions wo;
   wo.resourceVersion = lastResourceVersion();
-  const double r = std::clamp(random_(), 0.0, 1.0);
-  wo.timeout = options_.minWatchTimeout +
-               std::chrono::seconds(static_cast<std::int64_t>(std::floor(r * options_.minWatchTimeout.count())));
+  wo.timeout = watchTimeout();
   const Clock::TimePoint start = clock_->now();
   auto opened = client_.watch(resource_, wo, &cancel_);
   if (!opened.isOk()) {
@@ -188,23 +213,16 @@ Reflector::After Reflector::watchOnce() {
     return After::Relist;
   }
   std::unique_ptr<WatchStream> stream = std::move(opened).value();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (cancel_.cancelled()) return After::Stop;
-    current_ = stream.get();
-  }
+  if (!track(stream.get())) return After::Stop;
   lastLogged_.clear();  // working again: the next failure is news
   if (observer_) observer_->onWatchOpened(resource_.kind);
   const After after = handleStream(*stream, start);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    current_ = nullptr;
-  }
+  track(nullptr);
   return after;
 }
 
-Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint start) {
-  std::size_t events = 0;
+Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint start, std::size_t eventsBefore) {
+  std::size_t events = eventsBefore;
   WatchEvent event;
   for (;;) {
     switch (stream.next(event)) {
@@ -245,7 +263,7 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
           restartWatch("very_short", "closed without events");
           return After::Backoff;
         }
-        restartWatch("closed", "closed by the server after " + std::to_string(events) + " events");
+        restartWatch("closed", "closed by the server after " + std::to_string(events - eventsBefore) + " events");
         return After::Rewatch;
       }
       case WatchStream::Next::Broken:

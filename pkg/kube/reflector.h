@@ -1,5 +1,5 @@
 // Keeps one resource's objects in the Store in step with the API server, as client-go's Reflector
-// does: LIST (replace the store), then WATCH from the list's resourceVersion applying each event;
+// does: sync (replace the store), then WATCH from the sync's resourceVersion applying each event;
 // resume from the last resourceVersion seen (bookmarks advance it) when a watch ends; relist when
 // the server says that version is gone (410) or a line cannot be decoded, and after a watch was
 // refused (401/403: client-go's ListAndWatch returns on such an error and starts over with a
@@ -13,6 +13,17 @@
 // and the cache's health calls the resource stale, so no cycle decides without it (a pod left out
 // would make its node look emptier, a PDB left out would leave its pods unguarded). A later
 // readable version or its deletion clears it; one without a readable name clears at a relist.
+//
+// A sync (the first, and every relist) is a watch-list where the server allows it, as client-go's
+// WatchListClient does (KEP-3157): one WATCH with sendInitialEvents=true streams the state as
+// ADDED events, decoded one by one into a staging set, and the store is replaced once, when the
+// bookmark annotated k8s.io/initial-events-end arrives (its resourceVersion is where the watch goes
+// on from); the same stream then goes on as the watch. Until that bookmark the store is untouched
+// and the reflector not synced; a stream that breaks first is retried from scratch. The paged LIST
+// stays as the fallback: for the rest of the process once the API server refuses the parameters
+// (400/422: its WatchList gate is off), sends anything but ADDED events before the bookmark, or
+// falls silent without it (watchListQuiet); for one sync after a 401/403 (the LIST's own answer
+// counts: a one-shot run needs only "list") or after kStreamAttempts failed streams in a row.
 #pragma once
 
 #include <atomic>
@@ -21,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +41,7 @@
 #include "pkg/cluster/store.h"
 #include "pkg/kube/backoff.h"
 #include "pkg/kube/client.h"
+#include "pkg/kube/stall_watchdog.h"
 
 namespace kdesched::kube {
 
@@ -41,9 +54,15 @@ struct ReflectorOptions {
   // re-watching at once would hot-loop against a server that closes every watch.
   std::chrono::milliseconds shortWatch{1000};
   std::int64_t pageSize = 500;
-  // One LIST, then stop: for a one-shot run, which decides on that list alone and never needs the
-  // watch (so neither its RBAC verb nor its failures can get in the way).
+  // One sync, then stop: for a one-shot run, which decides on that state alone and never needs the
+  // watch that would follow (so neither its RBAC verb nor its failures can get in the way).
   bool listOnly = false;
+  // Sync by watch-list (see above) rather than a paged LIST, while the API server allows it.
+  bool watchList = true;
+  // A watch-list whose initial state goes this long without an event and without its closing
+  // bookmark is cut and the paged LIST used instead (client-go warns after 10 s and waits on).
+  // Zero: no bound.
+  std::chrono::seconds watchListQuiet{30};
   std::shared_ptr<Clock> clock;    // null: the system clock
   std::function<double()> random;  // uniform [0, 1); null: seeded from the OS
 };
@@ -104,19 +123,39 @@ class Reflector {
   void start();
   // Cancels the open request or watch and any wait, then joins. Idempotent.
   void stop();
-  // True once the first complete LIST was applied to the store; stays true afterwards.
+  // True once the first complete state (a LIST or a watch-list's initial events) was applied to
+  // the store; stays true afterwards.
   bool synced() const { return synced_.load(); }
   // The resourceVersion the next watch resumes from.
   std::string lastResourceVersion() const;
 
  private:
-  enum class After { Rewatch, Backoff, Relist, Stop };
+  // What the loop does next. List: sync by the paged LIST now (no backoff).
+  enum class After { Rewatch, Backoff, Relist, Stop, List };
+  // A watch-list that failed this many times in a row gives way to one paged LIST.
+  static constexpr int kStreamAttempts = 3;
 
   void run();
   // LIST into the store; false when it failed (and the error was reported).
   bool relist();
+  // Replaces the store with a complete state (a LIST's or a watch-list's); returns the vanished.
+  std::size_t replaceStore(ListResult& state);
+  std::chrono::seconds watchTimeout();
+  // Sets current_ (null: clears it); false when stop() came first.
+  bool track(WatchStream* stream);
+  // The sync by watch-list (reflector_stream.cpp), then the same stream as the watch; `needSync`
+  // is cleared at its closing bookmark.
+  bool streaming() const;
+  After streamSync(bool& needSync);
+  // Reads the initial events into `staged`; nullopt once the closing bookmark came.
+  std::optional<After> streamInitial(WatchStream& stream, StallWatchdog& watchdog, ListResult& staged,
+                                     std::size_t& events);
+  After streamRefused(const ApiError& error);
+  After streamFailed(ReflectorFailure failure);
+  After refuseWatchList(const std::string& why);
   After watchOnce();
-  After handleStream(WatchStream& stream, Clock::TimePoint start);
+  // `eventsBefore`: events the stream carried before (a watch-list's initial ones).
+  After handleStream(WatchStream& stream, Clock::TimePoint start, std::size_t eventsBefore = 0);
   void apply(WatchEvent& event);
   void applyUndecodable(WatchEvent& event);
   // A relist's objects that did not decode replace the ones known before.
@@ -150,6 +189,8 @@ class Reflector {
   // that version is useless, and after a refused watch the cache is to be replaced with the
   // current state (it may have missed changes for a long time).
   bool rvUnavailable_ = false;
+  bool listOnce_ = false;   // the next sync by LIST, then watch-list again
+  int streamFailures_ = 0;  // watch-lists failed in a row
   std::string lastLogged_;  // the last failure logged at its own level, and when
   Clock::TimePoint lastLoggedAt_{};
   std::atomic<bool> synced_{false};

@@ -94,6 +94,53 @@ Result<WatchEventType> parseType(std::string_view t) {
   return Status::error("type: unknown watch event type \"" + std::string(t) + "\"");
 }
 
+// Whether a bookmark's metadata.annotations mark the end of a watch-list's initial events.
+Status decodeBookmarkAnnotations(od::value v, WatchEvent& out) {
+  bool null = false;
+  if (auto e = v.is_null().get(null)) return jsonError("object.metadata.annotations", e);
+  if (null) return Status::ok();
+  od::object annotations;
+  if (auto e = v.get_object().get(annotations)) return jsonError("object.metadata.annotations", e);
+  for (auto field : annotations) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return jsonError("object.metadata.annotations", e);
+    if (key != kInitialEventsEndAnnotation) continue;
+    std::string_view value;
+    if (auto e = field.value().get_string().get(value))
+      return jsonError("object.metadata.annotations[" + std::string(key) + "]", e);
+    out.initialEventsEnd = value == "true";
+  }
+  return Status::ok();
+}
+
+// A bookmark carries its resourceVersion and maybe the end-of-initial-events annotation; the rest
+// (an empty object of the kind) is skipped.
+Status decodeBookmark(od::object obj, WatchEvent& out) {
+  bool haveMeta = false, haveRv = false;
+  for (auto field : obj) {
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return jsonError("object", e);
+    if (key != "metadata") continue;
+    haveMeta = true;
+    od::object meta;
+    if (auto e = field.value().get_object().get(meta)) return jsonError("object.metadata", e);
+    for (auto m : meta) {
+      std::string_view name;
+      if (auto e = m.unescaped_key().get(name)) return jsonError("object.metadata", e);
+      if (name == "resourceVersion") {
+        if (Status s = copyString(m.value(), out.resourceVersion, "object.metadata.resourceVersion"); !s.isOk())
+          return s;
+        haveRv = true;
+      } else if (name == "annotations") {
+        if (Status s = decodeBookmarkAnnotations(m.value(), out); !s.isOk()) return s;
+      }
+    }
+  }
+  if (!haveMeta) return Status::error("object.metadata: missing");
+  if (!haveRv) return Status::error("object.metadata.resourceVersion: missing");
+  return Status::ok();
+}
+
 // The event's object: its resourceVersion first (the decoders do not keep it), then the object.
 Status decodeEventObject(api::Kind kind, od::value v, WatchEvent& out) {
   od::object obj;
@@ -104,6 +151,7 @@ Status decodeEventObject(api::Kind kind, od::value v, WatchEvent& out) {
     out.error = decodeStatusJson(raw);
     return Status::ok();
   }
+  if (out.type == WatchEventType::Bookmark) return decodeBookmark(obj, out);
   {
     od::object meta;
     auto m = obj.find_field_unordered("metadata");
@@ -116,12 +164,6 @@ Status decodeEventObject(api::Kind kind, od::value v, WatchEvent& out) {
       return s;
   }
   if (auto e = obj.reset().error()) return jsonError("object", e);
-  if (out.type == WatchEventType::Bookmark) {
-    // A bookmark carries only a resourceVersion; skip the rest so the document end is checked.
-    std::string_view raw;
-    if (auto e = obj.raw_json().get(raw)) return jsonError("object", e);
-    return Status::ok();
-  }
   if (Status s = api::decodeObject(kind, obj, out.object); !s.isOk()) {
     out.undecodable = UndecodableObject{keyOf(out.object), s.message()};
     out.object = api::Object{};

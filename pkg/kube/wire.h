@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/api/decode.h"
@@ -42,7 +43,12 @@ struct WatchEvent {
   // Set instead of `object` when the event is well-formed but its object does not decode.
   std::optional<UndecodableObject> undecodable;
   ApiError error;  // Error: the Status the server sent (code 410: relist)
+  // Bookmark: annotated k8s.io/initial-events-end: "true", the end of a watch-list's initial state.
+  bool initialEventsEnd = false;
 };
+
+// The annotation of the bookmark that ends a watch-list's initial events (metav1.InitialEventsAnnotationKey).
+inline constexpr std::string_view kInitialEventsEndAnnotation = "k8s.io/initial-events-end";
 
 // Decodes one line of a JSON watch stream: {"type":"ADDED","object":{...}}. `line` may be
 // reallocated for padding; `parser` is reused across lines (it keeps its buffers).

@@ -23,11 +23,14 @@
 #                       (the file DIR/env has them as KEY=value lines)
 #   kubectl ARGS...     run the cached kubectl with the admin kubeconfig
 #   add-nodes (--nodes N | --node-spec FILE)   create more kwok nodes
-#   restart-apiserver [--kill]
+#   restart-apiserver [--kill] [--apiserver-arg ARG]...
 #                       stop (SIGTERM; --kill: SIGKILL, a crash) and start
 #                       kube-apiserver on the same port: every watch is dropped
 #                       and the new watch cache starts at the current revision,
-#                       so watches/lists from older resourceVersions get 410
+#                       so watches/lists from older resourceVersions get 410.
+#                       --apiserver-arg --name=value: from now on with that flag,
+#                       in place of an earlier --name=... (a feature gate
+#                       turned off: --apiserver-arg=--feature-gates=WatchList=false)
 #   compact-etcd [--restart-apiserver]
 #                       compact etcd to its current revision. Requests that
 #                       reach etcd with an older resourceVersion get 410 Gone;
@@ -663,10 +666,27 @@ cmd_wait_ready() {
 
 cmd_restart_apiserver() {
   load_state
-  local pid t0 how=SIGTERM
+  local pid t0 how=SIGTERM kill=0 args=()
   t0="$(kd_now_ms)"
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --apiserver-arg=*) set -- --apiserver-arg "${1#*=}" "${@:2}" ;;
+    esac
+    case "$1" in
+      --kill) kill=1; shift ;;
+      --apiserver-arg) [ $# -ge 2 ] || kd_die "$1 needs a value"; args+=("$2"); shift 2 ;;
+      *) kd_die "restart-apiserver: unknown argument $1" ;;
+    esac
+  done
   pid="$(component_pid kube-apiserver)" || kd_die "kube-apiserver is not running"
-  if [ "${1:-}" = --kill ]; then
+  local a f="${DIR}/cmd/kube-apiserver.args"
+  for a in "${args[@]+"${args[@]}"}"; do
+    [[ "${a}" == --?*=* ]] || kd_die "restart-apiserver: --apiserver-arg takes --name=value, not ${a}"
+    grep -v -- "^${a%%=*}=" "${f}" >"${f}.new" || true
+    printf '%s\n' "${a}" >>"${f}.new"
+    mv -f "${f}.new" "${f}"
+  done
+  if [ "${kill}" = 1 ]; then
     how=SIGKILL
     kill -KILL "${pid}"
     STOP_TIMEOUT=0 stop_pids "${pid}" 2>/dev/null

@@ -22,8 +22,10 @@
 #     verb of every rule of the ClusterRole and the leader-election Role is removed from the
 #     live object, one at a time, and the run must fail with a permission error that names the
 #     verb and the resource (and not evict); the rule is restored and the next one cut.
-#     Informer verbs are cut on the one-shot path (list) and on the Deployment path (watch: a
-#     one-shot run does not need a watch). A policy with priorityThreshold.name (helm upgrade
+#     Informer verbs are cut on the one-shot path (list, with --watch-list=false: by watch-list a
+#     one-shot run needs only watch, as upstream's informers with client-go's WatchListClient, and
+#     the LIST is its fallback where the API server serves no watch-lists) and on the Deployment
+#     path (watch). A policy with priorityThreshold.name (helm upgrade
 #     -f test/helm/values-priority.yaml) proves the PriorityClass get rule.
 #  5. helm uninstall removes everything; cluster down.
 #
@@ -385,7 +387,8 @@ rbac_case() {
   [ "${sa}" = kdesched-ha ] && kc="${WORK}/ha.kubeconfig"
   RUN_READY=""
   if [ "${mode}" = oneshot ]; then
-    run_kdesched "no-${verb}-${res//\//-}" 60 "${kc}" "${CRON_ARGS[@]}" --cache-sync-timeout=8
+    # shellcheck disable=SC2086  # RBAC_EXTRA: extra flags, word-split on purpose
+    run_kdesched "no-${verb}-${res//\//-}" 60 "${kc}" "${CRON_ARGS[@]}" --cache-sync-timeout=8 ${RBAC_EXTRA:-}
   else
     "${LEASE_PREP:-lease_absent}"
     RUN_PROBE=probe_ready run_kdesched "no-${verb}-${res//\//-}${named:+-named}" 8 "${kc}" "${HA_ARGS[@]}"
@@ -434,10 +437,12 @@ SA_USER_KD="User ${Q}system:serviceaccount:${SYS}:kdesched${Q}"
 SA_USER_HA="User ${Q}system:serviceaccount:${SYS}:kdesched-ha${Q}"
 
 phase "RBAC: every ClusterRole verb is needed (one-shot, CronJob args)"
-# The informers' LIST: without it the first LIST is refused and the cache never syncs.
+# The informers' LIST: without it the first LIST is refused and the cache never syncs. The LIST is
+# the watch-list's fallback, so it is proved with --watch-list=false (by watch-list the one-shot run
+# would need only watch).
 for spec in ":pods" ":nodes" ":namespaces" ":persistentvolumeclaims" "policy:poddisruptionbudgets"; do
   g="${spec%%:*}"; r="${spec#*:}"
-  rbac_case kdesched clusterrole kdesched "" "${r}" list "" "list ${r}${g:+.${g}} -A" oneshot \
+  RBAC_EXTRA=--watch-list=false rbac_case kdesched clusterrole kdesched "" "${r}" list "" "list ${r}${g:+.${g}} -A" oneshot \
     "msg=\"reflector list failed\" resource=${r} .*403 Forbidden: ${r}(\.${g})? is forbidden: ${SA_USER_KD} cannot list resource ${Q}${r}${Q} in API group ${Q}${g}${Q} at the cluster scope"
 done
 rbac_case kdesched clusterrole kdesched "" pods/eviction create "" "create pods --subresource=eviction -n ${KDS_NS}" oneshot \

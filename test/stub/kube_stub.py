@@ -19,7 +19,8 @@ and query constraints match, and takes that rule's next response (the last one r
         "delay_ms": 20,                                 # pause before each chunk
         "split": true,                                  # send each line as two chunks
         "end": "close" | "cut" | "hang"}                # last chunk / cut mid-chunk / stay open
-     ]}]}
+       {"status": 200, "json": {...}, "reset_after_ms": 100}  # then, as if restarted, reset the
+     ]}]}                                               # kept-alive connection (RST) after 100 ms
 
 GET /__stub/requests returns what was received so far: [{"method", "target", "authorization"}].
 TLS: --tls-cert/--tls-key serve HTTPS; --tls-client-ca also requires a client certificate.
@@ -31,6 +32,7 @@ import json
 import select
 import socket
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -116,6 +118,13 @@ class Handler(BaseHTTPRequestHandler):
         else:
             body = response.get("body", "").encode()
         self.send_body(response.get("status", 200), response.get("headers", {}), body)
+        if "reset_after_ms" in response:
+            # The client keeps this connection in its pool (no "Connection: close"); the server
+            # then goes away under it, as a restarted API server does.
+            self.wfile.flush()
+            time.sleep(response["reset_after_ms"] / 1000.0)
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
 
     def send_body(self, status, headers, body):
         self.send_response(status)

@@ -68,5 +68,21 @@ TEST(UpstreamArgs, EverythingElsePassesThroughUnchanged) {
   EXPECT_THAT(out.args, ElementsAre("--enable-http2x", "--cert-directory=a"));
 }
 
+// client-go reads KUBE_FEATURE_WatchListClient with strconv.ParseBool; kdesched's own flag wins.
+TEST(WatchListSwitch, FlagThenTheClientGoEnvironmentVariableThenOn) {
+  std::string warning;
+  EXPECT_TRUE(watchListEnabled(std::nullopt, nullptr, warning));
+  EXPECT_FALSE(watchListEnabled(std::nullopt, "false", warning));
+  EXPECT_FALSE(watchListEnabled(std::nullopt, "0", warning));
+  EXPECT_FALSE(watchListEnabled(std::nullopt, "F", warning));
+  EXPECT_TRUE(watchListEnabled(std::nullopt, "True", warning));
+  EXPECT_TRUE(watchListEnabled(true, "false", warning)) << "--watch-list=true wins";
+  EXPECT_FALSE(watchListEnabled(false, "true", warning)) << "--watch-list=false wins";
+  EXPECT_TRUE(warning.empty());
+  EXPECT_TRUE(watchListEnabled(std::nullopt, "no", warning)) << "not a ParseBool value: the default";
+  EXPECT_EQ(warning,
+            "KUBE_FEATURE_WatchListClient=\"no\" is not a boolean (true or false); the feature keeps its default");
+}
+
 }  // namespace
 }  // namespace kdesched::cmd

@@ -326,6 +326,57 @@ TEST_F(ClientTest, WatchRequestAndEvents) {
   EXPECT_EQ((*w)->next(ev), WatchStream::Next::Closed);
 }
 
+TEST_F(ClientTest, WatchListRequestAndItsClosingBookmark) {
+  transport_->onWatch(Scripted::watch({event("ADDED", podJson("a", "11")), bookmark("12"), initialEventsEnd("13")},
+                                      Scripted::End::Close));
+  WatchOptions wo;
+  wo.sendInitialEvents = true;
+  auto w = client_->watch(kPods, wo);
+  ASSERT_TRUE(w.isOk()) << w.error().describe();
+  // As client-go's reflector asks: no resourceVersion (the newest state), bookmarks allowed.
+  EXPECT_EQ(transport_->watched()[0].target,
+            "/api/v1/pods?watch=true&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+            "&timeoutSeconds=300");
+  WatchEvent ev;
+  ASSERT_EQ((*w)->next(ev), WatchStream::Next::Event);
+  EXPECT_FALSE(ev.initialEventsEnd);
+  ASSERT_EQ((*w)->next(ev), WatchStream::Next::Event);
+  EXPECT_EQ(ev.type, WatchEventType::Bookmark);
+  EXPECT_FALSE(ev.initialEventsEnd) << "a plain bookmark";
+  ASSERT_EQ((*w)->next(ev), WatchStream::Next::Event);
+  EXPECT_EQ(ev.type, WatchEventType::Bookmark);
+  EXPECT_EQ(ev.resourceVersion, "13");
+  EXPECT_TRUE(ev.initialEventsEnd);
+}
+
+TEST(DecodeWatchEvent, TheInitialEventsEndAnnotation) {
+  api::JsonParser parser;
+  const auto decode = [&](const std::string& metadata) {
+    std::string line = event("BOOKMARK", R"({"kind":"Pod","metadata":)" + metadata + R"(,"spec":{"containers":null}})");
+    WatchEvent ev;
+    Status st = decodeWatchEvent(api::Kind::Pod, line, parser, ev);
+    EXPECT_TRUE(st.isOk()) << metadata << ": " << st.message();
+    EXPECT_EQ(ev.resourceVersion, "7") << metadata;
+    return ev.initialEventsEnd;
+  };
+  EXPECT_TRUE(decode(R"({"annotations":{"a":"b","k8s.io/initial-events-end":"true"},"resourceVersion":"7"})"));
+  EXPECT_FALSE(decode(R"({"resourceVersion":"7","annotations":{"k8s.io/initial-events-end":"false"}})"));
+  EXPECT_FALSE(decode(R"({"resourceVersion":"7","annotations":null})"));
+  EXPECT_FALSE(decode(R"({"resourceVersion":"7","creationTimestamp":null})"));
+
+  std::string line =
+      event("BOOKMARK", R"({"metadata":{"annotations":{"k8s.io/initial-events-end":true},"resourceVersion":"7"}})");
+  WatchEvent ev;
+  EXPECT_THAT(decodeWatchEvent(api::Kind::Pod, line, parser, ev).message(),
+              HasSubstr("object.metadata.annotations[k8s.io/initial-events-end]"));
+  line = event("BOOKMARK", R"({"metadata":{"annotations":{}}})");
+  EXPECT_THAT(decodeWatchEvent(api::Kind::Pod, line, parser, ev).message(),
+              HasSubstr("object.metadata.resourceVersion: missing"));
+  line = event("ADDED", podJson("a", "5"));
+  ASSERT_TRUE(decodeWatchEvent(api::Kind::Pod, line, parser, ev).isOk());
+  EXPECT_FALSE(ev.initialEventsEnd) << "reset with every event";
+}
+
 TEST_F(ClientTest, WatchRefusedWithGone) {
   Scripted gone;
   gone.status = 410;

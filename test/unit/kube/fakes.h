@@ -7,9 +7,12 @@
 #include <deque>
 #include <functional>
 #include <future>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,41 +67,18 @@ struct Scripted {
 };
 
 // A line stream that ends as scripted; Hang blocks until cancelled (by cancel() or the request's
-// Cancellation), which is where a reflector rests at the end of a test.
+// Cancellation), which is where a reflector rests at the end of a test, or until the test feeds it
+// more lines (FakeTransport::feed).
 class FakeLineStream final : public LineStream {
  public:
-  FakeLineStream(std::vector<std::string> lines, Scripted::End end, Cancellation* requestCancel)
-      : state_(std::make_shared<State>()), sub_(requestCancel, [s = state_] { s->cancel(); }) {
-    state_->lines.assign(lines.begin(), lines.end());
-    state_->end = end;
-  }
-  bool next(std::string& line) override {
-    std::unique_lock<std::mutex> lock(state_->mu);
-    if (!state_->lines.empty() && !state_->cancelled) {
-      line = std::move(state_->lines.front());
-      state_->lines.pop_front();
-      return true;
-    }
-    switch (state_->end) {
-      case Scripted::End::Close: status_ = state_->cancelled ? Status::error("cancelled") : Status::ok(); break;
-      case Scripted::End::Break: status_ = Status::error("connection reset by peer"); break;
-      case Scripted::End::Hang:
-        state_->cv.wait(lock, [&] { return state_->cancelled; });
-        status_ = Status::error("cancelled");
-        break;
-    }
-    return false;
-  }
-  void cancel() override { state_->cancel(); }
-  Status status() const override { return status_; }
-
- private:
+  // Shared with the transport, so a test can feed an open stream and see what it has read.
   struct State {
     std::mutex mu;
     std::condition_variable cv;
     std::deque<std::string> lines;
     Scripted::End end = Scripted::End::Close;
     bool cancelled = false;
+    bool closed = false;  // the client let go of the stream (destroyed it)
     void cancel() {
       {
         std::lock_guard<std::mutex> lock(mu);
@@ -106,7 +86,57 @@ class FakeLineStream final : public LineStream {
       }
       cv.notify_all();
     }
+    void push(std::vector<std::string> more) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        lines.insert(lines.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+      }
+      cv.notify_all();
+    }
+    bool drained() {
+      std::lock_guard<std::mutex> lock(mu);
+      return lines.empty();
+    }
   };
+
+  FakeLineStream(std::shared_ptr<State> state, Cancellation* requestCancel)
+      : state_(std::move(state)), sub_(requestCancel, [s = state_] { s->cancel(); }) {}
+  FakeLineStream(std::vector<std::string> lines, Scripted::End end, Cancellation* requestCancel)
+      : FakeLineStream(makeState(std::move(lines), end), requestCancel) {}
+  ~FakeLineStream() override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->closed = true;
+  }
+  FakeLineStream(const FakeLineStream&) = delete;
+  FakeLineStream& operator=(const FakeLineStream&) = delete;
+  static std::shared_ptr<State> makeState(std::vector<std::string> lines, Scripted::End end) {
+    auto s = std::make_shared<State>();
+    s->lines.assign(lines.begin(), lines.end());
+    s->end = end;
+    return s;
+  }
+  bool next(std::string& line) override {
+    std::unique_lock<std::mutex> lock(state_->mu);
+    for (;;) {
+      if (!state_->lines.empty() && !state_->cancelled) {
+        line = std::move(state_->lines.front());
+        state_->lines.pop_front();
+        return true;
+      }
+      if (state_->end != Scripted::End::Hang || state_->cancelled) break;
+      state_->cv.wait(lock, [&] { return state_->cancelled || !state_->lines.empty(); });
+    }
+    switch (state_->end) {
+      case Scripted::End::Close: status_ = state_->cancelled ? Status::error("cancelled") : Status::ok(); break;
+      case Scripted::End::Break: status_ = Status::error("connection reset by peer"); break;
+      case Scripted::End::Hang: status_ = Status::error("cancelled"); break;
+    }
+    return false;
+  }
+  void cancel() override { state_->cancel(); }
+  Status status() const override { return status_; }
+
+ private:
   std::shared_ptr<State> state_;
   CancelSubscription sub_;
   Status status_;
@@ -138,6 +168,20 @@ class FakeTransport final : public Transport {
     std::lock_guard<std::mutex> lock(mu_);
     return watched_;
   }
+  // Appends lines to the n-th watch opened (0-based), which must have answered with a stream.
+  void feed(std::size_t n, std::vector<std::string> lines) { stream(n)->push(std::move(lines)); }
+  // The n-th watch's lines were all read.
+  bool drained(std::size_t n) { return stream(n)->drained(); }
+  // The client let go of the n-th watch's stream.
+  bool closed(std::size_t n) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!streams_.count(n)) return false;  // not opened yet
+    }
+    auto s = stream(n);
+    std::lock_guard<std::mutex> lock(s->mu);
+    return s->closed;
+  }
 
   Result<HttpResponse> send(const HttpRequest& request) override {
     std::optional<Scripted> s;
@@ -163,8 +207,10 @@ class FakeTransport final : public Transport {
 
   Result<StreamResponse> openWatch(const HttpRequest& request) override {
     std::optional<Scripted> s;
+    std::size_t index = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      index = watched_.size();
       watched_.push_back(record(request));
       if (!watches_.empty()) {
         s = std::move(watches_.front());
@@ -180,7 +226,12 @@ class FakeTransport final : public Transport {
     r.headers = s->headers;
     std::vector<std::string> lines = s->lines;
     if (!s->body.empty()) lines.push_back(s->body);
-    r.lines = std::make_unique<FakeLineStream>(std::move(lines), s->end, request.cancel);
+    auto state = FakeLineStream::makeState(std::move(lines), s->end);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      streams_[index] = state;
+    }
+    r.lines = std::make_unique<FakeLineStream>(std::move(state), request.cancel);
     return r;
   }
 
@@ -206,7 +257,15 @@ class FakeTransport final : public Transport {
     }
   }
 
+  std::shared_ptr<FakeLineStream::State> stream(std::size_t n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = streams_.find(n);
+    if (it == streams_.end()) throw std::logic_error("watch " + std::to_string(n) + " has no stream");
+    return it->second;
+  }
+
   std::mutex mu_;
+  std::map<std::size_t, std::shared_ptr<FakeLineStream::State>> streams_;  // by watch index
   std::deque<Scripted> sends_;
   std::deque<Scripted> watches_;
   std::vector<Seen> sent_;
@@ -239,6 +298,13 @@ inline std::string event(const std::string& type, const std::string& object) {
 
 inline std::string bookmark(const std::string& rv) {
   return event("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" + rv + R"("}})");
+}
+
+// The bookmark that ends a watch-list's initial events, as kube-apiserver 1.36 writes it.
+inline std::string initialEventsEnd(const std::string& rv) {
+  return event("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" + rv +
+                               R"(","creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}},)" +
+                               R"("spec":{"containers":null},"status":{}})");
 }
 
 inline std::string statusJson(int code, const std::string& reason, const std::string& message) {

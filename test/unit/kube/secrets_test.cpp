@@ -62,6 +62,7 @@ TEST(Secrets, NoTokenInAnyLogLineOrErrorAtTraceLevel) {
   ReflectorOptions ro;
   ro.clock = clock;
   ro.random = [] { return 0.0; };
+  ro.watchList = false;  // the paged LIST's requests, scripted above
   Reflector reflector(client, kPods, store, ro);
   reflector.start();
   ASSERT_TRUE(waitUntil([&] { return transport->watched().size() >= 2; }));

@@ -66,10 +66,12 @@ class StubTest : public ::testing::Test {
     return out;
   }
 
+  // The paged LIST path, which these cases are about; WatchListOverHttp turns the watch-list on.
   static ReflectorOptions fastOptions() {
     ReflectorOptions o;
     o.backoff.initial = 10ms;
     o.backoff.cap = 50ms;
+    o.watchList = false;
     return o;
   }
 
@@ -161,6 +163,30 @@ TEST_F(StubTest, ConnectionCutMidChunkRewatchesFromTheLastVersion) {
   EXPECT_TRUE(observer.relists.empty());
 }
 
+// The watch-list over real HTTP, its lines split across chunks: the state is replaced at the
+// closing bookmark, then the same connection carries the changes; no LIST at all.
+TEST_F(StubTest, WatchListOverHttp) {
+  startStub(json::array({
+      rule("/api/v1/pods", {{"watch", "true"}, {"sendInitialEvents", "true"}, {"resourceVersion", nullptr}},
+           json::array({stream({event("ADDED", podJson("a", "5")), event("ADDED", podJson("b", "6")),
+                                initialEventsEnd("10"), event("DELETED", podJson("b", "11"))},
+                               "hang", /*split=*/true)})),
+  }));
+  auto c = client(config());
+  ReflectorOptions o = fastOptions();
+  o.watchList = true;
+  Reflector r(*c, kPods, store_, o);
+  r.start();
+  ASSERT_TRUE(waitUntil([&] { return r.lastResourceVersion() == "11"; }, 10s));
+  ASSERT_TRUE(returns([&] { r.stop(); }));
+  EXPECT_TRUE(r.synced());
+  EXPECT_EQ(podKeys(store_), (std::set<std::string>{"default/a"}));
+  const auto got = received();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_THAT(got[0], HasSubstr("GET /api/v1/pods?watch=true&allowWatchBookmarks=true&sendInitialEvents=true&"
+                                "resourceVersionMatch=NotOlderThan&timeoutSeconds="));
+}
+
 TEST_F(StubTest, RetryAfterIsHonouredOverHttp) {
   startStub(json::array({rule("/api/v1/nodes", json::object(),
                               json::array({{{"status", 429},
@@ -177,6 +203,28 @@ TEST_F(StubTest, RetryAfterIsHonouredOverHttp) {
   EXPECT_EQ(r->body, "{\"kind\":\"NodeList\",\n\"items\":[]}\n") << "a chunked body is read whole";
   EXPECT_THAT(clock->sleeps(), ElementsAre(1s)) << "waited out the Retry-After the header asked for";
   EXPECT_THAT(received(), ElementsAre("GET /api/v1/nodes", "GET /api/v1/nodes"));
+}
+
+// An API server restarted while a connection sat in the client's pool: the next request finds it
+// reset as it writes. The server cannot have acted on a request it did not receive, so it goes
+// again on a fresh connection (as Go's net/http retries it) instead of failing an eviction that
+// was never sent. (daemon.sh caught it once relists no longer went through the pool first.)
+TEST_F(StubTest, ARequestOnAConnectionTheServerResetIsSentAgain) {
+  startStub(json::array({
+      rule("/version", json::object(), json::array({{{"json", {{"gitVersion", "v1.36.5"}}}, {"reset_after_ms", 50}}})),
+      {{"method", "POST"},
+       {"path", "/api/v1/namespaces/d/pods/p/eviction"},
+       {"query", json::object()},
+       {"responses", json::array({{{"status", 201}, {"json", {{"kind", "Status"}, {"status", "Success"}}}}})}},
+  }));
+  auto c = client(config());
+  ASSERT_TRUE(c->get("/version").isOk());
+  // Real sockets: long enough for the stub to reset the kept-alive connection.
+  std::this_thread::sleep_for(300ms);
+  auto r = c->post("/api/v1/namespaces/d/pods/p/eviction", R"({"apiVersion":"policy/v1","kind":"Eviction"})");
+  ASSERT_TRUE(r.isOk()) << r.error().describe();
+  EXPECT_EQ(r->status, 201);
+  EXPECT_THAT(received(), ElementsAre("GET /version", "POST /api/v1/namespaces/d/pods/p/eviction"));
 }
 
 TEST_F(StubTest, TlsVerificationUsesTheConfiguredCa) {
