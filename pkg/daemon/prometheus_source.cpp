@@ -2,6 +2,8 @@
 
 #include <openssl/x509.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -33,8 +35,23 @@ std::string systemTrustBundle() {
   return *pem;
 }
 
+// An error body on one log line: a proxy's HTML page by its <title>, whitespace runs as one space,
+// at most kQuotedBody characters.
 std::string quoteBody(const std::string& body) {
-  return body.size() <= kQuotedBody ? body : body.substr(0, kQuotedBody) + "...";
+  std::string_view text = body;
+  std::string lower(body.substr(0, 4096));
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (const std::size_t open = lower.find("<title>"); open != std::string::npos)
+    if (const std::size_t close = lower.find("</title>", open); close != std::string::npos)
+      text = text.substr(open + 7, close - open - 7);
+  std::string out;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out.size() <= kQuotedBody ? out : out.substr(0, kQuotedBody) + "...";
 }
 
 }  // namespace

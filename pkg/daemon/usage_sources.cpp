@@ -52,7 +52,8 @@ usage::ClusterUsage UsageSources::measure(api::Timestamp asOf, Cancellation* can
     usage::SourceReadings r;
     r.source = usage::Source::Prometheus;
     r.origin = "Prometheus";
-    r.down = "no Prometheus provider in metricsProviders";
+    r.down = prometheusUnusable_.empty() ? "no Prometheus provider in metricsProviders"
+                                         : "the Prometheus provider cannot be used: " + prometheusUnusable_;
     out.prometheus.emplace(query, std::move(r));
   }
   return out;
@@ -107,15 +108,25 @@ Result<std::unique_ptr<UsageSources>> makeUsageSources(const plan::Engine& engin
     collector = std::make_unique<MetricsServerCollector>(
         client, clock, [&store](const std::string& node) { return store.hasNode(node); }, health->kubernetesMetrics);
   std::unique_ptr<PrometheusSource> prometheus;
+  std::string prometheusUnusable;
   if (!needs.prometheusQueries().empty()) {
     if (const policy::PrometheusProvider* p = engine.policy.prometheusProvider()) {
       auto made = makePrometheusSource(*p, client, clock, env, health->prometheus);
-      if (!made.isOk()) return made.status();
-      prometheus = std::move(made.value());
+      if (made.isOk()) {
+        prometheus = std::move(made.value());
+      } else {
+        // Upstream starts with such a URL and fails every query: the other plugins keep working.
+        // So does kdesched; the source is down for good and says why at every cycle.
+        health->prometheus.report("client", made.error());
+        prometheusUnusable = made.error();
+      }
     }
   }
-  return std::make_unique<UsageSources>(std::move(needs), std::move(health), std::move(collector),
-                                        std::move(prometheus), metrics, engine.extension.compat.usageGapLeavesNodeOut);
+  auto sources =
+      std::make_unique<UsageSources>(std::move(needs), std::move(health), std::move(collector), std::move(prometheus),
+                                     metrics, engine.extension.compat.usageGapLeavesNodeOut);
+  sources->prometheusUnusable_ = std::move(prometheusUnusable);
+  return sources;
 }
 
 }  // namespace kdesched::daemon

@@ -66,10 +66,18 @@ class UsageSources {
   std::unique_ptr<PrometheusSource> prometheus_;
   metrics::Metrics* metrics_;
   bool kdeschedRules_;
+  // Why the configured Prometheus provider has no client (a URL kdesched cannot use): its queries
+  // read as down with this reason.
+  std::string prometheusUnusable_;
+  friend Result<std::unique_ptr<UsageSources>> makeUsageSources(const plan::Engine&, kube::Client&, cluster::Store&,
+                                                                std::shared_ptr<Clock>, metrics::Metrics*,
+                                                                const PrometheusEnvironment&);
 };
 
-// The sources the engine's plugins need, or null when none balances by usage. Errors (exit 2):
-// a Prometheus URL kdesched cannot use.
+// The sources the engine's plugins need, or null when none balances by usage. A Prometheus URL
+// kdesched cannot use (not http or https, a query part, no host) is not an error, as for upstream,
+// whose client fails each query: that source is down, kdesched_usage_source_up{source="Prometheus"}
+// 0 and one warning, and the plugins that balance by it skip every cycle; the others run.
 Result<std::unique_ptr<UsageSources>> makeUsageSources(const plan::Engine& engine, kube::Client& client,
                                                        cluster::Store& store, std::shared_ptr<Clock> clock,
                                                        metrics::Metrics* metrics, const PrometheusEnvironment& env);

@@ -110,6 +110,34 @@ TEST(CycleWithUsage, ARunWithoutAUsagePluginMeasuresNothing) {
   EXPECT_EQ(f.api.sentTo(kPodMetrics), 0u);
 }
 
+TEST(CycleWithUsage, APrometheusUrlKdeschedCannotUseIsASourceDownNotAFailedStart) {
+  FakeApi api;
+  cluster::Store store;
+  store.upsert(NodeBuilder("n1").allocatable(4000, 8 * kGi, 20).build());
+  store.upsert(PodBuilder("a1").node("n1").requests(4000, 0).build());
+  metrics::Metrics metrics{"test", {}};
+  // Go's url.Parse takes "prom:9090" (scheme "prom"), so upstream loads it and fails each query.
+  auto engine =
+      engineFor(policyWith("LowNodeUtilization", "balance",
+                           "      thresholds: {MetricResource: 30}\n"
+                           "      targetThresholds: {MetricResource: 50}\n"
+                           "      metricsUtilization:\n        source: Prometheus\n"
+                           "        prometheus: {query: instance:node_cpu:rate:sum}\n",
+                           "", "metricsProviders:\n- source: Prometheus\n  prometheus: {url: \"prom:9090\"}\n"));
+  ASSERT_TRUE(engine.isOk()) << engine.error();
+  auto made = daemon::makeUsageSources(*engine, *api.client, store, api.clock, &metrics, {});
+  ASSERT_TRUE(made.isOk()) << made.error();
+  ASSERT_NE(made.value(), nullptr);
+  EXPECT_EQ(metricValue(metrics, "kdesched_usage_source_up{source=\"Prometheus\"}"), 0);
+  usage::ClusterUsage u = made.value()->measure(1800000000);
+  ASSERT_EQ(u.prometheus.size(), 1u);
+  const usage::SourceReadings& r = u.prometheus.begin()->second;
+  ASSERT_TRUE(r.down.has_value());
+  EXPECT_THAT(*r.down, HasSubstr("the Prometheus provider cannot be used"));
+  EXPECT_THAT(*r.down, HasSubstr("must start with http:// or https://"));
+  EXPECT_TRUE(api.transport->sent().empty()) << "nothing is asked of a source that cannot be used";
+}
+
 TEST(CycleWithUsage, APolicyBalancingByRequestsBuildsNoSource) {
   FakeApi api;
   cluster::Store store;

@@ -171,6 +171,22 @@ INSTANTIATE_TEST_SUITE_P(
                  "expected the JSON object a Prometheus /api/v1/query answers with"}),
     [](const auto& info) { return info.param.name; });
 
+TEST(PrometheusSource, AProxysHtmlErrorPageIsQuotedByItsTitle) {
+  Fixture f;
+  // nginx's own 401 page, as a token-checking front answers.
+  f.prom->onSend(Scripted::json(
+      "<html>\r\n<head><title>401 Authorization Required</title></head>\r\n<body>\r\n<center><h1>401 "
+      "Authorization Required</h1></center>\r\n<hr><center>nginx/1.22.1</center>\r\n</body>\r\n</html>\r\n",
+      401));
+  auto r = f.source->query(kQuery, kAt);
+  ASSERT_TRUE(r.down);
+  EXPECT_THAT(*r.down, ::testing::EndsWith("(check the token it is given): 401 Authorization Required"));
+  f.prom->onSend(Scripted::json("upstream\n  timed   out\n", 502));
+  r = f.source->query(kQuery, kAt);
+  ASSERT_TRUE(r.down);
+  EXPECT_THAT(*r.down, ::testing::EndsWith(": upstream timed out"));
+}
+
 TEST(PrometheusSource, AServerThatNeverAnswersIsCutAtTheTimeout) {
   Fixture f;
   f.prom->onSend(Scripted::silence());
