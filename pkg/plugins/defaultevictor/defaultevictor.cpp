@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "pkg/framework/nodefit.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::defaultevictor {
 
@@ -105,28 +106,26 @@ FilterResult DefaultEvictor::preEvictionFilter(const api::Pod& pod, const framew
   return FilterResult::pass();
 }
 
+namespace {
+
+// The priority threshold: the value given, the named PriorityClass's, or system-critical.
+Result<std::int32_t> priorityThreshold(const Args& args, const policy::RawArgs& raw,
+                                       const framework::BuildContext& ctx) {
+  if (args.priorityThresholdValue) return *args.priorityThresholdValue;
+  if (!args.priorityThresholdName) return api::kSystemCriticalPriority;
+  if (!ctx.priorityClassValue)
+    return Status::error(raw.path + ".priorityThreshold.name: no PriorityClass lookup available");
+  auto v = ctx.priorityClassValue(*args.priorityThresholdName);
+  if (!v.isOk()) return Status::error(raw.path + ".priorityThreshold.name: " + v.error());
+  if (*v > api::kSystemCriticalPriority)
+    return Status::error(raw.path + ".priorityThreshold.name: priority threshold can't be greater than 2000000000");
+  return *v;
+}
+
+}  // namespace
+
 framework::PluginRegistration registration() {
-  return {
-      kName,
-      [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
-        auto args = decodeArgs(raw);
-        if (!args.isOk()) return args.status();
-        std::int32_t threshold = api::kSystemCriticalPriority;
-        if (args->priorityThresholdValue) {
-          threshold = *args->priorityThresholdValue;
-        } else if (args->priorityThresholdName) {
-          if (!ctx.priorityClassValue)
-            return Status::error(raw.path + ".priorityThreshold.name: no PriorityClass lookup available");
-          auto v = ctx.priorityClassValue(*args->priorityThresholdName);
-          if (!v.isOk()) return Status::error(raw.path + ".priorityThreshold.name: " + v.error());
-          threshold = *v;
-          if (threshold > api::kSystemCriticalPriority)
-            return Status::error(raw.path +
-                                 ".priorityThreshold.name: priority threshold can't be greater than 2000000000");
-        }
-        return std::unique_ptr<framework::Plugin>(
-            std::make_unique<DefaultEvictor>(std::move(args.value()), threshold, ctx.now));
-      }};
+  return common::registrationOf<DefaultEvictor>(kName, decodeArgs, priorityThreshold);
 }
 
 }  // namespace kdesched::plugins::defaultevictor

@@ -4,6 +4,7 @@
 
 #include "pkg/base/log.h"
 #include "pkg/plugins/common/measured_usage.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::highnodeutilization {
 namespace {
@@ -127,17 +128,11 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
 }
 
 framework::PluginRegistration registration() {
-  return {
-      kName,
-      [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
-        auto args = decodeArgs(raw);
-        if (!args.isOk()) return args.status();
-        auto choice =
-            nodeusage::chooseUsage(args->metricsUtilization, {{"thresholds", &args->thresholds}}, kName, ctx, raw.path);
-        if (!choice.isOk()) return choice.status();
-        return std::unique_ptr<framework::Plugin>(
-            std::make_unique<HighNodeUtilization>(std::move(*args), std::move(*choice)));
-      }};
+  return common::registrationOf<HighNodeUtilization>(
+      kName, decodeArgs, [](const Args& args, const policy::RawArgs& raw, const framework::BuildContext& ctx) {
+        return nodeusage::chooseUsage(args.metricsUtilization, {{"thresholds", &args.thresholds}}, kName, ctx,
+                                      raw.path);
+      });
 }
 
 }  // namespace kdesched::plugins::highnodeutilization

@@ -5,6 +5,7 @@
 
 #include "pkg/base/log.h"
 #include "pkg/plugins/common/measured_usage.h"
+#include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::lownodeutilization {
 namespace {
@@ -189,18 +190,12 @@ Status LowNodeUtilization::drain(framework::Handle& h, std::vector<NodeUsage>& n
 }
 
 framework::PluginRegistration registration() {
-  return {
-      kName,
-      [](const policy::RawArgs& raw, const framework::BuildContext& ctx) -> Result<std::unique_ptr<framework::Plugin>> {
-        auto args = decodeArgs(raw);
-        if (!args.isOk()) return args.status();
-        auto choice = nodeusage::chooseUsage(
-            args->metricsUtilization,
-            {{"thresholds", &args->thresholds}, {"targetThresholds", &args->targetThresholds}}, kName, ctx, raw.path);
-        if (!choice.isOk()) return choice.status();
-        return std::unique_ptr<framework::Plugin>(
-            std::make_unique<LowNodeUtilization>(std::move(*args), std::move(*choice)));
-      }};
+  return common::registrationOf<LowNodeUtilization>(
+      kName, decodeArgs, [](const Args& args, const policy::RawArgs& raw, const framework::BuildContext& ctx) {
+        return nodeusage::chooseUsage(args.metricsUtilization,
+                                      {{"thresholds", &args.thresholds}, {"targetThresholds", &args.targetThresholds}},
+                                      kName, ctx, raw.path);
+      });
 }
 
 }  // namespace kdesched::plugins::lownodeutilization
