@@ -14,9 +14,9 @@
 #   die MESSAGE                   a setup error: counted as a failure, stops the test
 # Any other command that fails under set -e stops the test as well and is counted ("aborted").
 # At exit, always: every process the test started is stopped, its cluster torn down, WORK removed
-# (kept with KDS_KEEP_WORK=1), the failure report printed when a check failed, then the timings,
-# the phase durations and the last line "NAME: N passed, N failed". Exit status 0 only when no
-# check failed.
+# (kept with KDS_KEEP_WORK=1), the failure report printed when a check failed (first the log of
+# the kdesched run started last before each failed check), then the timings, the phase durations
+# and the last line "NAME: N passed, N failed". Exit status 0 only when no check failed.
 #
 # e2e_begin sets ROOT (the checkout), WORK (a scratch directory) and, with --cluster,
 # KDESCHED_CLUSTER_DIR = ${KDESCHED_<NAME>_DIR:-/tmp/kdesched-<name>.PID} (exported): the test's
@@ -47,6 +47,8 @@ KDS_PIDS=()          # every kdesched started (stopped at exit if still running)
 KDS_EXTRA_PIDS=()    # other background processes a test started (SIGTERM at exit)
 KDS_AT_EXIT=()       # functions run at exit once every process is stopped (e.g. copying logs out)
 KDS_LOGS=()          # every kdesched log, in start order
+KDS_FAILED_LOGS=()   # the kdesched log last started before a failed check, each once (for the report)
+declare -A KDS_FAILED_CHECKS=()  # such a log -> the failed checks' descriptions
 # What `kubectl get` shows of the cluster when a check failed.
 KDS_STATE_ON_FAILURE=("nodes,pods,pdb,leases" -o wide)
 declare -A KDS_LOG_OF=()
@@ -55,7 +57,15 @@ declare -A KDS_LOG_OF=()
 # results
 
 pass() { KDS_PASSED=$((KDS_PASSED + 1)); echo "  ok    $*"; }
-fail() { KDS_FAILED=$((KDS_FAILED + 1)); echo "  FAIL  $*" >&2; }
+fail() {
+  KDS_FAILED=$((KDS_FAILED + 1)); echo "  FAIL  $*" >&2
+  # The run a failed check is about is, nearly always, the kdesched started last: the report shows
+  # its log even when later runs pushed it out of the last four.
+  [ "${#KDS_LOGS[@]}" -gt 0 ] || return 0
+  local log="${KDS_LOGS[${#KDS_LOGS[@]} - 1]}"
+  [ -n "${KDS_FAILED_CHECKS[${log}]+x}" ] || KDS_FAILED_LOGS+=("${log}")
+  KDS_FAILED_CHECKS["${log}"]+="${KDS_FAILED_CHECKS[${log}]:+; }$*"
+}
 check() { local d="$1"; shift; if "$@"; then pass "${d}"; else fail "${d}"; fi; }
 must() { local d="$1"; shift; if "$@"; then pass "${d}"; else die "${d}"; fi; }
 die() { fail "$*"; echo "  (stopping: the rest of ${KDS_NAME} depends on this)" >&2; KDS_DIED=1; exit 1; }
@@ -159,10 +169,18 @@ e2e_finish() {
   exit 0
 }
 
-# e2e_failure_report CLUSTER_UP: the last kdesched logs, the cluster's objects and component logs.
+# e2e_failure_report CLUSTER_UP: the log of the kdesched run before each failed check (the first
+# six such runs), the last four kdesched logs not shown yet, the cluster's objects and component logs.
 e2e_failure_report() {
-  local f n="${#KDS_LOGS[@]}" i
+  local f n="${#KDS_LOGS[@]}" i shown=" "
+  for f in "${KDS_FAILED_LOGS[@]:0:6}"; do
+    echo "--- tail ${f} (the kdesched run before the failed check: ${KDS_FAILED_CHECKS[${f}]})" >&2
+    tail -n 25 "${f}" >&2 2>/dev/null
+    shown+="${f} "
+  done
+  [ "${#KDS_FAILED_LOGS[@]}" -le 6 ] || echo "--- (and $((${#KDS_FAILED_LOGS[@]} - 6)) more runs before failed checks)" >&2
   for ((i = n > 4 ? n - 4 : 0; i < n; i++)); do
+    case "${shown}" in *" ${KDS_LOGS[i]} "*) continue ;; esac
     echo "--- tail ${KDS_LOGS[i]}" >&2; tail -n 25 "${KDS_LOGS[i]}" >&2 2>/dev/null
   done
   [ "$1" = 1 ] && [ -d "${KDESCHED_CLUSTER_DIR}/logs" ] || return 0
