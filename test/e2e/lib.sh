@@ -223,13 +223,16 @@ kds_gone() { ! kds_alive "$1"; }
 # kdesched processes
 
 # kds_start NAME ARGS...: starts kdesched in the background with stderr and stdout in WORK/NAME.log
-# (NAME may hold a folder: runs/01-x); sets KDS_PID. The kubeconfig and the order/payment policy
-# are added unless ARGS name them.
+# (NAME may hold a folder: runs/01-x); sets KDS_PID. The kubeconfig, the order/payment policy and
+# --secure-port 0 are added unless ARGS name them: the default port (10258) is one for the whole
+# machine, and a run started while another test's kdesched holds it exits 2 at once ("cannot start
+# the metrics server"; usage.sh's story 1 failed so in CI beside another helper's one-shot).
 kds_start() {
   local name="$1"; shift
   local log="${WORK}/${name}.log" extra=()
   case " $* " in *" --kubeconfig "* | *" --kubeconfig="*) ;; *) extra+=(--kubeconfig "${KUBECONFIG}") ;; esac
   case " $* " in *" --policy-config-file "* | *" --policy-config-file="*) ;; *) extra+=(--policy-config-file "${KDS_POLICY}") ;; esac
+  case " $* " in *" --secure-port "* | *" --secure-port="*) ;; *) extra+=(--secure-port 0) ;; esac
   mkdir -p "$(dirname "${log}")"
   "${KDESCHED}" "${extra[@]}" "$@" >"${log}" 2>&1 </dev/null 7>&- 8>&- &
   KDS_PID=$!

@@ -122,11 +122,11 @@ check "metrics.k8s.io lists the 3 nodes" kd_usage_wait_nodes 3 60
 phase "1. metrics-server: by requests nothing, by usage one pod from node1"
 policy "${WORK}/requests.yaml" "" "" "{cpu: 30}" "{cpu: 70}"
 one_shot requests "${WORK}/requests.yaml"
-check "by requests: exit 0" [ "${KDS_RC}" = 0 ]
+check "by requests: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "by requests: no eviction (every node at 25% of requests)" [ "$(evictions requests)" = 0 ]
 policy "${WORK}/ms.yaml" "${MS_PROVIDER}" "${MS_UTIL}" "{cpu: 30}" "{cpu: 70}"
 one_shot ms "${WORK}/ms.yaml"
-check "by usage: exit 0" [ "${KDS_RC}" = 0 ]
+check "by usage: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "by usage: exactly one eviction" [ "$(evictions ms)" = 1 ]
 check "by usage: the pod came from node1" evicted_from_node1 ms
 check "the reason names node1's cpu usage by metrics-server" kds_log_has ms 'node node1 is overutilized by metrics-server usage \(cpu (89|9[0-9])'
@@ -145,7 +145,7 @@ prom_provider() {
 }
 policy "${WORK}/prom.yaml" "$(prom_provider "${PROMETHEUS_URL}")" "${PROM_UTIL}" "{MetricResource: 30}" "{MetricResource: 70}"
 one_shot prom "${WORK}/prom.yaml"
-check "Prometheus: exit 0" [ "${KDS_RC}" = 0 ]
+check "Prometheus: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "Prometheus: exactly one eviction (one per node without per-pod usage)" [ "$(evictions prom)" = 1 ]
 check "Prometheus: the pod came from node1" evicted_from_node1 prom
 
@@ -167,7 +167,7 @@ policy "${WORK}/auth.yaml" "$(prom_provider "${PROMETHEUS_AUTH_URL}" "${AUTH}")"
 check "${PROM_QUERY} through the front: node1 at 0.9" kd_wait_for "node1 at 0.9" 60 \
   kd_prom_value_near "${PROM_QUERY}" node1 0.9 0.03
 one_shot auth "${WORK}/auth.yaml"
-check "with the Secret's token: exit 0" [ "${KDS_RC}" = 0 ]
+check "with the Secret's token: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "with the Secret's token: one eviction, from node1" evicted_from_node1 auth
 set_usage 3600 800 800
 secret "not-the-token"
@@ -228,10 +228,10 @@ ${MS_UTIL}
 YAML
 sed 's/^      metricsUtilization:$//; s/^        source: KubernetesMetrics$//' "${HNU}" >"${WORK}/hnu-requests.yaml"
 one_shot hnu-requests "${WORK}/hnu-requests.yaml"
-check "by requests (every node at 25%): exit 0" [ "${KDS_RC}" = 0 ]
+check "by requests (every node at 25%): exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "by requests: no eviction" [ "$(evictions hnu-requests)" = 0 ]
 one_shot hnu "${HNU}"
-check "by usage: exit 0" [ "${KDS_RC}" = 0 ]
+check "by usage: exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "by usage: two evictions" [ "$(evictions hnu)" = 2 ]
 check "by usage: both from node3 (at 5%)" [ "$(kds_log_count hnu 'msg="Evicted pod".* node=node3 ')" = 2 ]
 check "the reason names node3's usage by metrics-server" kds_log_has hnu 'node node3 is underutilized by metrics-server usage \(cpu [45](\.[0-9])?% <= 20%'
