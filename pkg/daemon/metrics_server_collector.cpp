@@ -63,17 +63,28 @@ bool MetricsServerCollector::collect(Cancellation* cancel) {
     health_.report("NodeMetrics list", why);
     return false;
   }
-  bool first = false;
+  bool first = false, noneYet = false;
   std::size_t nodes = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    fold(sample);
-    first = !synced_;
-    synced_ = true;
+    const std::size_t taken = fold(sample);
     lastError_.reset();
+    // A LIST with none of the cluster's nodes (metrics-server just started: no node scraped twice
+    // yet) answers but measures nothing: not the first collection, so the bounded first wait goes
+    // on and a one-shot run decides on numbers instead of skipping for want of them.
+    if (!synced_ && taken == 0) {
+      noneYet = !listedNone_;
+      listedNone_ = true;
+    } else {
+      first = !synced_;
+      synced_ = true;
+    }
     nodes = averages_.size();
   }
   health_.report("NodeMetrics list", std::nullopt);
+  if (noneYet)
+    log::info("metrics collector: metrics-server lists none of the cluster's nodes yet; waiting for a sample",
+              {{"origin", "metrics-server"}});
   if (first) log::info("metrics collector: first collection", {{"nodes", nodes}, {"origin", "metrics-server"}});
   return true;
 }
@@ -81,11 +92,13 @@ bool MetricsServerCollector::collect(Cancellation* cancel) {
 // Under mu_. Nodes in the LIST the cluster does not have are not taken (upstream collects the
 // nodes it lists); averages of nodes the cluster no longer has are dropped; a node missing from
 // this LIST keeps its average and its old takenAt (upstream keeps the value, kdesched's plugin
-// leaves the node out once the sample is stale).
-void MetricsServerCollector::fold(const usage::SourceReadings& sample) {
+// leaves the node out once the sample is stale). Returns how many nodes the LIST gave.
+std::size_t MetricsServerCollector::fold(const usage::SourceReadings& sample) {
+  std::size_t taken = 0;
   for (const auto& [name, s] : sample.nodes) {
     const std::string node = name.str();
     if (!nodeExists_(node)) continue;
+    ++taken;
     auto [it, fresh] = averages_.try_emplace(node);
     Average& a = it->second;
     if (fresh) {
@@ -103,6 +116,7 @@ void MetricsServerCollector::fold(const usage::SourceReadings& sample) {
     else
       it = averages_.erase(it);
   }
+  return taken;
 }
 
 void MetricsServerCollector::start(Cancellation& parent) {
@@ -147,7 +161,11 @@ usage::SourceReadings MetricsServerCollector::readings(bool pods, Cancellation* 
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!synced_) {
-      out.down = "no NodeMetrics collected yet" + (lastError_ ? " (" + *lastError_ + ")" : std::string());
+      out.down = "no NodeMetrics collected yet";
+      if (lastError_)
+        *out.down += " (" + *lastError_ + ")";
+      else if (listedNone_)
+        *out.down += " (metrics-server lists none of the cluster's nodes yet)";
       return out;
     }
     if (lastError_) {

@@ -48,7 +48,9 @@ class MetricsServerCollector {
   MetricsServerCollector& operator=(const MetricsServerCollector&) = delete;
 
   // One collection: one NodeMetrics LIST folded into the averages. False when it failed (the
-  // source is then down until a collection succeeds).
+  // source is then down until a collection succeeds). The first collection is the first LIST
+  // with a sample of one of the cluster's nodes: one that lists none of them (metrics-server
+  // just started) answers, but the collector stays unsynced.
   bool collect(Cancellation* cancel = nullptr);
 
   // Collects every kPeriod, measured from each collection's start (upstream's NonSlidingUntil), on
@@ -56,8 +58,8 @@ class MetricsServerCollector {
   void start(Cancellation& parent);
   void stop();
 
-  // Waits up to `bound` for the first successful collection, looking every second as upstream
-  // does. False when none came in time or `stop` fired.
+  // Waits up to `bound` for the first collection, looking every second as upstream does. False
+  // when none came in time or `stop` fired.
   bool waitForFirst(Clock::Duration bound, Cancellation& stop);
   bool synced() const;
 
@@ -71,7 +73,7 @@ class MetricsServerCollector {
     std::optional<std::int64_t> memoryBytes;
     api::Timestamp takenAt = 0;
   };
-  void fold(const usage::SourceReadings& sample);
+  std::size_t fold(const usage::SourceReadings& sample);
   std::optional<std::string> listPods(usage::SourceReadings& out, Cancellation* cancel);
 
   kube::Client& client_;
@@ -87,6 +89,7 @@ class MetricsServerCollector {
   mutable std::mutex mu_;  // guards what follows
   std::unordered_map<std::string, Average> averages_;
   bool synced_ = false;
+  bool listedNone_ = false;               // a LIST before the first collection had none of the nodes
   std::optional<std::string> lastError_;  // of the last collection; unset when it succeeded
 
   Cancellation stop_;

@@ -85,11 +85,12 @@ bool UsageSources::start(Cancellation& stop, Clock::Duration wait) {
   log::info("waiting for the metrics collector's first collection", {{"timeout_seconds", seconds}});
   if (metricsServer_->waitForFirst(wait, stop)) return true;
   if (stop.cancelled()) return false;
+  // Why: the last LIST's error, or that metrics-server listed none of the cluster's nodes.
+  const std::optional<std::string> why = metricsServer_->readings(false).down;
   log::warn(
       "no NodeMetrics collected in time; cycles start anyway and balancing by metrics-server usage skips "
       "until a collection succeeds",
-      {{"timeout_seconds", seconds},
-       {"hint", "upstream fails its start here; see the usage source failing line for why"}});
+      {{"timeout_seconds", seconds}, {"why", why.value_or("")}, {"hint", "upstream fails its start here"}});
   return true;
 }
 
