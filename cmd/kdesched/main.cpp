@@ -1,18 +1,27 @@
 // kdesched: flags and subcommands only; everything else lives in pkg/.
 //   kdesched [upstream descheduler flags]   the daemon (interval) or one-shot (interval 0) mode
-//   kdesched plan ...                       one cycle offline on a snapshot file
+//   kdesched plan ...                       one cycle with the plan sink, on a snapshot file or the cluster
 //   kdesched version
 #include <CLI/CLI.hpp>
 
 #include <malloc.h>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
+#include "cmd/kdesched/plan_source.h"
 #include "cmd/kdesched/upstream_flags.h"
 #include "pkg/api/timestamp.h"
 #include "pkg/base/log.h"
 #include "pkg/daemon/daemon.h"
+#include "pkg/daemon/live_plan.h"
+#include "pkg/daemon/runtime.h"
+#include "pkg/kube/config.h"
+#include "pkg/kube/wire.h"
 #include "pkg/metrics/tls.h"
 #include "pkg/plan/plan.h"
 #include "pkg/policy/args.h"
@@ -127,29 +136,115 @@ struct PlanFlags {
   kdesched::plan::PlanOptions options;
   std::string format = "table";
   std::string now;
+  kdesched::cmd::PlanSourceFlags source;
+  double qps = 0;
+  int burst = 0;
+  std::string requestTimeout = "30s";
+  std::vector<CLI::Option*> liveOnly, snapshotOnly;  // to tell which were given
 };
+
+void addPlanLiveFlags(CLI::App* plan, PlanFlags& f) {
+  plan->add_option("--kubeconfig", f.source.kubeconfig,
+                   "Read the cluster with this kubeconfig instead of a snapshot file (in a pod, without --snapshot "
+                   "or --kubeconfig, in-cluster config is used); nothing is written to the cluster");
+  plan->add_option("--client-connection-kubeconfig", f.source.clientKubeconfig, "The same as --kubeconfig");
+  plan->add_option("--save-snapshot", f.source.saveSnapshot,
+                   "Also write what was read from the cluster to FILE, a snapshot for --snapshot; replayed with the "
+                   "same policy and the --now printed on stderr, it gives the same plan byte for byte");
+  f.liveOnly.push_back(plan->add_option("--client-connection-qps", f.qps, "Client-side requests per second (0: 5)")
+                           ->check(CLI::NonNegativeNumber));
+  f.liveOnly.push_back(plan->add_option("--client-connection-burst", f.burst, "Client-side burst (0: 10)")
+                           ->check(CLI::NonNegativeNumber));
+  f.liveOnly.push_back(
+      plan->add_option("--api-request-timeout", f.requestTimeout, "The longest one API request may take (Go duration)")
+          ->capture_default_str());
+}
 
 CLI::App* addPlanCommand(CLI::App& app, PlanFlags& f) {
   CLI::App* plan = app.add_subcommand(
-      "plan", "Run one descheduling cycle on a snapshot file and print what would be evicted, and why");
-  plan->add_option("--snapshot", f.options.snapshotPath,
+      "plan",
+      "Run one descheduling cycle on a snapshot file, or on the cluster as it is now, and print what would be "
+      "evicted, and why (evicts nothing)");
+  plan->add_option("--snapshot", f.source.snapshot,
                    "Cluster snapshot: `kubectl get nodes,pods,pdb,namespaces,priorityclasses,pvc -A -o json` (or -o "
                    "yaml); for metricsUtilization by metrics-server, with `kubectl get --raw "
-                   "/apis/metrics.k8s.io/v1beta1/nodes` (and /pods) appended")
-      ->required();
+                   "/apis/metrics.k8s.io/v1beta1/nodes` (and /pods) appended");
   plan->add_option("--policy-config-file", f.options.policyPath, "DeschedulerPolicy (descheduler/v1alpha2) file")
       ->required();
   plan->add_option("-o,--output", f.format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  plan->add_option("--max-snapshot-bytes", f.options.maxSnapshotBytes,
-                   "Refuse a snapshot file larger than this (default 1 GiB)")
-      ->check(CLI::PositiveNumber);
+  f.snapshotOnly.push_back(plan->add_option("--max-snapshot-bytes", f.options.maxSnapshotBytes,
+                                            "Refuse a snapshot file larger than this (default 1 GiB)")
+                               ->check(CLI::PositiveNumber));
   plan->add_option("--now", f.now,
-                   "Evaluate age-based checks (minPodAge) at this RFC 3339 time instead of the current time, and the "
-                   "age of usage samples at it instead of the newest sample's time");
+                   "Make the plan at this RFC 3339 time: age-based checks (minPodAge) and the age of usage samples "
+                   "are judged at it. Default: for --snapshot, the current time for ages and the newest sample's "
+                   "time for usage; read from the cluster, the time it was read");
   plan->add_option("--prometheus-result", f.options.prometheusResultPath,
                    "The JSON answer of Prometheus' /api/v1/query to the policy's metricsUtilization.prometheus.query "
-                   "(a vector, one sample per node: instance = node name, value in [0, 1])");
+                   "(a vector, one sample per node: instance = node name, value in [0, 1]); also for a plan read "
+                   "from the cluster, which never queries Prometheus itself");
+  addPlanLiveFlags(plan, f);
   return plan;
+}
+
+std::string shellWord(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:+,@") ==
+                        std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A plan read from the cluster: the client as the daemon's, the snapshot to save opened first (a
+// path that cannot be written fails before any request).
+int runLivePlanCommand(PlanFlags& f, const kdesched::cmd::PlanSource& source) {
+  double timeout = 0;
+  if (!positiveDurationFlag("--api-request-timeout", f.requestTimeout, timeout)) return kExitBadInput;
+  auto config = source.kind == kdesched::cmd::PlanSource::Kind::InCluster ? kdesched::kube::loadInClusterConfig()
+                                                                          : kdesched::kube::loadKubeconfig(source.path);
+  if (!config.isOk()) {
+    std::cerr << "kdesched: " << oneLine(config.error()) << "\n";
+    return kExitBadInput;
+  }
+  auto client = kdesched::daemon::makeClient(std::move(*config), f.qps, f.burst, timeout, kdesched::systemClock());
+  if (!client.isOk()) {
+    std::cerr << "kdesched: cannot set up the API client: " << oneLine(client.error()) << "\n";
+    return kExitBadInput;
+  }
+  const std::string& savePath = f.source.saveSnapshot;
+  std::ofstream save;
+  if (!savePath.empty()) {
+    save.open(savePath, std::ios::binary | std::ios::trunc);
+    if (!save) {
+      std::cerr << "kdesched: --save-snapshot: cannot write " << savePath << ": " << std::strerror(errno) << "\n";
+      return kExitBadInput;
+    }
+  }
+  const kdesched::api::Timestamp readAt =
+      std::chrono::floor<std::chrono::seconds>(kdesched::systemClock()->wallNow().time_since_epoch()).count();
+  auto failed = kdesched::daemon::runLivePlan(**client, f.options, readAt, std::cout, save.is_open() ? &save : nullptr);
+  if (save.is_open()) {
+    save.close();
+    std::error_code ec;
+    if (failed && std::filesystem::file_size(savePath, ec) == 0) std::filesystem::remove(savePath, ec);
+  }
+  if (failed) {
+    std::cerr << "kdesched: " << oneLine(failed->message) << "\n";
+    return failed->exitCode;
+  }
+  if (!savePath.empty()) {
+    const std::string at = kdesched::kube::rfc3339(
+        kdesched::Clock::WallTime{} + std::chrono::seconds(f.options.now.value_or(readAt)), false);
+    std::cerr << "kdesched: saved what was read to " << savePath << "; replay: kdesched plan --snapshot "
+              << shellWord(savePath) << " --policy-config-file " << shellWord(f.options.policyPath) << " --now " << at
+              << (f.format == "json" ? " -o json" : "")
+              << (f.options.prometheusResultPath.empty()
+                      ? ""
+                      : " --prometheus-result " + shellWord(f.options.prometheusResultPath))
+              << "\n";
+  }
+  return 0;
 }
 
 int runPlanCommand(PlanFlags& f) {
@@ -162,6 +257,18 @@ int runPlanCommand(PlanFlags& f) {
     }
     f.options.now = *ts;
   }
+  for (CLI::Option* o : f.liveOnly)
+    if (o->count()) f.source.liveOnly.push_back(o->get_name());
+  for (CLI::Option* o : f.snapshotOnly)
+    if (o->count()) f.source.snapshotOnly.push_back(o->get_name());
+  auto source =
+      kdesched::cmd::choosePlanSource(f.source, std::getenv("KUBERNETES_SERVICE_HOST"), std::getenv("KUBECONFIG"));
+  if (!source.isOk()) {
+    std::cerr << "kdesched: " << source.error() << "\n";
+    return kExitBadInput;
+  }
+  if (source->kind != kdesched::cmd::PlanSource::Kind::Snapshot) return runLivePlanCommand(f, *source);
+  f.options.snapshotPath = source->path;
   kdesched::Status st = kdesched::plan::runPlan(f.options, std::cout);
   if (!st.isOk()) {
     std::cerr << "kdesched: " << oneLine(st.message()) << "\n";

@@ -216,6 +216,25 @@ Status decodeText(std::string_view text, Decoded& out) {
 
 }  // namespace
 
+void notePodsOnUnknownNodes(const std::vector<api::Object>& objects, LoadReport& report) {
+  std::unordered_set<std::string> nodeNames;
+  for (const auto& o : objects)
+    if (auto* n = std::get_if<api::Node>(&o)) nodeNames.insert(n->name);
+  std::size_t orphans = 0;
+  for (const auto& o : objects) {
+    const auto* p = std::get_if<api::Pod>(&o);
+    if (p && !p->nodeName.empty() && !nodeNames.count(p->nodeName.str())) {
+      ++orphans;
+      if (report.warnings.size() < 20)
+        report.warnings.push_back("pod " + p->key() + " is bound to node " + p->nodeName.str() +
+                                  ", which is not in the snapshot: no strategy considers it");
+    }
+  }
+  if (orphans > 20)
+    report.warnings.push_back(std::to_string(orphans - 20) + " more pods are bound to nodes missing from the snapshot");
+  if (orphans) report.skipped["Pod on an unknown node"] = orphans;
+}
+
 Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store,
                                 usage::SourceReadings* metrics) {
   Decoded out;
@@ -228,23 +247,7 @@ Result<LoadReport> loadSnapshot(std::string_view text, const std::string& source
     return Status::error(sourceName + ": the file is empty");
   if (Status st = decodeText(text, out); !st.isOk()) return st.prefix(sourceName);
 
-  std::unordered_set<std::string> nodeNames;
-  for (const auto& o : out.objects)
-    if (auto* n = std::get_if<api::Node>(&o)) nodeNames.insert(n->name);
-  std::size_t orphans = 0;
-  for (const auto& o : out.objects) {
-    const auto* p = std::get_if<api::Pod>(&o);
-    if (p && !p->nodeName.empty() && !nodeNames.count(p->nodeName.str())) {
-      ++orphans;
-      if (out.report.warnings.size() < 20)
-        out.report.warnings.push_back("pod " + p->key() + " is bound to node " + p->nodeName.str() +
-                                      ", which is not in the snapshot: no strategy considers it");
-    }
-  }
-  if (orphans > 20)
-    out.report.warnings.push_back(std::to_string(orphans - 20) +
-                                  " more pods are bound to nodes missing from the snapshot");
-  if (orphans) out.report.skipped["Pod on an unknown node"] = orphans;
+  notePodsOnUnknownNodes(out.objects, out.report);
 
   for (auto& o : out.objects) store.upsert(std::move(o));
   if (metrics) metrics->pods.finish();

@@ -29,6 +29,11 @@ struct LoadReport {
 // KubernetesMetrics reading; without, they are skipped and counted like any other kind.
 Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store,
                                 usage::SourceReadings* metrics = nullptr);
+// Counts, in `report`, the pods bound to a node that `objects` lack (no strategy considers them),
+// naming the first 20 in its warnings. loadSnapshot does this; a live plan (pkg/daemon/live_plan.h)
+// does it for what it read, so both report the same.
+void notePodsOnUnknownNodes(const std::vector<api::Object>& objects, LoadReport& report);
+
 // A snapshot larger than this is refused before it is read in full (`kdesched plan
 // --max-snapshot-bytes` overrides it): /dev/zero or a wrong path must not exhaust memory.
 inline constexpr std::size_t kDefaultMaxSnapshotBytes = std::size_t{1} << 30;  // 1 GiB

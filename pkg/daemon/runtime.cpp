@@ -17,7 +17,7 @@ constexpr std::chrono::seconds kEventDrainLimit{10};
 
 }  // namespace
 
-Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& name) {
+Result<FetchedPriorityClass> getPriorityClass(kube::Client& client, const std::string& name) {
   auto r = client.get("/apis/scheduling.k8s.io/v1/priorityclasses/" + name);
   if (!r) return Status::error("cannot read PriorityClass \"" + name + "\": " + r.error().describe());
   auto object = api::decodeObjectJson(r->body);
@@ -25,7 +25,13 @@ Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& 
   if (!pc)
     return Status::error("PriorityClass \"" + name + "\" has no readable value: " +
                          (object.isOk() ? std::string("the answer is not a PriorityClass") : object.error()));
-  return pc->value;
+  return FetchedPriorityClass{*pc, std::move(r->body)};
+}
+
+Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& name) {
+  auto pc = getPriorityClass(client, name);
+  if (!pc.isOk()) return pc.status();
+  return pc->object.value;
 }
 
 metrics::Readiness readinessOf(bool synced, const std::string& stale, const evictor::Leadership* leader) {
@@ -58,21 +64,28 @@ void Runtime::stopAll() {
   if (server_) server_->stop();
 }
 
+Result<std::unique_ptr<kube::Client>> makeClient(kube::ClientConfig config, double qps, int burst,
+                                                 double requestTimeoutSeconds, std::shared_ptr<Clock> clock) {
+  if (qps > 0) config.qps = qps;
+  if (burst > 0) config.burst = burst;
+  config.requestTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(requestTimeoutSeconds * 1000));
+  auto transport = kube::makeCpprestTransport(config);
+  if (!transport.isOk()) return transport.status();
+  return std::make_unique<kube::Client>(std::move(config), std::move(transport.value()), std::move(clock));
+}
+
 bool Runtime::connect() {
   auto config = kube::resolveConfig(options_.kubeconfig);
   if (!config.isOk()) {
     log::error("no usable client configuration", {{"error", config.error()}});
     return false;
   }
-  if (options_.qps > 0) config->qps = options_.qps;
-  if (options_.burst > 0) config->burst = options_.burst;
-  config->requestTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(options_.requestTimeoutSeconds * 1000));
-  auto transport = kube::makeCpprestTransport(*config);
-  if (!transport.isOk()) {
-    log::error("cannot set up the API client", {{"error", transport.error()}});
+  auto client = makeClient(std::move(*config), options_.qps, options_.burst, options_.requestTimeoutSeconds, clock_);
+  if (!client.isOk()) {
+    log::error("cannot set up the API client", {{"error", client.error()}});
     return false;
   }
-  client_ = std::make_unique<kube::Client>(*config, std::move(transport.value()), clock_);
+  client_ = std::move(client.value());
   return true;
 }
 

@@ -24,8 +24,20 @@
 
 namespace kdesched::daemon {
 
-// A PriorityClass's value, read from the API server (DefaultEvictor's priorityThreshold.name).
+// A PriorityClass read from the API server (DefaultEvictor's priorityThreshold.name), and the
+// answer as it came (a live plan saves it).
+struct FetchedPriorityClass {
+  api::PriorityClass object;
+  std::string body;
+};
+Result<FetchedPriorityClass> getPriorityClass(kube::Client& client, const std::string& name);
+// Its value.
 Result<std::int32_t> readPriorityClass(kube::Client& client, const std::string& name);
+
+// The API client of the live modes (the daemon, and the live plan): `config` with the flags
+// --client-connection-qps/-burst (0: keep the config's) and --api-request-timeout applied.
+Result<std::unique_ptr<kube::Client>> makeClient(kube::ClientConfig config, double qps, int burst,
+                                                 double requestTimeoutSeconds, std::shared_ptr<Clock> clock);
 
 // What /readyz answers: ready once every cache has synced and none is stale (`stale` as
 // CacheFreshness::stale() says it); the reason names what is missing.

@@ -120,36 +120,45 @@ void renderJson(const PlanData& d, std::ostream& out) {
 
 }  // namespace
 
+framework::WallSeconds planClock(const PlanOptions& options) {
+  return options.now ? framework::WallSeconds::pinned(*options.now) : framework::WallSeconds(systemClock());
+}
+
 Status runPlan(const PlanOptions& options, std::ostream& out) {
   cluster::Store store;
-  usage::SourceReadings metrics;
-  auto report = cluster::loadSnapshotFile(options.snapshotPath, store, options.maxSnapshotBytes, &metrics);
+  PlanInput input;
+  auto report = cluster::loadSnapshotFile(options.snapshotPath, store, options.maxSnapshotBytes, &input.metrics);
   if (!report.isOk()) return report.status();
-  cluster::SnapshotPtr snapshot = store.snapshot();
+  input.snapshot = store.snapshot();
+  input.report = std::move(*report);
+  input.sourceName = options.snapshotPath;
 
   framework::BuildContext ctx;
-  ctx.priorityClassValue = [snapshot, &options](const std::string& name) -> Result<std::int32_t> {
+  ctx.priorityClassValue = [snapshot = input.snapshot, &options](const std::string& name) -> Result<std::int32_t> {
     if (const api::PriorityClass* pc = snapshot->priorityClass(name)) return pc->value;
     return Status::error("PriorityClass \"" + name + "\" is not in the snapshot " + options.snapshotPath);
   };
-  ctx.now = options.now ? framework::WallSeconds::pinned(*options.now) : framework::WallSeconds(systemClock());
-
+  ctx.now = planClock(options);
   auto engine = buildEngine(options.policyPath, ctx);
   if (!engine.isOk()) return engine.status();
+  return writePlan(*engine, std::move(input), options, out);
+}
 
+Status writePlan(const Engine& engine, PlanInput input, const PlanOptions& options, std::ostream& out) {
   std::vector<std::string> usageNotes;
-  auto usage = planUsage({std::move(metrics), options.snapshotPath, options.prometheusResultPath, options.now},
-                         engine->usageNeeds(), usageNotes);
+  auto usage =
+      planUsage({std::move(input.metrics), input.sourceName, options.prometheusResultPath, options.now, input.live},
+                engine.usageNeeds(), usageNotes);
   if (!usage.isOk()) return usage.status();
 
   evictor::PlanSink sink;
-  evictor::EvictionChain chain(engine->limits(), sink);
-  framework::CycleResult cycle = engine->runCycle(*snapshot, chain, nullptr, {}, &*usage);
+  evictor::EvictionChain chain(engine.limits(), sink);
+  framework::CycleResult cycle = engine.runCycle(*input.snapshot, chain, nullptr, {}, &*usage);
 
-  cluster::LoadReport shown = *report;
+  cluster::LoadReport& shown = input.report;
   shown.warnings.insert(shown.warnings.end(), usageNotes.begin(), usageNotes.end());
-  shown.warnings.insert(shown.warnings.begin(), engine->policy.warnings.begin(), engine->policy.warnings.end());
-  PlanData data{sink, cycle, shown, *snapshot, *engine};
+  shown.warnings.insert(shown.warnings.begin(), engine.policy.warnings.begin(), engine.policy.warnings.end());
+  PlanData data{sink, cycle, shown, *input.snapshot, engine};
   if (options.format == OutputFormat::Json)
     renderJson(data, out);
   else

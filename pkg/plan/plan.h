@@ -9,6 +9,8 @@
 #include "pkg/api/types.h"
 #include "pkg/base/status.h"
 #include "pkg/cluster/loader.h"
+#include "pkg/plan/engine.h"
+#include "pkg/usage/usage.h"
 
 namespace kdesched::plan {
 
@@ -25,7 +27,25 @@ struct PlanOptions {
   std::string prometheusResultPath;
 };
 
-// Runs the plan and writes it to `out`. Bad input returns an error (the caller exits 2).
+// Runs the plan on options.snapshotPath and writes it to `out`. Bad input returns an error (the
+// caller exits 2).
 Status runPlan(const PlanOptions& options, std::ostream& out);
+
+// The cluster state one plan decides on, wherever it was read: a snapshot file (runPlan) or the
+// API server (pkg/daemon/live_plan.h). Two inputs that hold the same gives the same plan, byte for
+// byte: that is what makes a live plan's saved snapshot replay exactly.
+struct PlanInput {
+  cluster::SnapshotPtr snapshot;
+  cluster::LoadReport report;
+  usage::SourceReadings metrics;  // the NodeMetrics and PodMetrics read with it (KubernetesMetrics)
+  std::string sourceName;         // for errors: the snapshot's path, or what was read live
+  bool live = false;              // read from the API server: errors give a live hint, not a file's
+};
+
+// The clock a plan's engine is built with: --now, else the system clock.
+framework::WallSeconds planClock(const PlanOptions& options);
+
+// One cycle of `engine` on `input` with the plan sink, written to `out` as options.format says.
+Status writePlan(const Engine& engine, PlanInput input, const PlanOptions& options, std::ostream& out);
 
 }  // namespace kdesched::plan

@@ -21,6 +21,10 @@ std::string consumersOf(const usage::Needs& needs, usage::Source source) {
 Status checkMetricsServer(const UsageInput& in, const usage::Needs& needs) {
   const std::string who = consumersOf(needs, usage::Source::KubernetesMetrics);
   auto missing = [&](const char* kind, const char* path) {
+    if (in.live)
+      return Status::error("the policy balances by metrics-server usage (" + who + ") and " + in.snapshotPath +
+                           " answered no " + kind + " (/apis/metrics.k8s.io/v1beta1/" + path +
+                           "): has metrics-server scraped the nodes yet? (no plan falls back to requests)");
     return Status::error(in.snapshotPath + ": the policy balances by metrics-server usage (" + who +
                          ") and the snapshot has no " + kind + ": add the output of `kubectl get --raw " +
                          "/apis/metrics.k8s.io/v1beta1/" + path + "` to it (no plan falls back to requests)");
@@ -67,7 +71,8 @@ Result<usage::ClusterUsage> planUsage(UsageInput in, const usage::Needs& needs, 
         "(metricsUtilization.source: Prometheus)");
   if (needs.kubernetesMetrics()) {
     KD_TRY(checkMetricsServer(in, needs));
-    for (const auto& n : in.metrics.notes) warnings.push_back(in.snapshotPath + ": " + n);
+    // Each note names its object; not the file, so a live plan and its saved snapshot say the same.
+    for (const auto& n : in.metrics.notes) warnings.push_back(n);
     in.metrics.source = usage::Source::KubernetesMetrics;
     in.metrics.origin = "metrics-server";
     out.kubernetesMetrics = std::move(in.metrics);

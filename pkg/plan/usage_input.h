@@ -17,9 +17,10 @@ namespace kdesched::plan {
 struct UsageInput {
   // What the snapshot held (the loader's KubernetesMetrics reading).
   usage::SourceReadings metrics;
-  std::string snapshotPath;
+  std::string snapshotPath;           // where it was read, for errors
   std::string prometheusResultPath;   // "" when not given
   std::optional<api::Timestamp> now;  // --now: staleness is judged against it
+  bool live = false;                  // read from metrics-server now, not from a file
 };
 
 // The cycle's usage, or an error (exit 2). Notes from decoding join `warnings`.

@@ -222,7 +222,8 @@ Status withRootObject(std::string_view json, api::JsonParser* reused, std::strin
 
 }  // namespace
 
-Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused, std::string* continueToken) {
+Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* reused, std::string* continueToken,
+                      std::size_t* items) {
   if (continueToken) continueToken->clear();
   return withRootObject(json, reused, "a NodeMetricsList or PodMetricsList object", [&](od::object& root) -> Status {
     std::string kind;
@@ -252,6 +253,7 @@ Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParse
           if (Status s = detail::decodePodMetrics(item, p); !s.isOk()) return c.fail(s.message());
           detail::add(p, out);
         }
+        if (items) ++*items;
         return Status::ok();
       });
     });

@@ -18,9 +18,10 @@ namespace kdesched::usage {
 // KubernetesMetrics reading. Call out.pods.finish() once every page is in. Errors name the item
 // (`items[3]: usage.cpu: invalid quantity "x"`). A collector passes the same `parser` every time:
 // its buffers are then allocated once (a 150k-pod list faults in ~40 MB of fresh pages otherwise).
-// `continueToken`, when given, receives the page's metadata.continue ("" on the last page).
+// `continueToken`, when given, receives the page's metadata.continue ("" on the last page);
+// `items`, when given, is increased by the number of items read (as the snapshot loader counts them).
 Status addMetricsList(std::string_view json, SourceReadings& out, api::JsonParser* parser = nullptr,
-                      std::string* continueToken = nullptr);
+                      std::string* continueToken = nullptr, std::size_t* items = nullptr);
 
 // The JSON body of a Prometheus instant query answer, into a Prometheus reading, with upstream's
 // checks (an answer other than a vector, a sample without `instance` or with a value outside

@@ -6,6 +6,7 @@
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
 #      triggers.sh, plugins.sh, prometheus.sh,              skips them)
 #      watchlist.sh, usage.sh
+#      watchlist.sh, liveplan.sh
 #   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
 #                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
 #   -> test/differential/ci.sh                             (no cluster: runs whatever came before;
@@ -73,6 +74,9 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/prometheus.sh
   run_test test/e2e/watchlist.sh
   run_test test/e2e/usage.sh
+  run_test test/e2e/liveplan.sh
+  # test/e2e/usage.sh is not here yet: its story 1 failed once in a fresh-clone CI run (the one-shot
+  # by metrics-server exited non-zero after 0.27 s) while passing twice by hand; see the closing note.
 fi
 # The Helm chart: offline lint/golden/drift checks, the Dockerfile's runtime libraries, then
 # install into a real control plane with the RBAC proof.
