@@ -1,8 +1,12 @@
 #include "bench/cluster_gen.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 namespace kdesched::bench {
@@ -116,9 +120,100 @@ void wirePodStatus(std::ostringstream& out, const std::string& image, int node, 
       << R"(","started":true}],"qosClass":"Burstable"})";
 }
 
+// A number in [0, 1) from (seed, salt, index) by splitmix64, apart from the cluster's random
+// stream: adding metrics changes nothing else in the snapshot.
+double unitHash(std::uint32_t seed, std::uint64_t salt, std::uint64_t i) {
+  std::uint64_t x = (static_cast<std::uint64_t>(seed) << 32) ^ (salt * 0x9e3779b97f4a7c15ULL) ^ i;
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return static_cast<double>(x >> 11) * 0x1.0p-53;
+}
+
+// The usage GenOptions::metrics describes, collected pod by pod as the pods are written.
+class UsageModel {
+ public:
+  UsageModel(const GenOptions& o, bool dense)
+      : seed_(o.seed),
+        allocCpuMilli_(dense ? 95500 : 31500),
+        nodeCpuNano_(o.nodes, kSystemCpuNano),
+        nodeMemKi_(o.nodes, kSystemMemKi),
+        factor_(o.nodes) {
+    const int hot = o.hotShare > 0 ? std::max(1, o.nodes / 10) : 0;
+    for (int i = 0; i < o.nodes; ++i)
+      factor_[i] = i < hot ? 1.2 + 0.3 * unitHash(seed_, 1, i) : 0.8 + 0.4 * unitHash(seed_, 1, i);
+  }
+
+  void addPod(const std::string& ns, const std::string& name, const std::string& app, int node, int cpuMilli,
+              int memMi) {
+    const double f = factor_[node] * (0.8 + 0.4 * unitHash(seed_, 2, pods_.size()));
+    const auto cpuNano = std::llround(cpuMilli * f * 1e6);
+    const auto memKi = std::llround(memMi * 1024.0 * f);
+    nodeCpuNano_[node] += cpuNano;
+    nodeMemKi_[node] += memKi;
+    pods_.push_back({ns, name, app, cpuNano, memKi});
+  }
+
+  // The NodeMetricsList and PodMetricsList documents, one per line.
+  std::string metricsLists() const {
+    std::ostringstream out;
+    out << R"({"kind":"NodeMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[)";
+    for (std::size_t i = 0; i < nodeCpuNano_.size(); ++i) {
+      const std::string n = nodeName(static_cast<int>(i));
+      out << (i ? ",\n" : "\n") << R"({"metadata":{"name":")" << n << R"(","creationTimestamp":")" << kAnswered
+          << R"(","labels":{"kubernetes.io/hostname":")" << n << R"("}},"timestamp":")" << kMetricsTime
+          << R"(","window":"20.036s","usage":{"cpu":")" << nodeCpuNano_[i] << R"(n","memory":")" << nodeMemKi_[i]
+          << R"(Ki"}})";
+    }
+    out << "]}\n"
+        << R"({"kind":"PodMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[)";
+    for (std::size_t i = 0; i < pods_.size(); ++i) {
+      const PodUse& p = pods_[i];
+      out << (i ? ",\n" : "\n") << R"({"metadata":{"name":")" << p.name << R"(","namespace":")" << p.ns
+          << R"(","creationTimestamp":")" << kAnswered << R"(","labels":{"app":")" << p.app << R"("}},"timestamp":")"
+          << kMetricsTime << R"(","window":"18.6s","containers":[{"name":"app","usage":{"cpu":")" << p.cpuNano
+          << R"(n","memory":")" << p.memKi << R"(Ki"}}]})";
+    }
+    out << "]}\n";
+    return out.str();
+  }
+
+  // A Prometheus instant-query answer: each node's cpu usage / allocatable, in [0, 1].
+  std::string prometheusAnswer() const {
+    std::ostringstream out;
+    out << R"({"status":"success","data":{"resultType":"vector","result":[)";
+    for (std::size_t i = 0; i < nodeCpuNano_.size(); ++i) {
+      const double score = std::min(1.0, static_cast<double>(nodeCpuNano_[i]) / (allocCpuMilli_ * 1e6));
+      char value[32];
+      std::snprintf(value, sizeof value, "%.4f", score);
+      out << (i ? ",\n" : "\n") << R"({"metric":{"instance":")" << nodeName(static_cast<int>(i)) << R"("},"value":[)"
+          << kMetricsUnixTime << R"(,")" << value << R"("]})";
+    }
+    out << "]}}\n";
+    return out.str();
+  }
+
+ private:
+  static constexpr long long kSystemCpuNano = 150'000'000;  // 150m
+  static constexpr long long kSystemMemKi = 768 * 1024;     // 768Mi
+  static constexpr const char* kAnswered = "2026-11-02T00:00:00Z";
+  struct PodUse {
+    std::string ns, name, app;
+    long long cpuNano = 0, memKi = 0;
+  };
+  std::uint32_t seed_;
+  double allocCpuMilli_;
+  std::vector<long long> nodeCpuNano_, nodeMemKi_;
+  std::vector<double> factor_;
+  std::vector<PodUse> pods_;
+};
+
 }  // namespace
 
-std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
+std::string generateSnapshotJson(const GenOptions& o, GenStats* stats, std::string* prometheusAnswer) {
+  if (o.metrics && o.format != GenFormat::List)
+    throw std::invalid_argument("metrics need format List: the API server does not store them");
   std::mt19937 rng(o.seed);
   auto uni = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
   auto between = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -140,6 +235,8 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
   }
   const int perNode = o.pods / std::max(1, o.nodes);
   const bool dense = perNode > 60;  // the 110-pods-per-node variant: bigger nodes
+  std::optional<UsageModel> usage;
+  if (o.metrics || prometheusAnswer) usage.emplace(o, dense);
   for (int i = 0; i < o.nodes; ++i) {
     auto& out = em.next();
     int maxPods = dense ? 250 : 110;
@@ -317,6 +414,7 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
             << R"(","conditions":[{"type":"Ready","status":"True"}]})";
       }
       out << "}";
+      if (usage) usage->addPod(w.ns, pod, w.name, node, w.cpuMilli, w.memMi);
       ++podIndex;
     }
     if (plantAnti) ++plantedAnti;
@@ -328,7 +426,10 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats) {
   st.plantedNodeAffinity = plantedAff;
   st.plantedSpread = plantedSpread;
   if (stats) *stats = st;
-  return em.finish();
+  if (prometheusAnswer) *prometheusAnswer = usage->prometheusAnswer();
+  std::string out = em.finish();
+  if (o.metrics) out += usage->metricsLists();
+  return out;
 }
 
 }  // namespace kdesched::bench

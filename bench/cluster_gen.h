@@ -7,6 +7,10 @@
 //  - a kwok control plane (bench/load_cluster.py): one object per line (format NdJson), in creation
 //    order (PriorityClasses, Namespaces, Nodes, ReplicaSets, PDBs, Pods), with kwok-managed nodes and
 //    real ReplicaSet objects the pods point to (the loader fills in the ReplicaSets' server UIDs).
+//
+// With `metrics`, measured usage for balancing by usage (LowNodeUtilization/HighNodeUtilization
+// `metricsUtilization`): NodeMetrics and PodMetrics for every node and pod, and optionally the
+// answer of a Prometheus query scoring each node.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +52,19 @@ struct GenOptions {
   // service-account volume, full pod status with container statuses, node conditions/info):
   // ~4 KB per pod instead of ~1.2 KB, for decode throughput on realistic bytes.
   bool wire = false;
+  // After the List, a metrics.k8s.io/v1beta1 NodeMetricsList and PodMetricsList as `kubectl get
+  // --raw /apis/metrics.k8s.io/v1beta1/nodes` and `/pods` print them (format List only), which
+  // `kdesched plan` reads. A pod uses its requests × its node's factor × its own jitter (0.8-1.2);
+  // the factor is 1.2-1.5 on the hot tenth of the nodes and 0.8-1.2 elsewhere, so hot nodes are
+  // hot by usage too. A node uses the sum of its pods plus 150m cpu and 768Mi for the system.
+  // Deterministic per seed, and drawn apart from the cluster's random stream: the cluster itself
+  // is the same with or without metrics.
+  bool metrics = false;
 };
+
+// When the generated metrics were measured, as Unix seconds and as RFC 3339.
+inline constexpr long long kMetricsUnixTime = 1793577585;  // 2026-11-01T23:59:45Z
+inline constexpr const char* kMetricsTime = "2026-11-01T23:59:45Z";
 
 struct GenStats {
   int namespaces = 0;
@@ -60,7 +76,12 @@ struct GenStats {
   int plantedSpread = 0;
 };
 
-// The snapshot in the requested format (a `v1 List` by default).
-std::string generateSnapshotJson(const GenOptions& o, GenStats* stats = nullptr);
+// The snapshot in the requested format (a `v1 List` by default). With `prometheusAnswer`, also the
+// JSON body of a Prometheus `/api/v1/query` answer scoring every node (label instance = node name)
+// by its cpu usage / allocatable in [0, 1], the usage the metrics above report (computed whether or
+// not `metrics` is set). `metrics` with format NdJson throws std::invalid_argument: the API server
+// serves metrics from metrics-server, it does not store them.
+std::string generateSnapshotJson(const GenOptions& o, GenStats* stats = nullptr,
+                                 std::string* prometheusAnswer = nullptr);
 
 }  // namespace kdesched::bench

@@ -28,11 +28,32 @@ int main(int argc, char** argv) {
   app.add_flag("--kwok", o.kwok,
                "For a kwok control plane: kwok node annotation, ReplicaSet objects, no server-owned fields");
   app.add_flag("--wire", o.wire, "Objects as the API server returns them (managedFields, full status): ~4 KB per pod");
+  app.add_flag("--metrics", o.metrics,
+               "Append NodeMetrics and PodMetrics lists (metrics.k8s.io/v1beta1) for every node and pod, usage "
+               "derived from requests, for balancing by usage in `kdesched plan` (format list only)");
+  std::string promOut;
+  app.add_option("--prometheus-answer", promOut,
+                 "Also write a Prometheus /api/v1/query answer scoring each node by cpu usage / allocatable "
+                 "(the usage --metrics reports), for `kdesched plan --prometheus-result`");
   app.add_option("-o,--output", out, "Output file (- for stdout)");
   CLI11_PARSE(app, argc, argv);
   o.format = format == "ndjson" ? kdesched::bench::GenFormat::NdJson : kdesched::bench::GenFormat::List;
+  if ((o.metrics || !promOut.empty()) && (o.format != kdesched::bench::GenFormat::List || o.kwok)) {
+    std::cerr << "kdesched-gen: --metrics and --prometheus-answer are for `kdesched plan` snapshots (--format list, "
+                 "no --kwok): a control plane gets its metrics from metrics-server\n";
+    return 2;
+  }
   kdesched::bench::GenStats st;
-  std::string json = kdesched::bench::generateSnapshotJson(o, &st);
+  std::string answer;
+  std::string json = kdesched::bench::generateSnapshotJson(o, &st, promOut.empty() ? nullptr : &answer);
+  if (!promOut.empty()) {
+    std::ofstream f(promOut, std::ios::binary);
+    f << answer;
+    if (!f) {
+      std::cerr << "kdesched-gen: cannot write " << promOut << "\n";
+      return 2;
+    }
+  }
   if (out == "-") {
     std::cout << json;
   } else {

@@ -2,13 +2,17 @@
 // through the real engine and evictor with the plan sink. Reported per pod, so near-linear growth
 // shows as a flat ns/pod across sizes. BM_AllFour runs the four strategies together (the engine
 // benchmark's policy), BM_AllEleven every plugin in one profile; BM_DecodeSnapshot / BM_DecodeWire measure JSON → store
-// throughput on the compact and on API-server-shaped (~4 KB/pod) objects.
+// throughput on the compact and on API-server-shaped (~4 KB/pod) objects. BM_*Usage and
+// BM_LowNodeUtilizationPrometheus balance by measured usage (kdesched-gen --metrics): the usage is
+// built once per size, outside the timed loop, and handed to every cycle as the daemon does.
 //
 // Second mode, used by bench/run.sh engine (one process per size, so peak RSS is per size):
-//   plugins_bench --engine --snapshot FILE --policy FILE [--cycles N]
+//   plugins_bench --engine --snapshot FILE --policy FILE [--cycles N] [--prometheus-result FILE]
 // reads the file, decodes it into a Store, builds the indexed snapshot and runs N cycles, and
 // prints one JSON line: decode and cycle wall and thread-CPU seconds, MB/s, heap bytes in use per
-// cached pod (mallinfo2 delta over decode + snapshot, the allocator's own count) and RSS.
+// cached pod (mallinfo2 delta over decode + snapshot, the allocator's own count) and RSS. When the
+// policy balances by usage, the cycles get the usage `kdesched plan` builds (the loader's
+// NodeMetrics/PodMetrics and plan::planUsage), and usage_heap_bytes_per_pod is the heap it keeps.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -25,6 +29,8 @@
 #include "bench/cluster_gen.h"
 #include "pkg/cluster/loader.h"
 #include "pkg/plan/engine.h"
+#include "pkg/plan/usage_input.h"
+#include "pkg/usage/decode.h"
 
 namespace {
 
@@ -33,7 +39,11 @@ using namespace kdesched;
 struct Fixture {
   cluster::Store store;
   cluster::SnapshotPtr snapshot;
+  usage::ClusterUsage usage;  // as the daemon hands it to a cycle: metrics-server and one query
 };
+
+// The query the Prometheus benchmark policies name; the generator's answer is its result.
+constexpr const char* kPrometheusQuery = "instance:node_cpu:ratio";
 
 bench::GenOptions sized(int pods) {
   bench::GenOptions o;
@@ -48,9 +58,21 @@ const Fixture& fixture(int pods) {
   auto& f = cache[pods];
   if (!f) {
     f = std::make_unique<Fixture>();
-    auto r = cluster::loadSnapshot(bench::generateSnapshotJson(sized(pods)), "generated", f->store);
+    bench::GenOptions o = sized(pods);
+    o.metrics = true;  // the cluster is the same as without: the metrics are drawn apart
+    std::string answer;
+    usage::SourceReadings metrics;
+    auto r = cluster::loadSnapshot(bench::generateSnapshotJson(o, nullptr, &answer), "generated", f->store, &metrics);
     if (!r.isOk()) throw std::runtime_error(r.error());
     f->snapshot = f->store.snapshot();
+    metrics.origin = "metrics-server";
+    f->usage.kubernetesMetrics = std::move(metrics);
+    usage::SourceReadings prom;
+    prom.source = usage::Source::Prometheus;
+    prom.origin = "Prometheus";
+    if (Status st = usage::decodePrometheusAnswer(answer, prom); !st.isOk()) throw std::runtime_error(st.message());
+    f->usage.prometheus.emplace(kPrometheusQuery, std::move(prom));
+    f->usage.asOf = bench::kMetricsUnixTime + 15;  // the cycle starts 15 s after the scrape
   }
   return *f;
 }
@@ -76,11 +98,17 @@ const char* kMorePluginConfigs =
     "  - name: RemovePodsHavingTooManyRestarts\n"
     "    args: {podRestartThreshold: 100, includingInitContainers: true}\n";
 
-std::string policyFor(const std::string& plugin, const std::string& point, const std::string& args) {
-  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: bench\n  pluginConfig:\n"
+// `providers`: the policy's top-level metricsProviders block, for plugins that balance by usage.
+std::string policyFor(const std::string& plugin, const std::string& point, const std::string& args,
+                      const std::string& providers = "") {
+  return "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\n" + providers +
+         "profiles:\n- name: bench\n  pluginConfig:\n"
          "  - name: DefaultEvictor\n    args: {nodeFit: true}\n  - name: " +
          plugin + "\n" + args + "  plugins:\n    " + point + ":\n      enabled: [" + plugin + "]\n";
 }
+
+const char* kMetricsServer = "metricsProviders:\n- source: KubernetesMetrics\n";
+const char* kPrometheus = "metricsProviders:\n- source: Prometheus\n  prometheus: {url: http://prometheus:9090}\n";
 
 std::string allFourPolicy() {
   return std::string(
@@ -105,7 +133,7 @@ std::string allElevenPolicy() {
          "      RemovePodsViolatingTopologySpreadConstraint]}\n";
 }
 
-void runPlugin(benchmark::State& state, const std::string& policyYaml) {
+void runPlugin(benchmark::State& state, const std::string& policyYaml, bool byUsage = false) {
   const Fixture& f = fixture(static_cast<int>(state.range(0)));
   framework::BuildContext ctx;
   ctx.now = framework::WallSeconds::pinned(1800000000);
@@ -122,9 +150,15 @@ void runPlugin(benchmark::State& state, const std::string& policyYaml) {
   for (auto _ : state) {
     evictor::PlanSink sink;
     evictor::EvictionChain chain(engine->limits(), sink);
-    engine->runCycle(*f.snapshot, chain);
+    framework::CycleResult r = engine->runCycle(*f.snapshot, chain, nullptr, {}, byUsage ? &f.usage : nullptr);
     evicted = sink.evictions().size();
     benchmark::DoNotOptimize(evicted);
+    // A plugin that failed (no usable usage, say) did no work: its time would mean nothing.
+    auto failed = std::find_if(r.runs.begin(), r.runs.end(), [](const auto& run) { return !run.status.isOk(); });
+    if (failed != r.runs.end()) {
+      state.SkipWithError((failed->plugin + ": " + failed->status.message()).c_str());
+      break;
+    }
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(f.snapshot->podCount()));
   state.counters["pods"] = static_cast<double>(f.snapshot->podCount());
@@ -146,6 +180,24 @@ void BM_LowNodeUtilization(benchmark::State& s) {
                          "    args: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 60, memory: "
                          "60, pods: 60}}\n"));
 }
+void BM_LowNodeUtilizationUsage(benchmark::State& s) {
+  runPlugin(s,
+            policyFor("LowNodeUtilization", "balance",
+                      "    args: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 60, memory: "
+                      "60, pods: 60}, metricsUtilization: {source: KubernetesMetrics}}\n",
+                      kMetricsServer),
+            true);
+}
+void BM_LowNodeUtilizationPrometheus(benchmark::State& s) {
+  runPlugin(
+      s,
+      policyFor("LowNodeUtilization", "balance",
+                std::string("    args: {thresholds: {MetricResource: 20}, targetThresholds: {MetricResource: 60}, "
+                            "metricsUtilization: {source: Prometheus, prometheus: {query: '") +
+                    kPrometheusQuery + "'}}}\n",
+                kPrometheus),
+      true);
+}
 void BM_TopologySpread(benchmark::State& s) {
   runPlugin(s, policyFor("RemovePodsViolatingTopologySpreadConstraint", "balance", ""));
 }
@@ -154,6 +206,14 @@ void BM_RemoveDuplicates(benchmark::State& s) { runPlugin(s, policyFor("RemoveDu
 void BM_NodeTaints(benchmark::State& s) { runPlugin(s, policyFor("RemovePodsViolatingNodeTaints", "deschedule", "")); }
 void BM_HighNodeUtilization(benchmark::State& s) {
   runPlugin(s, policyFor("HighNodeUtilization", "balance", "    args: {thresholds: {cpu: 20, memory: 20}}\n"));
+}
+void BM_HighNodeUtilizationUsage(benchmark::State& s) {
+  runPlugin(
+      s,
+      policyFor("HighNodeUtilization", "balance",
+                "    args: {thresholds: {cpu: 20, memory: 20}, metricsUtilization: {source: KubernetesMetrics}}\n",
+                kMetricsServer),
+      true);
 }
 void BM_PodLifeTime(benchmark::State& s) {
   runPlugin(s, policyFor("PodLifeTime", "deschedule", "    args: {maxPodLifeTimeSeconds: 86400, states: [Running]}\n"));
@@ -186,11 +246,14 @@ void BM_DecodeWire(benchmark::State& s) { decodeBench(s, true); }
 BENCHMARK(BM_InterPodAntiAffinity) SIZES;
 BENCHMARK(BM_NodeAffinity) SIZES;
 BENCHMARK(BM_LowNodeUtilization) SIZES;
+BENCHMARK(BM_LowNodeUtilizationUsage) SIZES;
+BENCHMARK(BM_LowNodeUtilizationPrometheus) SIZES;
 BENCHMARK(BM_TopologySpread) SIZES;
 BENCHMARK(BM_AllFour) SIZES;
 BENCHMARK(BM_RemoveDuplicates) SIZES;
 BENCHMARK(BM_NodeTaints) SIZES;
 BENCHMARK(BM_HighNodeUtilization) SIZES;
+BENCHMARK(BM_HighNodeUtilizationUsage) SIZES;
 BENCHMARK(BM_PodLifeTime) SIZES;
 BENCHMARK(BM_RemoveFailedPods) SIZES;
 BENCHMARK(BM_TooManyRestarts) SIZES;
@@ -227,96 +290,188 @@ long long statusKb(const char* key) {
   return -1;
 }
 
-int engineMain(const std::string& snapshotPath, const std::string& policyPath, int cycles) {
-  Clock t = now();
-  std::string text;
-  {
-    std::ifstream f(snapshotPath, std::ios::binary);
-    if (!f) {
-      std::cerr << "plugins_bench: cannot read " << snapshotPath << "\n";
-      return 2;
-    }
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    text = ss.str();
-  }
-  double readSeconds = wallSince(t);
-  malloc_trim(0);
-  long long heap0 = heapInUse();
-  long long rss0 = statusKb("VmRSS:");
+Result<std::string> readFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::error("cannot read " + path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
 
-  cluster::Store store;
+struct EngineArgs {
+  std::string snapshot, policy, prometheusResult;
+  int cycles = 5;
+};
+
+// What one --engine run measured.
+struct EngineRun {
+  std::size_t bytes = 0, pods = 0, nodes = 0, pdbs = 0;
+  double readSeconds = 0, decodeWall = 0, decodeCpu = 0, snapWall = 0, snapCpu = 0;
+  long long heapCache = 0, rss0 = 0, rss1 = 0;
+  std::optional<usage::ClusterUsage> usage;  // when the policy balances by usage
+  long long usageHeap = 0;
+  std::vector<double> walls, cpus;
+  std::size_t evictions = 0, refused = 0;
+  std::map<std::string, double> pluginSeconds;
+  std::map<std::string, std::string> pluginErrors;
+};
+
+// The usage `kdesched plan` runs with, built as it builds it (the loader's NodeMetrics and
+// PodMetrics, then plan::planUsage), from a second decode of the snapshot into a store thrown away
+// inside the measurement: the mallinfo2 delta is what the usage keeps.
+Status buildUsage(const std::string& text, const EngineArgs& a, const usage::Needs& needs, EngineRun& run) {
+  malloc_trim(0);
+  const long long heap0 = heapInUse();
+  usage::SourceReadings metrics;
+  {
+    cluster::Store scratch;
+    auto r = cluster::loadSnapshot(text, a.snapshot, scratch, &metrics);
+    if (!r.isOk()) return r.status();
+  }
+  std::vector<std::string> notes;
+  std::optional<api::Timestamp> now;  // judged as of the newest sample, as `kdesched plan` without --now
+  auto built = plan::planUsage({std::move(metrics), a.snapshot, a.prometheusResult, now}, needs, notes);
+  if (!built.isOk()) return built.status();
+  run.usage = std::move(*built);
+  run.usageHeap = heapInUse() - heap0;
+  return Status::ok();
+}
+
+Status decodeInto(const std::string& text, const EngineArgs& a, cluster::Store& store, cluster::SnapshotPtr& snapshot,
+                  EngineRun& run) {
+  malloc_trim(0);
+  const long long heap0 = heapInUse();
+  run.rss0 = statusKb("VmRSS:");
+  Clock t = now();
+  auto report = cluster::loadSnapshot(text, a.snapshot, store);
+  run.decodeWall = wallSince(t);
+  run.decodeCpu = cpuSince(t);
+  if (!report.isOk()) return report.status();
   t = now();
-  auto report = cluster::loadSnapshot(text, snapshotPath, store);
-  double decodeWall = wallSince(t), decodeCpu = cpuSince(t);
-  if (!report.isOk()) {
-    std::cerr << "plugins_bench: " << report.error() << "\n";
+  snapshot = store.snapshot();
+  run.snapWall = wallSince(t);
+  run.snapCpu = cpuSince(t);
+  run.heapCache = heapInUse() - heap0;
+  run.bytes = text.size();
+  run.pods = snapshot->podCount();
+  run.nodes = snapshot->nodes().size();
+  run.pdbs = snapshot->pdbs().size();
+  return Status::ok();
+}
+
+void runCycles(const plan::Engine& engine, const cluster::Snapshot& snapshot, int cycles, EngineRun& run) {
+  for (int i = 0; i < std::max(1, cycles); ++i) {
+    evictor::PlanSink sink;
+    evictor::EvictionChain chain(engine.limits(), sink);
+    Clock t = now();
+    framework::CycleResult r = engine.runCycle(snapshot, chain, nullptr, {}, run.usage ? &*run.usage : nullptr);
+    run.walls.push_back(wallSince(t));
+    run.cpus.push_back(cpuSince(t));
+    run.evictions = sink.evictions().size();
+    run.refused = sink.refusals().size();
+    for (const auto& p : r.runs) {
+      run.pluginSeconds[p.plugin] = i == 0 ? p.seconds : std::min(run.pluginSeconds[p.plugin], p.seconds);
+      if (!p.status.isOk()) run.pluginErrors[p.plugin] = p.status.message();
+    }
+  }
+}
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + c;
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out += ' ';
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+void printRun(const EngineArgs& a, const EngineRun& r) {
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double pods = static_cast<double>(r.pods);
+  std::cout.setf(std::ios::fixed);
+  std::cout.precision(6);
+  std::cout << "{\"snapshot\":" << jsonString(a.snapshot) << ",\"policy\":" << jsonString(a.policy)
+            << ",\"bytes\":" << r.bytes << ",\"pods\":" << r.pods << ",\"nodes\":" << r.nodes << ",\"pdbs\":" << r.pdbs
+            << ",\"read_seconds\":" << r.readSeconds << ",\"decode_wall_seconds\":" << r.decodeWall
+            << ",\"decode_cpu_seconds\":" << r.decodeCpu
+            << ",\"decode_mb_per_s\":" << static_cast<double>(r.bytes) / 1e6 / r.decodeCpu
+            << ",\"index_wall_seconds\":" << r.snapWall << ",\"index_cpu_seconds\":" << r.snapCpu
+            << ",\"heap_bytes_cache\":" << r.heapCache
+            << ",\"heap_bytes_per_pod\":" << static_cast<double>(r.heapCache) / pods << ",\"rss_kb_before\":" << r.rss0
+            << ",\"rss_kb_after\":" << r.rss1 << ",\"rss_bytes_per_pod\":"
+            << static_cast<double>(r.rss1 - (r.rss0 - static_cast<long long>(r.bytes / 1024))) * 1024 / pods;
+  if (r.usage) {
+    const usage::SourceReadings* m = r.usage->kubernetesMetrics ? &*r.usage->kubernetesMetrics : nullptr;
+    std::cout << ",\"usage_heap_bytes\":" << r.usageHeap
+              << ",\"usage_heap_bytes_per_pod\":" << static_cast<double>(r.usageHeap) / pods
+              << ",\"usage_node_samples\":" << (m ? m->nodes.size() : 0)
+              << ",\"usage_pod_samples\":" << (m ? m->pods.size() : 0)
+              << ",\"usage_prometheus_queries\":" << r.usage->prometheus.size();
+  }
+  std::cout << ",\"cycles\":" << r.walls.size() << ",\"cycle_first_wall_seconds\":" << r.walls.front()
+            << ",\"cycle_first_cpu_seconds\":" << r.cpus.front() << ",\"cycle_median_wall_seconds\":" << median(r.walls)
+            << ",\"cycle_median_cpu_seconds\":" << median(r.cpus)
+            << ",\"cycle_min_cpu_seconds\":" << *std::min_element(r.cpus.begin(), r.cpus.end())
+            << ",\"evictions\":" << r.evictions << ",\"refused\":" << r.refused << ",\"plugin_min_seconds\":{";
+  bool first = true;
+  for (const auto& [name, sec] : r.pluginSeconds) {
+    std::cout << (first ? "" : ",") << jsonString(name) << ":" << sec;
+    first = false;
+  }
+  std::cout << "},\"plugin_errors\":{";
+  first = true;
+  for (const auto& [name, error] : r.pluginErrors) {
+    std::cout << (first ? "" : ",") << jsonString(name) << ":" << jsonString(error);
+    first = false;
+  }
+  std::cout << "},\"vm_hwm_kb\":" << statusKb("VmHWM:") << "}\n";
+}
+
+int engineMain(const EngineArgs& a) {
+  EngineRun run;
+  Clock t = now();
+  auto text = readFile(a.snapshot);
+  if (!text.isOk()) {
+    std::cerr << "plugins_bench: " << text.error() << "\n";
     return 2;
   }
-  t = now();
-  cluster::SnapshotPtr snapshot = store.snapshot();
-  double snapWall = wallSince(t), snapCpu = cpuSince(t);
-  long long heap1 = heapInUse();
-  std::size_t bytes = text.size();
-  text.clear();
-  text.shrink_to_fit();
-  malloc_trim(0);
-  long long rss1 = statusKb("VmRSS:");
-
+  run.readSeconds = wallSince(t);
+  cluster::Store store;
+  cluster::SnapshotPtr snapshot;
+  if (Status st = decodeInto(*text, a, store, snapshot, run); !st.isOk()) {
+    std::cerr << "plugins_bench: " << st.message() << "\n";
+    return 2;
+  }
   framework::BuildContext ctx;
   ctx.priorityClassValue = [snapshot](const std::string& name) -> Result<std::int32_t> {
     if (const api::PriorityClass* pc = snapshot->priorityClass(name)) return pc->value;
     return Status::error("no PriorityClass " + name);
   };
   ctx.now = framework::WallSeconds::pinned(1800000000);
-  auto engine = plan::buildEngine(policyPath, ctx);
+  auto engine = plan::buildEngine(a.policy, ctx);
   if (!engine.isOk()) {
     std::cerr << "plugins_bench: " << engine.error() << "\n";
     return 2;
   }
-  std::vector<double> walls, cpus;
-  std::size_t evictions = 0, refused = 0;
-  std::map<std::string, double> pluginSeconds;
-  for (int i = 0; i < std::max(1, cycles); ++i) {
-    evictor::PlanSink sink;
-    evictor::EvictionChain chain(engine->limits(), sink);
-    t = now();
-    framework::CycleResult r = engine->runCycle(*snapshot, chain);
-    walls.push_back(wallSince(t));
-    cpus.push_back(cpuSince(t));
-    evictions = sink.evictions().size();
-    refused = sink.refusals().size();
-    for (const auto& run : r.runs)
-      pluginSeconds[run.plugin] = i == 0 ? run.seconds : std::min(pluginSeconds[run.plugin], run.seconds);
+  if (usage::Needs needs = engine->usageNeeds(); !needs.empty()) {
+    if (Status st = buildUsage(*text, a, needs, run); !st.isOk()) {
+      std::cerr << "plugins_bench: " << st.message() << "\n";
+      return 2;
+    }
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  double pods = static_cast<double>(snapshot->podCount());
-  std::cout.setf(std::ios::fixed);
-  std::cout.precision(6);
-  std::cout << "{\"snapshot\":\"" << snapshotPath << "\",\"bytes\":" << bytes << ",\"pods\":" << snapshot->podCount()
-            << ",\"nodes\":" << snapshot->nodes().size() << ",\"pdbs\":" << snapshot->pdbs().size()
-            << ",\"read_seconds\":" << readSeconds << ",\"decode_wall_seconds\":" << decodeWall
-            << ",\"decode_cpu_seconds\":" << decodeCpu
-            << ",\"decode_mb_per_s\":" << static_cast<double>(bytes) / 1e6 / decodeCpu
-            << ",\"index_wall_seconds\":" << snapWall << ",\"index_cpu_seconds\":" << snapCpu
-            << ",\"heap_bytes_cache\":" << heap1 - heap0
-            << ",\"heap_bytes_per_pod\":" << static_cast<double>(heap1 - heap0) / pods << ",\"rss_kb_before\":" << rss0
-            << ",\"rss_kb_after\":" << rss1 << ",\"rss_bytes_per_pod\":"
-            << static_cast<double>(rss1 - (rss0 - static_cast<long long>(bytes / 1024))) * 1024 / pods
-            << ",\"cycles\":" << walls.size() << ",\"cycle_first_wall_seconds\":" << walls.front()
-            << ",\"cycle_first_cpu_seconds\":" << cpus.front() << ",\"cycle_median_wall_seconds\":" << median(walls)
-            << ",\"cycle_median_cpu_seconds\":" << median(cpus)
-            << ",\"cycle_min_cpu_seconds\":" << *std::min_element(cpus.begin(), cpus.end())
-            << ",\"evictions\":" << evictions << ",\"refused\":" << refused << ",\"plugin_min_seconds\":{";
-  bool first = true;
-  for (const auto& [name, s] : pluginSeconds) {
-    std::cout << (first ? "" : ",") << "\"" << name << "\":" << s;
-    first = false;
-  }
-  std::cout << "},\"vm_hwm_kb\":" << statusKb("VmHWM:") << "}\n";
+  text->clear();
+  text->shrink_to_fit();
+  malloc_trim(0);
+  run.rss1 = statusKb("VmRSS:");
+  runCycles(*engine, *snapshot, a.cycles, run);
+  printRun(a, run);
   return 0;
 }
 
@@ -324,26 +479,28 @@ int engineMain(const std::string& snapshotPath, const std::string& policyPath, i
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--engine") {
-    std::string snapshot, policy;
-    int cycles = 5;
+    EngineArgs a;
     for (int i = 2; i + 1 < argc; i += 2) {
       std::string k = argv[i], v = argv[i + 1];
       if (k == "--snapshot")
-        snapshot = v;
+        a.snapshot = v;
       else if (k == "--policy")
-        policy = v;
+        a.policy = v;
       else if (k == "--cycles")
-        cycles = std::atoi(v.c_str());
+        a.cycles = std::atoi(v.c_str());
+      else if (k == "--prometheus-result")
+        a.prometheusResult = v;
       else {
         std::cerr << "plugins_bench --engine: unknown option " << k << "\n";
         return 2;
       }
     }
-    if (snapshot.empty() || policy.empty()) {
-      std::cerr << "usage: plugins_bench --engine --snapshot FILE --policy FILE [--cycles N]\n";
+    if (a.snapshot.empty() || a.policy.empty()) {
+      std::cerr << "usage: plugins_bench --engine --snapshot FILE --policy FILE [--cycles N] [--prometheus-result "
+                   "FILE]\n";
       return 2;
     }
-    return engineMain(snapshot, policy, cycles);
+    return engineMain(a);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

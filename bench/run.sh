@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kdesched benchmarks: scale, memory and reaction time, side by side with upstream descheduler.
 #
-# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile report all
+# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile usage report all
 #                          (default: all = engine plugins side-by-side reaction profile report)
 #
 #   engine        kdesched's engine offline on generated snapshots S1 S2 S3 S3d: one process per
@@ -17,6 +17,10 @@
 #                 kdesched daemon with event triggers (interval 1h), and in upstream at a 10 s
 #                 interval; times from the apiserver audit log (violating pod created -> Eviction POST).
 #   profile       perf profiles of the engine (S3) and of a one-shot kdesched on S2, RSS over time.
+#   usage         LowNodeUtilization/HighNodeUtilization by measured usage (metrics-server, and a
+#                 Prometheus score) against the same by requests at S3, interleaved rounds pinned
+#                 to one core: ratio of median cycle CPU, heap bytes per pod the usage keeps
+#                 (bench/run_usage.sh; not in `all`).
 #   report        bench/results/<date>-<machine>.md and .png from the raw results.
 #
 # Environment (defaults in brackets):
@@ -32,6 +36,7 @@
 #   BENCH_MAX_LOAD       wait for the 1-min load average to drop below this before measuring [1.5]
 #   BENCH_LOAD_WAIT      ... but at most this many seconds [900]
 #   BENCH_RUN_TIMEOUT    a descheduler run is stopped after this many seconds (a result) [900]
+#   BENCH_USAGE_SIZE/ROUNDS/CYCLES  the usage part's size, rounds and cycles per run [S3/5/5]
 #
 # Time on 2 cores (2026-11-30): engine 30 s, plugins ~10 min, side-by-side 2.4 min for S1 and
 # 17.5 min for S2, reaction 7 min, profile 5.5 min (see bench/README.md). Clusters are always torn
@@ -144,9 +149,12 @@ gen() {
   key="$(echo "${args}" | tr -cs 'A-Za-z0-9' '_')"
   f="${WORK}/gen/${size}${key}.json"
   mkdir -p "${WORK}/gen"
+  # With --metrics, the Prometheus answer scoring the same usage goes beside it (.prom.json).
+  local prom=()
+  case " $* " in *" --metrics "*) prom=(--prometheus-answer "${f%.json}.prom.json") ;; esac
   if [ ! -s "${f}" ]; then
     # shellcheck disable=SC2086
-    "${BUILD}/kdesched-gen" ${args} -o "${f}.tmp" 2>"${f}.stats" && mv -f "${f}.tmp" "${f}"
+    "${BUILD}/kdesched-gen" ${args} "${prom[@]+"${prom[@]}"}" -o "${f}.tmp" 2>"${f}.stats" && mv -f "${f}.tmp" "${f}"
   fi
   echo "${f}"
 }
@@ -508,6 +516,9 @@ part_report() {
   "${py}" "${BENCH}/report.py" "${OUT}" >&2
 }
 
+# shellcheck source=bench/run_usage.sh
+source "${BENCH}/run_usage.sh"
+
 # ---------------------------------------------------------------------------------------------
 
 # Sourced (tests, ad-hoc experiments): the functions only.
@@ -533,9 +544,10 @@ for p in "${parts[@]}"; do
     reaction) part_reaction ;;
     report) part_report ;;
     profile) part_profile ;;
+    usage) part_usage ;;
     all) part_engine; part_plugins; part_side_by_side; part_reaction; part_profile; part_report ;;
     -h|--help|help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) die "unknown part ${p} (engine plugins side-by-side reaction profile report all)" ;;
+    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage report all)" ;;
   esac
 done
 log "done; results in ${OUT}"
