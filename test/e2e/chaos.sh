@@ -11,7 +11,8 @@
 #
 # A seed (printed; FAULT_SEED=N replays it) draws the order of FAULT_ROUNDS (default 6) faults, the
 # gaps between them and the rounds after which violations are planted: order moved beside payment,
-# the zone-pin and lock labels moved to other nodes, web rolled. Faults: apiserver SIGKILL and
+# the zone-pin and lock labels moved to other nodes, web rolled; and in the last round order moved
+# beside payment again while the fault lasts, so a violation outlives the faults. Faults: apiserver SIGKILL and
 # restart; apiserver SIGSTOP for 7 s (longer than the lease: the leader exits 1 "leadership lost",
 # and this script restarts it as a Deployment would); etcd compacted and the apiserver killed
 # (watches from old resourceVersions get 410); the pods rule of the ClusterRole cut (with an
@@ -164,23 +165,35 @@ cut_pods_rule() {
 }
 restore_pods_rule() { kd_kubectl replace -f "${WORK}/role.json" >/dev/null && kd_wait_for "RBAC restored" 15 can watch; }
 
+# in_fault: with IN_FAULT=1 (the last round), order is moved beside payment while the fault lasts,
+# so one violation is still there when the faults end.
+in_fault() {
+  [ "${IN_FAULT}" = 1 ] || return 0
+  plant order || fail "planting order during the last fault"
+}
+IN_FAULT=0
 fault() {
   local kind="$1" node="$2" t0
   t0="$(kd_now_ms)"
   case "${kind}" in
-    kill) "${KDS_CLUSTER}" restart-apiserver --kill >/dev/null ;;
+    kill) "${KDS_CLUSTER}" restart-apiserver --kill >/dev/null; apiserver_ready; in_fault ;;
     pause)
+      in_fault
       "${KDS_CLUSTER}" pause-apiserver >/dev/null
       sleep 7
       "${KDS_CLUSTER}" resume-apiserver >/dev/null
       PAUSES+=("${t0} $(kd_now_ms)") ;;
-    compact) "${KDS_CLUSTER}" compact-etcd --restart-apiserver >/dev/null ;;
+    compact) "${KDS_CLUSTER}" compact-etcd --restart-apiserver >/dev/null; apiserver_ready; in_fault ;;
     rbac)
       cut_pods_rule
       "${KDS_CLUSTER}" restart-apiserver >/dev/null
+      apiserver_ready
+      in_fault
       sleep 8
       restore_pods_rule ;;
     flap)
+      # Before the flap: an order pod pinned to a NotReady node would never turn Ready.
+      in_fault
       "${KDS_CLUSTER}" node-notready "${node}" >/dev/null
       sleep 6
       "${KDS_CLUSTER}" node-ready "${node}" >/dev/null ;;
@@ -217,6 +230,7 @@ plant() {
 
 phase "faults (seed ${SEED}, ${ROUNDS} rounds)"
 T_FAULTS0="$(kd_now_ms)"
+ROUND=0
 while read -r kind arg node; do
   if [ "${kind}" = plant ]; then
     plant "${arg}" || fail "planting ${arg}"
@@ -224,6 +238,7 @@ while read -r kind arg node; do
   fi
   sleep "$(awk -v m="${arg}" 'BEGIN { printf "%.3f", m / 1000 }')"
   supervise
+  ROUND=$((ROUND + 1)); [ "${ROUND}" -lt "${ROUNDS}" ] || IN_FAULT=1
   fault "${kind}" "$([ "${kind}" = flap ] && echo "${node}" || true)"
   supervise
 done <"${WORK}/schedule"

@@ -187,8 +187,10 @@ def check_pdb(run, res, audit, procs):
     bad += [f'{p["name"]} logged Evicted pod {e.get("pod")}' for p in procs for e in p["lines"]
             if e["msg"] == "Evicted pod" and str(e.get("pod", "")).startswith(pre)]
     tried = sum(1 for a in audit if a["pod"].startswith(pre))
-    res.report("no-eviction-without-budget", not bad,
-               "; ".join(bad[:5]) if bad else f"{tried} eviction POSTs of {pre}* pods, none admitted")
+    own = sum(1 for p in procs for e in p["lines"] if e["msg"] == "eviction refused"
+              and str(e.get("pod", "")).startswith(pre) and e.get("refusal") == "pdb")
+    res.report("no-eviction-without-budget", not bad, "; ".join(bad[:5]) if bad else
+               f"{tried} eviction POSTs of {pre}* pods, none admitted; {own} refused by kdesched's own PDB check")
 
 
 def check_planted(run, res, audit):
@@ -198,18 +200,18 @@ def check_planted(run, res, audit):
     for a in audit:
         if a["code"] in (200, 201) and a["pod"] not in first:
             first[a["pod"]] = a["t"]
-    bad, worst = [], None
+    bad, after = [], []
     for p in run["planted"]:
         t = first.get(p["pod"])
         if t is None:
             bad.append(f'{p["pod"]} never evicted')
         elif t > deadline:
             bad.append(f'{p["pod"]} evicted {(t - run["faults_end_ms"]) / 1000:.1f}s after the faults ended')
-        else:
-            worst = max(worst or -1e18, t - run["faults_end_ms"])
+        elif t > run["faults_end_ms"]:
+            after.append((t - run["faults_end_ms"]) / 1000)
     detail = "; ".join(bad) if bad else (
-        f'{len(run["planted"])} planted pods evicted'
-        + ("" if worst is None else f', the last {worst / 1000:.1f}s after the faults ended'))
+        f'{len(run["planted"])} planted pods evicted, {len(run["planted"]) - len(after)} while faults ran'
+        + (f', {len(after)} after them (the last {max(after):.1f}s after)' if after else ""))
     res.report("planted-evicted-in-time", not bad and len(run["planted"]) > 0, detail)
 
 
