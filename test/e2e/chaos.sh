@@ -9,7 +9,7 @@
 # during the run), pinned (3 replicas, required node affinity zone-pin=on, PDB maxUnavailable 1) and
 # locked (2 replicas, required node affinity lock=on, PDB minAvailable 2: never a budget).
 #
-# A seed (printed; FAULT_SEED=N replays it) draws the order of FAULT_ROUNDS (default 6) faults, the
+# A seed (printed; FAULT_SEED=N replays it) draws the order of FAULT_ROUNDS (default 5: each kind once) faults, the
 # gaps between them and the rounds after which violations are planted: order moved beside payment,
 # the zone-pin and lock labels moved to other nodes, web rolled; and in the last round order moved
 # beside payment again while the fault lasts, so a violation outlives the faults. Faults: apiserver SIGKILL and
@@ -35,7 +35,7 @@ e2e_begin chaos --cluster
 kds_require_tools
 
 SEED="${FAULT_SEED:-$(( $(date +%s%N) % 1000000 ))}"
-ROUNDS="${FAULT_ROUNDS:-6}"
+ROUNDS="${FAULT_ROUNDS:-5}"
 RSS_LIMIT_KB=$((100 * 1024))
 SETTLE_S=30
 POLICY="${KDS_MANIFESTS}/chaos-policy.yaml"
