@@ -9,15 +9,16 @@
 # during the run), pinned (3 replicas, required node affinity zone-pin=on, PDB maxUnavailable 1) and
 # locked (2 replicas, required node affinity lock=on, PDB minAvailable 2: never a budget).
 #
-# A seed (printed; FAULT_SEED=N replays it) draws the order of FAULT_ROUNDS (default 5: each kind once) faults, the
-# gaps between them and the rounds after which violations are planted: order moved beside payment,
-# the zone-pin and lock labels moved to other nodes, web rolled; and in the last round order moved
-# beside payment again while the fault lasts, so a violation outlives the faults. Faults: apiserver SIGKILL and
-# restart; apiserver SIGSTOP for 7 s (longer than the lease: the leader exits 1 "leadership lost",
-# and this script restarts it as a Deployment would); etcd compacted and the apiserver killed
-# (watches from old resourceVersions get 410); the pods rule of the ClusterRole cut (with an
-# apiserver restart, so the pods watch re-opens and gets 403) and restored after 8 s; a node
-# NotReady for 6 s. Not done: etcd restart (cluster.sh has no helper), 429 storms.
+# A seed (printed; FAULT_SEED=N replays it) draws the order of FAULT_ROUNDS faults (default 5: each
+# kind once; more rounds repeat them), the gaps between them and the rounds after which violations
+# are planted: order moved beside payment, the zone-pin and lock labels moved to other nodes, web
+# rolled; in the last round order is moved beside payment again while the fault lasts, so that a
+# violation outlives the faults. Faults: apiserver SIGKILL and restart; apiserver SIGSTOP for 7 s
+# (longer than the lease: the leader exits 1 "leadership lost", and this script restarts it as a
+# Deployment would); etcd compacted and the apiserver killed (watches from old resourceVersions get
+# 410); the pods rule of the ClusterRole cut (with an apiserver restart, so the pods watch re-opens
+# and gets 403) and restored after 8 s; a node NotReady for 6 s. Not done: etcd restart (cluster.sh
+# has no helper for it), 429 storms.
 #
 # Then chaos_check.py, from the audit log and the daemons' logs: (1) no eviction from a daemon that
 # was not the leader or whose cache was stale; (2) no pod evicted twice; (3) no run over the limits;
@@ -40,7 +41,7 @@ RSS_LIMIT_KB=$((100 * 1024))
 SETTLE_S=30
 POLICY="${KDS_MANIFESTS}/chaos-policy.yaml"
 AUDIT="${WORK}/audit.log"
-echo "FAULT_SEED=${SEED} FAULT_ROUNDS=${ROUNDS}   (replay: FAULT_SEED=${SEED} FAULT_ROUNDS=${ROUNDS} bash test/e2e/chaos.sh)"
+echo "FAULT_SEED=${SEED} FAULT_ROUNDS=${ROUNDS} (replay: FAULT_SEED=${SEED} FAULT_ROUNDS=${ROUNDS} test/e2e/chaos.sh)"
 
 # The schedule, all drawn up front from the seed: "FAULT GAP_MS" lines, and "plant WHAT" lines
 # after the fault they follow. Every fault kind comes once before any repeats.
@@ -163,7 +164,9 @@ cut_pods_rule() {
   jq '.rules |= map(select(.resources != ["pods"]))' "${WORK}/role.json" >"${WORK}/role-cut.json" &&
     kd_kubectl replace -f "${WORK}/role-cut.json" >/dev/null && kd_wait_for "RBAC cut visible" 15 cannot watch
 }
-restore_pods_rule() { kd_kubectl replace -f "${WORK}/role.json" >/dev/null && kd_wait_for "RBAC restored" 15 can watch; }
+restore_pods_rule() {
+  kd_kubectl replace -f "${WORK}/role.json" >/dev/null && kd_wait_for "RBAC restored" 15 can watch
+}
 
 # in_fault: with IN_FAULT=1 (the last round), order is moved beside payment while the fault lasts,
 # so one violation is still there when the faults end.
@@ -221,7 +224,8 @@ plant() {
       kd_kubectl label node node1 node2 zone-pin- >/dev/null
       kd_kubectl label node node2 lock=on >/dev/null
       kd_kubectl label node node1 lock- >/dev/null
-      note "planted: zone-pin moved to node3/node4 (pinned pods violate), lock to node2 (locked pods violate, no budget)" ;;
+      note "planted: zone-pin moved to node3/node4 (pinned pods violate)," \
+        "lock to node2 (locked pods violate, no budget)" ;;
     roll1 | roll2)
       kd_kubectl -n "${KDS_NS}" set image deployment/web web="nginx:1.25.${1#roll}" >/dev/null
       note "web rolling to nginx:1.25.${1#roll}" ;;
@@ -270,29 +274,30 @@ supervise
 # ---------------------------------------------------------------------------
 phase "invariants from the audit log and the daemons' logs"
 write_run() {
-  {
-    printf '{"audit": "%s", "faults_end_ms": %s, "settle_s": %s, "locked": "%s/locked-",\n' \
-      "${AUDIT}" "${FAULTS_END}" "${SETTLE_S}" "${KDS_NS}"
-    printf ' "limits": {"node": 1, "namespace": 2, "total": 2},\n "instances": ['
-    local i sep=""
-    for i in "${INSTANCES[@]}"; do
-      read -r n u l <<<"${i}"; printf '%s{"name": "%s", "user": "%s", "log": "%s"}' "${sep}" "${n}" "${u}" "${l}"; sep=", "
-    done
-    printf '],\n "pauses": ['; sep=""
-    for i in "${PAUSES[@]+"${PAUSES[@]}"}"; do read -r s e <<<"${i}"; printf '%s[%s, %s]' "${sep}" "${s}" "${e}"; sep=", "; done
-    printf '],\n "planted": ['; sep=""
-    for i in "${PLANTED[@]+"${PLANTED[@]}"}"; do read -r p t <<<"${i}"; printf '%s{"pod": "%s", "at_ms": %s}' "${sep}" "${p}" "${t}"; sep=", "; done
-    printf ']}\n'
-  } >"$1"
+  printf '%s\n' "${INSTANCES[@]}" >"${WORK}/instances.txt"
+  printf '%s\n' "${PAUSES[@]+"${PAUSES[@]}"}" >"${WORK}/pauses.txt"
+  printf '%s\n' "${PLANTED[@]+"${PLANTED[@]}"}" >"${WORK}/planted.txt"
+  jq -n --arg audit "${AUDIT}" --argjson fend "${FAULTS_END}" --argjson settle "${SETTLE_S}" \
+    --arg locked "${KDS_NS}/locked-" --rawfile inst "${WORK}/instances.txt" \
+    --rawfile pauses "${WORK}/pauses.txt" --rawfile planted "${WORK}/planted.txt" '
+    def rows($s): $s | split("\n") | map(select(length > 0) | split(" "));
+    {audit: $audit, faults_end_ms: $fend, settle_s: $settle, locked: $locked,
+     limits: {node: 1, namespace: 2, total: 2},
+     instances: [rows($inst)[] | {name: .[0], user: .[1], log: .[2]}],
+     pauses: [rows($pauses)[] | map(tonumber)],
+     planted: [rows($planted)[] | {pod: .[0], at_ms: (.[1] | tonumber)}]}' >"$1"
 }
 write_run "${WORK}/run.json"
 python3 "${ROOT}/test/e2e/chaos_check.py" "${WORK}/run.json" >"${WORK}/check.out" 2>&1 || true
 sed 's/^/     /' "${WORK}/check.out"
-for inv in sender-was-fresh-leader no-double-eviction per-cycle-limits no-eviction-without-budget planted-evicted-in-time; do
+INVARIANTS=(sender-was-fresh-leader no-double-eviction per-cycle-limits no-eviction-without-budget
+  planted-evicted-in-time)
+for inv in "${INVARIANTS[@]}"; do
   line="$(grep -E "^(PASS|FAIL) ${inv}:" "${WORK}/check.out" || true)"
   check "invariant ${inv}" [ "${line%% *}" = PASS ]
 done
-locked_intact() { [ "$(kd_kubectl -n "${KDS_NS}" get pods -l app=locked -o 'jsonpath={.items[*].metadata.uid}')" = "${LOCKED_UIDS}" ]; }
+locked_uids() { kd_kubectl -n "${KDS_NS}" get pods -l app=locked -o 'jsonpath={.items[*].metadata.uid}'; }
+locked_intact() { [ "$(locked_uids)" = "${LOCKED_UIDS}" ]; }
 check "the locked pods are the ones of the start" locked_intact
 check "every daemon exit was designed (${EXITS} exits; bad: ${BAD_EXITS[*]:-none})" [ "${#BAD_EXITS[@]}" = 0 ]
 check "both current daemons run (${CUR[a]}, ${CUR[b]})" bash -c "kill -0 $(pid_of "${CUR[a]}") && kill -0 $(pid_of "${CUR[b]}")"
