@@ -172,7 +172,7 @@ restore_pods_rule() {
 # so one violation is still there when the faults end.
 in_fault() {
   [ "${IN_FAULT}" = 1 ] || return 0
-  plant order || fail "planting order during the last fault"
+  plant order-now || fail "planting order during the last fault"
 }
 IN_FAULT=0
 fault() {
@@ -207,6 +207,8 @@ fault() {
   note "fault ${FAULTS}: ${kind}${node:+ (${node})} $(kd_elapsed "${t0}")"
 }
 
+# payment_bound: sets PAYMENT_POD and PAYMENT_NODE when exactly one payment pod is bound.
+payment_bound() { PAYMENT_POD="$(pod_of payment)" && PAYMENT_NODE="$(node_of "${PAYMENT_POD}")" && [ -n "${PAYMENT_NODE}" ]; }
 plant() {
   local p
   case "$1" in
@@ -214,6 +216,13 @@ plant() {
       kds_violate
       PLANTED+=("${KDS_NS}/${PAYMENT_POD} $(kd_now_ms)")
       note "planted: order beside payment ${PAYMENT_POD} on ${PAYMENT_NODE}" ;;
+    order-now)
+      # The same without waiting for order's rollout, which may take long while the fault lasts.
+      kd_wait_for "one payment pod, bound" 60 payment_bound || return 1
+      KDS_ROLL=$((KDS_ROLL + 1))
+      kds_patch_order "${PAYMENT_NODE}" "nginx:1.25.${KDS_ROLL}" || return 1
+      PLANTED+=("${KDS_NS}/${PAYMENT_POD} $(kd_now_ms)")
+      note "planted: order moving beside payment ${PAYMENT_POD} on ${PAYMENT_NODE}" ;;
     relabel)
       # pinned's pods are all on node1/node2: the label moves to node3/node4; lock moves to node2.
       for p in $(kd_kubectl -n "${KDS_NS}" get pods -l app=pinned -o json |
