@@ -6,7 +6,7 @@
 # with leader election (lease 4 s), triggers and a 5 s interval, policy test/e2e/manifests/
 # chaos-policy.yaml (anti-affinity + node affinity, maxNoOfPodsToEvictPerNode 1, PerNamespace 2,
 # Total 2). Workload on 4 kwok nodes: order/payment, web (4 replicas, PDB maxUnavailable 1, rolled
-# during the run), pinned (3 replicas, required node affinity zone-pin=on, PDB maxUnavailable 1) and
+# during the run), pinned (3 replicas, required node affinity zone-pin=on, no PDB) and
 # locked (2 replicas, required node affinity lock=on, PDB minAvailable 2: never a budget).
 #
 # A seed (printed; FAULT_SEED=N replays it) draws the order of FAULT_ROUNDS faults (default 5: each
