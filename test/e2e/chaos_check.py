@@ -11,7 +11,8 @@ RUN.json (written by chaos.sh):
   pauses         [[start_ms, end_ms]]: apiserver SIGSTOP windows (a request sent before the pause is
                  received by the apiserver only after it)
   faults_end_ms  when the last fault ended
-  planted        [{pod: "ns/name", at_ms}]: pods made to violate the policy, to be evicted
+  planted        [{pod: "ns/name", at_ms}]: pods made to violate the policy, to be evicted within
+                 settle_s of faults_end_ms or of at_ms, whichever is later
   locked         prefix "ns/name-" of the pods whose PDB never has a budget
   limits         {node, namespace, total}: maxNoOfPodsToEvict* of the policy
   settle_s       how long after faults_end_ms each planted pod may take (30)
@@ -194,7 +195,7 @@ def check_pdb(run, res, audit, procs):
 
 def check_planted(run, res, audit):
     """(5) every planted violation evicted (201) within settle_s after the faults end."""
-    deadline = run["faults_end_ms"] + run.get("settle_s", 30) * 1000
+    settle = run.get("settle_s", 30) * 1000
     first = {}
     for a in audit:
         if a["code"] in (200, 201) and a["pod"] not in first:
@@ -202,6 +203,8 @@ def check_planted(run, res, audit):
     bad, after = [], []
     for p in run["planted"]:
         t = first.get(p["pod"])
+        # A violation that appeared after the faults has settle_s from when it appeared.
+        deadline = max(run["faults_end_ms"], p["at_ms"]) + settle
         if t is None:
             bad.append(f'{p["pod"]} never evicted')
         elif t > deadline:
