@@ -4,7 +4,8 @@
 #   tools (openssl, jq, curl) -> build.sh (cached) -> test/e2e/smoke.sh
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
-#      triggers.sh, plugins.sh, prometheus.sh               skips them)
+#      triggers.sh, plugins.sh, prometheus.sh,              skips them)
+#      watchlist.sh, chaos.sh
 #   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
 #                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
 #   -> test/differential/ci.sh                             (no cluster: runs whatever came before;
@@ -71,6 +72,8 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/plugins.sh
   run_test test/e2e/prometheus.sh
   run_test test/e2e/watchlist.sh
+  # Seeded faults with invariants: a random seed each run (printed first; FAULT_SEED replays it).
+  run_test test/e2e/chaos.sh
   # test/e2e/usage.sh is not here yet: its story 1 failed once in a fresh-clone CI run (the one-shot
   # by metrics-server exited non-zero after 0.27 s) while passing twice by hand; see the closing note.
 fi
