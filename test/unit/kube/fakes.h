@@ -171,7 +171,18 @@ class FakeTransport final : public Transport {
   // Appends lines to the n-th watch opened (0-based), which must have answered with a stream.
   void feed(std::size_t n, std::vector<std::string> lines) { stream(n)->push(std::move(lines)); }
   // The n-th watch's lines were all read.
-  bool drained(std::size_t n) { return stream(n)->drained(); }
+  // The n-th watch's lines were all read; false while it is not opened yet (openWatch records the
+  // request before it registers the stream, and a test polling between the two must not throw).
+  bool drained(std::size_t n) {
+    std::shared_ptr<FakeLineStream::State> state;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = streams_.find(n);
+      if (it == streams_.end()) return false;
+      state = it->second;
+    }
+    return state->drained();
+  }
   // The client let go of the n-th watch's stream.
   bool closed(std::size_t n) {
     {

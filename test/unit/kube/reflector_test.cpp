@@ -141,6 +141,8 @@ TEST_F(ReflectorTest, ARefusedWatchRelistsFromScratchOnceAllowed) {
   transport_->onSend(Scripted::json(podList({podJson("b", "55")}, "60")));
   auto r = start();
   waitForWatches(2);
+  // The second watch is asked for before the reflector hears it was accepted.
+  ASSERT_TRUE(waitUntil([&] { return observer_.openedCount() >= 1; }));
   r->stop();
   EXPECT_THAT(observer_.failures, ElementsAre("watch 403", "list 403"));
   EXPECT_THAT(observer_.errors[0], HasSubstr("403 Forbidden: pods is forbidden: cannot watch resource pods"));
