@@ -34,17 +34,22 @@ def ms(ts):
     return int(datetime.fromisoformat(ts).timestamp() * 1000)
 
 
-def read_log(path):
-    out = []
+def json_lines(path):
+    """Every line of the file that is a JSON document (a log or an audit log; others skipped)."""
     with open(path, encoding="utf-8") as f:
         for line in f:
             try:
-                e = json.loads(line)
+                yield json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if isinstance(e, dict) and "ts" in e and "msg" in e:
-                e["t"] = ms(e["ts"])
-                out.append(e)
+
+
+def read_log(path):
+    out = []
+    for e in json_lines(path):
+        if isinstance(e, dict) and "ts" in e and "msg" in e:
+            e["t"] = ms(e["ts"])
+            out.append(e)
     return out
 
 
@@ -84,17 +89,12 @@ def inside(t, ivs):
 
 def load_audit(path):
     events = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                e = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if e.get("objectRef", {}).get("subresource") != "eviction" or e.get("verb") != "create":
-                continue
-            prev = events.get(e["auditID"])
-            if prev is None or e.get("stage") == "ResponseComplete":
-                events[e["auditID"]] = e
+    for e in json_lines(path):
+        if e.get("objectRef", {}).get("subresource") != "eviction" or e.get("verb") != "create":
+            continue
+        prev = events.get(e["auditID"])
+        if prev is None or e.get("stage") == "ResponseComplete":
+            events[e["auditID"]] = e
     out = []
     for e in events.values():
         ref = e["objectRef"]
