@@ -79,6 +79,7 @@ class FakeLineStream final : public LineStream {
     Scripted::End end = Scripted::End::Close;
     bool cancelled = false;
     bool closed = false;  // the client let go of the stream (destroyed it)
+    int waiting = 0;      // readers blocked for more lines
     void cancel() {
       {
         std::lock_guard<std::mutex> lock(mu);
@@ -93,9 +94,11 @@ class FakeLineStream final : public LineStream {
       }
       cv.notify_all();
     }
+    // Every line was read and, on a stream that hangs, the reader is back waiting for more: what
+    // it did with the last line (a watchdog's progress, say) is done.
     bool drained() {
       std::lock_guard<std::mutex> lock(mu);
-      return lines.empty();
+      return lines.empty() && (end != Scripted::End::Hang || waiting > 0 || cancelled);
     }
   };
 
@@ -124,7 +127,9 @@ class FakeLineStream final : public LineStream {
         return true;
       }
       if (state_->end != Scripted::End::Hang || state_->cancelled) break;
+      ++state_->waiting;
       state_->cv.wait(lock, [&] { return state_->cancelled || !state_->lines.empty(); });
+      --state_->waiting;
     }
     switch (state_->end) {
       case Scripted::End::Close: status_ = state_->cancelled ? Status::error("cancelled") : Status::ok(); break;
@@ -170,8 +175,7 @@ class FakeTransport final : public Transport {
   }
   // Appends lines to the n-th watch opened (0-based), which must have answered with a stream.
   void feed(std::size_t n, std::vector<std::string> lines) { stream(n)->push(std::move(lines)); }
-  // The n-th watch's lines were all read.
-  // The n-th watch's lines were all read; false while it is not opened yet (openWatch records the
+  // The n-th watch's lines were all read (see State::drained); false while it is not opened yet (openWatch records the
   // request before it registers the stream, and a test polling between the two must not throw).
   bool drained(std::size_t n) {
     std::shared_ptr<FakeLineStream::State> state;
