@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <malloc.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include <iostream>
 
 #include "cmd/kdesched/plan_source.h"
+#include "cmd/kdesched/snapshot_file.h"
 #include "cmd/kdesched/upstream_flags.h"
 #include "pkg/api/timestamp.h"
 #include "pkg/base/log.h"
@@ -213,22 +216,28 @@ int runLivePlanCommand(PlanFlags& f, const kdesched::cmd::PlanSource& source) {
     return kExitBadInput;
   }
   const std::string& savePath = f.source.saveSnapshot;
-  std::ofstream save;
+  std::optional<kdesched::cmd::SnapshotFile> save;
   if (!savePath.empty()) {
-    save.open(savePath, std::ios::binary | std::ios::trunc);
-    if (!save) {
-      std::cerr << "kdesched: --save-snapshot: cannot write " << savePath << ": " << std::strerror(errno) << "\n";
+    auto created = kdesched::cmd::SnapshotFile::create(
+        savePath, {f.options.policyPath, f.options.prometheusResultPath, source.path}, static_cast<long>(::getpid()));
+    if (!created.isOk()) {
+      std::cerr << "kdesched: " << created.error() << "\n";
       return kExitBadInput;
     }
+    save.emplace(std::move(created).value());
   }
   const kdesched::api::Timestamp readAt =
       std::chrono::floor<std::chrono::seconds>(kdesched::systemClock()->wallNow().time_since_epoch()).count();
-  auto failed = kdesched::daemon::runLivePlan(**client, f.options, readAt, std::cout, save.is_open() ? &save : nullptr);
-  if (save.is_open()) {
-    save.close();
-    std::error_code ec;
-    if (failed && std::filesystem::file_size(savePath, ec) == 0) std::filesystem::remove(savePath, ec);
+  auto failed = kdesched::daemon::runLivePlan(**client, f.options, readAt, std::cout, save ? &save->stream() : nullptr);
+  // What was read is written whole before the cycle runs: kept also when the plan then failed (on
+  // an object it cannot decode, say), so the file shows why; nothing read, nothing saved.
+  if (save && (!failed || save->stream().tellp() > 0)) {
+    if (kdesched::Status saved = save->commit(); !saved.isOk()) {
+      std::cerr << "kdesched: " << saved.message() << "\n";
+      return kdesched::daemon::kExitFailure;
+    }
   }
+  save.reset();
   if (failed) {
     std::cerr << "kdesched: " << oneLine(failed->message) << "\n";
     return failed->exitCode;

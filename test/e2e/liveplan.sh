@@ -123,6 +123,8 @@ check "audit: no pods/eviction request at all" no_eviction_request kdesched
 phase "2. --save-snapshot replayed offline: the same plan byte for byte"
 check "the saved snapshot is the LIST answers of the five cached resources" list_answers_only "${WORK}/snap.json"
 check "no Secret and not the token in the saved snapshot" no_secrets "${WORK}/snap.json" "${WORK}/sa.kubeconfig"
+check "the saved snapshot is readable by its owner only (0600)" [ "$(stat -c %a "${WORK}/snap.json")" = 600 ]
+check "no temporary file left beside it" [ -z "$(ls "${WORK}" | grep -F '.tmp-')" ]
 note "$(cat "${WORK}/table.err")"
 check "the printed replay command runs offline (exit 0)" replay table
 check "replay == live plan, byte for byte (table)" cmp "${WORK}/table.out" "${WORK}/table.replay"
