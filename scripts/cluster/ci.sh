@@ -43,6 +43,16 @@ kd_log "cluster binaries: build.sh ${binaries[*]} (cache $(kd_cache_root))"
 tb="$(kd_now_ms)"
 "${ROOT}/scripts/cluster/build.sh" "${binaries[@]}"
 kd_log "build step: $(kd_elapsed "${tb}")"
+# --build-only: the Go builds alone (the control plane, then the differential harness), which
+# scripts/test.sh starts in the background while it compiles and unit-tests kdesched.
+if [ "${1:-}" = --build-only ]; then
+  if [ "${KDESCHED_CI_DIFFERENTIAL:-1}" = 1 ]; then
+    th="$(kd_now_ms)"
+    "${ROOT}/test/differential/build-harness.sh"
+    kd_log "differential harness: $(kd_elapsed "${th}")"
+  fi
+  exit 0
+fi
 
 rc=0
 results=()
