@@ -21,9 +21,10 @@
 // on from); the same stream then goes on as the watch. Until that bookmark the store is untouched
 // and the reflector not synced; a stream that breaks first is retried from scratch. The paged LIST
 // stays as the fallback: for the rest of the process once the API server refuses the parameters
-// (400/422: its WatchList gate is off), sends anything but ADDED events before the bookmark, or
-// falls silent without it (watchListQuiet); for one sync after a 401/403 (the LIST's own answer
-// counts: a one-shot run needs only "list") or after kStreamAttempts failed streams in a row.
+// (400/422: its WatchList gate is off), sends a change before the bookmark, or falls silent without
+// it (watchListQuiet) kSilentStreams times in a row; for one sync after a 401/403 (the LIST's own
+// answer counts: a one-shot run needs only "list"), after one such silence, or after
+// kStreamAttempts failed streams in a row. Plain bookmarks among the initial events are skipped.
 #pragma once
 
 #include <atomic>
@@ -134,6 +135,9 @@ class Reflector {
   enum class After { Rewatch, Backoff, Relist, Stop, List };
   // A watch-list that failed this many times in a row gives way to one paged LIST.
   static constexpr int kStreamAttempts = 3;
+  // Watch-lists silent without their closing bookmark in a row before the server counts as not
+  // serving them (one could be a pause under load).
+  static constexpr int kSilentStreams = 3;
 
   void run();
   // LIST into the store; false when it failed (and the error was reported).
@@ -153,6 +157,7 @@ class Reflector {
   After streamRefused(const ApiError& error);
   After streamFailed(ReflectorFailure failure);
   After refuseWatchList(const std::string& why);
+  After silentStream(std::size_t events);
   After watchOnce();
   // `eventsBefore`: events the stream carried before (a watch-list's initial ones).
   After handleStream(WatchStream& stream, Clock::TimePoint start, std::size_t eventsBefore = 0);
@@ -191,6 +196,7 @@ class Reflector {
   bool rvUnavailable_ = false;
   bool listOnce_ = false;   // the next sync by LIST, then watch-list again
   int streamFailures_ = 0;  // watch-lists failed in a row
+  int silentStreams_ = 0;   // watch-lists silent before their closing bookmark, in a row
   std::string lastLogged_;  // the last failure logged at its own level, and when
   Clock::TimePoint lastLoggedAt_{};
   std::atomic<bool> synced_{false};

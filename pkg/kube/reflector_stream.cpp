@@ -55,6 +55,7 @@ Reflector::After Reflector::streamSync(bool& needSync) {
   const std::size_t deletes = replaceStore(staged);
   needSync = false;
   streamFailures_ = 0;
+  silentStreams_ = 0;
   lastLogged_.clear();
   log::info("reflector listed", {{"resource", resource_.name},
                                  {"via", "watch-list"},
@@ -93,6 +94,9 @@ std::optional<Reflector::After> Reflector::streamInitial(WatchStream& stream, St
           staged.resourceVersion = std::move(event.resourceVersion);
           return std::nullopt;
         }
+        // A plain bookmark says where the server is, not that the initial events are over
+        // (client-go's watch-list goes on past it too).
+        if (event.type == WatchEventType::Bookmark) continue;
         if (event.type == WatchEventType::Error) return streamRefused(event.error);
         // Changes come only after the closing bookmark: a server that sends one before it did
         // not take the request as a watch-list.
@@ -104,15 +108,28 @@ std::optional<Reflector::After> Reflector::streamInitial(WatchStream& stream, St
             {"watch", 0, "watch-list closed after " + std::to_string(events) + " events, before its closing bookmark"});
       case WatchStream::Next::Broken:
         if (cancel_.cancelled()) return After::Stop;
-        if (watchdog.expired())
-          return refuseWatchList("no bookmark ending the initial events within " +
-                                 formatDuration(options_.watchListQuiet) + " of the last event (" +
-                                 std::to_string(events) + " events)");
+        if (watchdog.expired()) return silentStream(events);
         return streamFailed({"watch", 0, "watch-list stream broken: " + stream.problem()});
       case WatchStream::Next::Malformed:
         return streamFailed({"watch", 0, "malformed watch-list event: " + stream.problem()});
     }
   }
+}
+
+// The initial events stopped without their closing bookmark. A server that never sends it did not
+// take the request as a watch-list; one that paused under load did: one sync by LIST, and only
+// kSilentStreams silences in a row mean the server does not serve watch-lists.
+Reflector::After Reflector::silentStream(std::size_t events) {
+  const std::string why = "no bookmark ending the initial events within " + formatDuration(options_.watchListQuiet) +
+                          " of the last event (" + std::to_string(events) + " events)";
+  if (++silentStreams_ >= kSilentStreams) {
+    silentStreams_ = 0;
+    return refuseWatchList(why + ", " + std::to_string(kSilentStreams) + " watch-lists in a row");
+  }
+  log::warn("reflector watch-list fell silent before its closing bookmark, listing once instead",
+            {{"resource", resource_.name}, {"reason", why}, {"in_a_row", silentStreams_}});
+  listOnce_ = true;
+  return After::List;
 }
 
 // The server answered the watch-list with an error (opening it, or in an ERROR event).

@@ -6,6 +6,7 @@
 namespace kdesched::kube::testing {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -185,8 +186,10 @@ TEST_F(WatchListTest, AChangeBeforeTheClosingBookmarkMeansNoWatchListSupport) {
   EXPECT_THAT(changes(), ElementsAre("added default/a")) << "nothing of the refused stream reached the store";
 }
 
-// A bookmark that never comes: cut after watchListQuiet without an event, LIST instead.
+// A bookmark that never comes: cut after watchListQuiet without an event, one LIST instead (a
+// pause under load is not a server without watch-lists).
 TEST_F(WatchListTest, NoClosingBookmarkWithinTheQuietBoundFallsBackToTheList) {
+  LogCapture logs(log::Level::Info);
   clock_->blockingSleeps();
   ReflectorOptions o = options();
   o.watchList = true;
@@ -205,7 +208,59 @@ TEST_F(WatchListTest, NoClosingBookmarkWithinTheQuietBoundFallsBackToTheList) {
   EXPECT_TRUE(r->synced());
   EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500"));
   EXPECT_FALSE(isWatchList(1));
+  EXPECT_FALSE(client_->watchListRefused()) << "one silence lists once";
+  EXPECT_THAT(logs.lines(),
+              Contains(HasSubstr("level=warn msg=\"reflector watch-list fell silent before its closing bookmark, "
+                                 "listing once instead\" resource=pods reason=\"no bookmark ending the initial "
+                                 "events within 30s of the last event (1 events)\" in_a_row=1")));
+}
+
+// Three silences in a row, with a relist between them: the server does not serve watch-lists.
+TEST_F(WatchListTest, ThreeSilentWatchListsInARowMeanNoWatchListSupport) {
+  clock_->blockingSleeps();
+  ReflectorOptions o = options();
+  o.watchList = true;
+  o.watchListQuiet = 30s;
+  for (int i = 0; i < 3; ++i) {
+    transport_->onWatch(Scripted::watch({event("ADDED", podJson("a", "5"))}, Scripted::End::Hang));
+    transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
+    transport_->onWatch(failedWatch(410, "Expired", "too old resource version: 10 (50)"));
+  }
+  transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "20")));
+  transport_->onWatch(Scripted::watch({}, Scripted::End::Hang));
+  auto r = startWith(o);
+  for (std::size_t i = 0; i < 3; ++i) {
+    // Watch 2i: a watch-list that falls silent; LIST; watch 2i+1 gets 410 and backs off.
+    waitForWatches(2 * i + 1);
+    ASSERT_TRUE(isWatchList(2 * i)) << i;
+    EXPECT_FALSE(client_->watchListRefused()) << i;
+    ASSERT_TRUE(waitUntil([&] { return transport_->drained(2 * i) && clock_->sleepers() == 1; })) << i;
+    clock_->advance(30s);
+    waitForWatches(2 * i + 2);
+    ASSERT_TRUE(waitUntil([&] { return clock_->sleepers() == 1; })) << i;
+    clock_->advance(10s);
+  }
+  waitForWatches(7);
+  r->stop();
   EXPECT_TRUE(client_->watchListRefused());
+  EXPECT_THAT(sentTargets(), ElementsAre("/api/v1/pods?limit=500", "/api/v1/pods?limit=500", "/api/v1/pods?limit=500",
+                                         "/api/v1/pods?limit=500"))
+      << "a LIST after each silence, a fourth after the last 410: no watch-list any more";
+  EXPECT_FALSE(isWatchList(6));
+}
+
+// A plain bookmark among the initial events is where the server is, not their end.
+TEST_F(WatchListTest, APlainBookmarkBeforeTheClosingOneIsSkipped) {
+  transport_->onWatch(Scripted::watch(
+      {event("ADDED", podJson("a", "5")), bookmark("7"), event("ADDED", podJson("b", "8")), initialEventsEnd("9")},
+      Scripted::End::Hang));
+  auto r = stream();
+  ASSERT_TRUE(waitUntil([&] { return r->synced(); }));
+  r->stop();
+  EXPECT_EQ(pods(), (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/b", "n1"}}));
+  EXPECT_EQ(r->lastResourceVersion(), "9");
+  EXPECT_TRUE(transport_->sent().empty()) << "no LIST";
+  EXPECT_FALSE(client_->watchListRefused());
 }
 
 // The watchdog also cuts a watch-list that is not even answered (a request time limit longer than
