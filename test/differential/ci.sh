@@ -15,12 +15,26 @@ out="${OUT:-${TMPDIR:-/tmp}/kdesched-differential-ci}"
 seeds="${CI_SEEDS:-25}"
 passed=0
 failed=0
-for mode in defaults compat-upstream; do
+# The two passes are independent (each its own upstream harness process): they run side by side,
+# one a core, and their output is printed one after the other.
+logs="$(mktemp -d)"
+trap 'rm -rf "${logs}"' EXIT
+pids=()
+modes=(defaults compat-upstream)
+for mode in "${modes[@]}"; do
   extra=(--switches)
   [ "${mode}" = defaults ] || extra=(--compat upstream)
+  "${here}/run.sh" --plugin existing,Mixed --start 1 --seeds "${seeds}" --budget 20 \
+    --out "${out}/${mode}" --fail-on-unexplained -q "${extra[@]}" "$@" >"${logs}/${mode}.log" 2>&1 &
+  pids+=("$!")
+done
+for i in "${!modes[@]}"; do
+  mode="${modes[$i]}"
+  rc=0
+  wait "${pids[$i]}" || rc=$?
   echo "== differential: ${mode}, seeds 1-${seeds} of every plugin and Mixed"
-  if "${here}/run.sh" --plugin existing,Mixed --start 1 --seeds "${seeds}" --budget 20 \
-    --out "${out}/${mode}" --fail-on-unexplained -q "${extra[@]}" "$@"; then
+  cat "${logs}/${mode}.log"
+  if [ "${rc}" -eq 0 ]; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
