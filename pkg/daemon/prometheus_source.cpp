@@ -56,16 +56,29 @@ std::string quoteBody(const std::string& body) {
 
 }  // namespace
 
+std::string redactedPrometheusUrl(const std::string& url) {
+  const std::size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const std::size_t authority = scheme + 3;
+  const std::size_t end = std::min(url.find_first_of("/?#", authority), url.size());
+  const std::size_t at = url.rfind('@', end == 0 ? 0 : end - 1);
+  if (at == std::string::npos || at < authority) return url;
+  const std::size_t colon = url.find(':', authority);
+  if (colon == std::string::npos || colon > at) return url;  // a user without a password
+  return url.substr(0, colon + 1) + "xxxxx" + url.substr(at);
+}
+
 Result<PrometheusUrl> splitPrometheusUrl(const std::string& url) {
+  const std::string shown = redactedPrometheusUrl(url);
   const std::size_t scheme = url.find("://");
   if (scheme == std::string::npos || (url.compare(0, scheme, "http") != 0 && url.compare(0, scheme, "https") != 0))
-    return Status::error("prometheus url \"" + url + "\": must start with http:// or https://");
+    return Status::error("prometheus url \"" + shown + "\": must start with http:// or https://");
   if (url.find_first_of("?#") != std::string::npos)
-    return Status::error("prometheus url \"" + url + "\": must not carry a query or a fragment");
+    return Status::error("prometheus url \"" + shown + "\": must not carry a query or a fragment");
   const std::size_t path = url.find('/', scheme + 3);
   PrometheusUrl out;
   out.server = url.substr(0, path);
-  if (out.server.size() == scheme + 3) return Status::error("prometheus url \"" + url + "\": no host");
+  if (out.server.size() == scheme + 3) return Status::error("prometheus url \"" + shown + "\": no host");
   if (path != std::string::npos) out.pathPrefix = url.substr(path);
   while (!out.pathPrefix.empty() && out.pathPrefix.back() == '/') out.pathPrefix.pop_back();
   return out;
@@ -205,8 +218,9 @@ Result<std::unique_ptr<PrometheusSource>> makePrometheusSource(const policy::Pro
   tls.server = url->server;
   tls.caData = access.caData;
   auto transport = kube::makeCpprestTransport(tls);
-  if (!transport.isOk()) return Status::error("Prometheus at " + provider.url + ": " + transport.error());
-  log::info("Prometheus usage source", {{"url", provider.url}, {"auth", access.auth}, {"ca", access.ca}});
+  const std::string shown = redactedPrometheusUrl(provider.url);
+  if (!transport.isOk()) return Status::error("Prometheus at " + shown + ": " + transport.error());
+  log::info("Prometheus usage source", {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}});
   return std::make_unique<PrometheusSource>(std::move(*url), std::move(transport.value()), std::move(access.token),
                                             std::move(clock), env.timeout, health);
 }

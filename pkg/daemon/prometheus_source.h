@@ -31,6 +31,9 @@ struct PrometheusUrl {
   std::string pathPrefix;
 };
 Result<PrometheusUrl> splitPrometheusUrl(const std::string& url);
+// The url for logs and messages: a password in its userinfo masked as Go's URL.Redacted masks it
+// ("https://user:xxxxx@host/"). Only the in-cluster token or the Secret's authenticates.
+std::string redactedPrometheusUrl(const std::string& url);
 
 // The token of a Secret (its prometheusAuthToken), read with one GET each time it is asked for.
 class SecretTokenSource final : public kube::TokenSource {

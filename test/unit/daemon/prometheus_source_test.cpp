@@ -15,6 +15,7 @@ namespace {
 using daemon::PrometheusSource;
 using daemon::SourceHealth;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kUp = "kdesched_usage_source_up{source=\"Prometheus\"}";
 const std::string kQuery = R"(avg by (instance) (1 - rate(node_cpu_seconds_total{mode="idle"}[1m])))";
@@ -211,6 +212,19 @@ TEST(SplitPrometheusUrl, TakesTheServerAndThePathPrefix) {
   EXPECT_THAT(daemon::splitPrometheusUrl("prom:9090").error(), HasSubstr("must start with http:// or https://"));
   EXPECT_THAT(daemon::splitPrometheusUrl("http://prom/?x=1").error(), HasSubstr("must not carry a query"));
   EXPECT_THAT(daemon::splitPrometheusUrl("http:///x").error(), HasSubstr("no host"));
+}
+
+// A password in the url's userinfo never reaches a log line or a message (Go's URL.Redacted form).
+TEST(SplitPrometheusUrl, APasswordInTheUrlIsMaskedWhereverTheUrlIsShown) {
+  EXPECT_EQ(daemon::redactedPrometheusUrl("https://ops:s3cret@prom:9090/api"), "https://ops:xxxxx@prom:9090/api");
+  EXPECT_EQ(daemon::redactedPrometheusUrl("https://ops:p@ss@prom"), "https://ops:xxxxx@prom");
+  EXPECT_EQ(daemon::redactedPrometheusUrl("https://ops@prom:9090"), "https://ops@prom:9090") << "no password";
+  EXPECT_EQ(daemon::redactedPrometheusUrl("https://prom:9090/a@b"), "https://prom:9090/a@b") << "@ in the path";
+  EXPECT_EQ(daemon::redactedPrometheusUrl("https://prom:9090"), "https://prom:9090");
+  EXPECT_EQ(daemon::redactedPrometheusUrl("not a url"), "not a url");
+  const std::string error = daemon::splitPrometheusUrl("https://ops:s3cret@prom/?x=1").error();
+  EXPECT_THAT(error, HasSubstr("\"https://ops:xxxxx@prom/?x=1\""));
+  EXPECT_THAT(error, Not(HasSubstr("s3cret")));
 }
 
 }  // namespace
