@@ -127,13 +127,15 @@ current-context: stub
     return "";
   }
   // The pods reflector was refused and has started its backoff (0.8-1.6 s with jitter, until the
-  // clock moves; the sync wait sleeps 50 ms at a time).
+  // clock moves), and the sync wait (50 ms at a time) is asleep too: an advance before it sleeps
+  // would be lost to it.
   bool refusedAndBackingOff(Runtime& rt) {
     return kdesched::testing::eventually(
         [&] {
           const auto s = clock_->sleeps();
           return !rt.health().staleResources().empty() &&
-                 std::any_of(s.begin(), s.end(), [](Clock::Duration d) { return d >= 800ms; });
+                 std::any_of(s.begin(), s.end(), [](Clock::Duration d) { return d >= 800ms; }) &&
+                 clock_->sleepers() >= 2;
         },
         30s);
   }
