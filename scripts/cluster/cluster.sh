@@ -38,6 +38,11 @@
 #                       holds, so for 410 on watches either add
 #                       --restart-apiserver or run the cluster with
 #                       up --apiserver-arg=--watch-cache=false
+#   restart-etcd [--kill] [--down SECONDS]
+#                       stop etcd (SIGTERM; --kill: SIGKILL, a crash), leave it
+#                       down SECONDS (default 0) and start it again on the same
+#                       port and data: meanwhile the apiserver answers requests
+#                       that reach etcd with errors and its watch cache re-lists
 #   pause-apiserver     SIGSTOP kube-apiserver (requests hang)
 #   resume-apiserver    SIGCONT kube-apiserver
 #   node-notready NAME  make kwok report the node NotReady (Ready=False)
@@ -703,6 +708,35 @@ cmd_restart_apiserver() {
   echo "cluster.sh: kube-apiserver restarted (${how}) on port ${APISERVER_PORT} in $(kd_elapsed "${t0}") (pid $(cat "${DIR}/pids/kube-apiserver.pid"))"
 }
 
+cmd_restart_etcd() {
+  load_state
+  local pid t0 how=SIGTERM down=0
+  t0="$(kd_now_ms)"
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --kill) how=SIGKILL; shift ;;
+      --down) [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] || kd_die "--down needs seconds"
+        down="$2"; shift 2 ;;
+      *) kd_die "restart-etcd: unknown argument $1" ;;
+    esac
+  done
+  pid="$(component_pid etcd)" || kd_die "etcd is not running"
+  if [ "${how}" = SIGKILL ]; then
+    kill -KILL "${pid}"
+    STOP_TIMEOUT=0 stop_pids "${pid}" 2>/dev/null
+  else
+    stop_pids "${pid}"
+  fi
+  kd_wait_for "port ${ETCD_PORT} released" 15 port_released "${ETCD_PORT}" ||
+    kd_die "etcd's port ${ETCD_PORT} is still bound after it stopped"
+  sleep "${down}"
+  # The data directory holds the member, so etcd ignores --initial-cluster-state=new.
+  launch etcd
+  wait_component etcd 30 etcd_healthy
+  write_env
+  echo "cluster.sh: etcd restarted (${how}, down ${down}s) on port ${ETCD_PORT} in $(kd_elapsed "${t0}") (pid $(cat "${DIR}/pids/etcd.pid"))"
+}
+
 cmd_compact_etcd() {
   load_state
   local ep="http://127.0.0.1:${ETCD_PORT}" rev
@@ -784,6 +818,7 @@ main() {
       if component_pid prometheus >/dev/null; then prom_write_targets; fi ;;
     restart-apiserver) cmd_restart_apiserver "$@" ;;
     compact-etcd) cmd_compact_etcd "$@" ;;
+    restart-etcd) cmd_restart_etcd "$@" ;;
     pause-apiserver) cmd_signal_apiserver STOP "paused (SIGSTOP)" ;;
     resume-apiserver) cmd_signal_apiserver CONT "resumed (SIGCONT)" ;;
     node-notready) cmd_node_notready "$@" ;;

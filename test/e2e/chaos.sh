@@ -9,7 +9,7 @@
 # during the run), pinned (3 replicas, required node affinity zone-pin=on, no PDB) and
 # locked (2 replicas, required node affinity lock=on, PDB minAvailable 2: never a budget).
 #
-# A seed (printed; FAULT_SEED=N replays it) draws the order of FAULT_ROUNDS faults (default 5: each
+# A seed (printed; FAULT_SEED=N replays it) draws the order of FAULT_ROUNDS faults (default 7: each
 # kind once; more rounds repeat them), the gaps between them and the rounds after which violations
 # are planted: order moved beside payment, the zone-pin and lock labels moved to other nodes, web
 # rolled; in the last round order is moved beside payment again while the fault lasts, so that a
@@ -17,8 +17,12 @@
 # (longer than the lease: the leader exits 1 "leadership lost", and this script restarts it as a
 # Deployment would); etcd compacted and the apiserver killed (watches from old resourceVersions get
 # 410); the pods rule of the ClusterRole cut (with an apiserver restart, so the pods watch re-opens
-# and gets 403) and restored after 8 s; a node NotReady for 6 s. Not done: etcd restart (cluster.sh
-# has no helper for it), 429 storms.
+# and gets 403) and restored after 8 s; a node NotReady for 6 s; etcd killed and down for 5 s (the
+# apiserver stays up and answers what reaches etcd with errors; lease renewals fail); a 429 storm
+# for 8 s (the apiserver runs with --max-requests-inflight=60 --max-mutating-requests-inflight=30;
+# the storm puts the daemons and a client flooding LISTs in one APF priority level of one seat that
+# rejects instead of queuing, manifests/chaos-storm-apf.yaml, so APF sheds kdesched's requests with
+# 429 for real).
 #
 # Then chaos_check.py, from the audit log and the daemons' logs: (1) no eviction from a daemon that
 # was not the leader or whose cache was stale; (2) no pod evicted twice; (3) no run over the limits;
@@ -36,7 +40,7 @@ e2e_begin chaos --cluster
 kds_require_tools
 
 SEED="${FAULT_SEED:-$(( $(date +%s%N) % 1000000 ))}"
-ROUNDS="${FAULT_ROUNDS:-5}"
+ROUNDS="${FAULT_ROUNDS:-7}"
 RSS_LIMIT_KB=$((100 * 1024))
 SETTLE_S=30
 POLICY="${KDS_MANIFESTS}/chaos-policy.yaml"
@@ -48,7 +52,7 @@ echo "FAULT_SEED=${SEED} FAULT_ROUNDS=${ROUNDS} (replay: FAULT_SEED=${SEED} FAUL
 python3 - "${SEED}" "${ROUNDS}" >"${WORK}/schedule" <<'PY'
 import random, sys
 r = random.Random(int(sys.argv[1])); n = int(sys.argv[2])
-kinds = ["kill", "pause", "compact", "rbac", "flap"]
+kinds = ["kill", "pause", "compact", "rbac", "flap", "etcd", "storm"]
 order = []
 while len(order) < n:
     k = kinds[:]; r.shuffle(k); order += k
@@ -68,7 +72,8 @@ note "schedule: $(tr '\n' ';' <"${WORK}/schedule")"
 phase "cluster up (4 kwok nodes, audit log of pods/eviction)"
 must "cluster.sh up --nodes 4 with the audit log" quietly "${KDS_CLUSTER}" up --nodes 4 \
   --apiserver-arg=--audit-policy-file="${KDS_MANIFESTS}/chaos-audit-policy.yaml" \
-  --apiserver-arg=--audit-log-path="${AUDIT}" --apiserver-arg=--audit-log-maxsize=0
+  --apiserver-arg=--audit-log-path="${AUDIT}" --apiserver-arg=--audit-log-maxsize=0 \
+  --apiserver-arg=--max-requests-inflight=60 --apiserver-arg=--max-mutating-requests-inflight=30
 kd_env_load
 
 phase "ServiceAccounts kdesched-a and -b (deploy/rbac.yaml's ClusterRole, leases in ${KDS_NS})"
@@ -88,6 +93,11 @@ done
 kd_kubectl get clusterrole kdesched -o json |
   jq 'del(.metadata.resourceVersion, .metadata.managedFields, .metadata.uid, .metadata.creationTimestamp)' \
     >"${WORK}/role.json"
+# The storm client (fault "storm"): may list what it floods the apiserver with.
+kd_kubectl -n kube-system create serviceaccount chaos-storm >/dev/null
+kd_kubectl create clusterrolebinding chaos-storm --clusterrole=view \
+  --serviceaccount=kube-system:chaos-storm >/dev/null
+STORM_TOKEN="$(kd_kubectl -n kube-system create token chaos-storm --duration=2h)"
 SA_A=system:serviceaccount:kube-system:kdesched-a
 can() { kd_kubectl auth can-i "$1" pods --all-namespaces --as="${SA_A}" >/dev/null 2>&1; }
 cannot() { ! can "$1"; }
@@ -168,6 +178,30 @@ restore_pods_rule() {
   kd_kubectl replace -f "${WORK}/role.json" >/dev/null && kd_wait_for "RBAC restored" 15 can watch
 }
 
+# storm: the daemons share a one-seat, rejecting APF level with a client that floods it with LISTs
+# (64 at a time); the apiserver restarts (SIGTERM) into the storm, so every watch of the daemons
+# re-opens into it, and the storm lasts 8 s more. Counts the client's 429s (STORM_429S): a storm
+# that sheds nothing is no fault.
+STORM_429S=0
+storm() {
+  local flood n
+  kd_kubectl apply -f "${KDS_MANIFESTS}/chaos-storm-apf.yaml" >/dev/null || return 1
+  sleep 1
+  curl -sS -Z --parallel-max 64 --cacert "${CA_FILE}" -H "Authorization: Bearer ${STORM_TOKEN}" \
+    -o /dev/null -w '%{http_code}\n' "${APISERVER_URL}/api/v1/pods?limit=500&storm=[1-1000000]" \
+    >"${WORK}/storm.codes" 2>/dev/null 7>&- 8>&- &
+  flood=$!
+  "${KDS_CLUSTER}" restart-apiserver >/dev/null
+  apiserver_ready
+  in_fault
+  sleep 8
+  kill "${flood}" 2>/dev/null; wait "${flood}" 2>/dev/null || true
+  kd_kubectl delete -f "${KDS_MANIFESTS}/chaos-storm-apf.yaml" >/dev/null
+  n="$(grep -c '^429$' "${WORK}/storm.codes" || true)"
+  STORM_429S=$((STORM_429S + n))
+  note "storm: $(wc -l <"${WORK}/storm.codes") requests, ${n} answered 429"
+}
+
 # in_fault: with IN_FAULT=1 (the last round), order is moved beside payment while the fault lasts,
 # so one violation is still there when the faults end.
 in_fault() {
@@ -200,6 +234,8 @@ fault() {
       "${KDS_CLUSTER}" node-notready "${node}" >/dev/null
       sleep 6
       "${KDS_CLUSTER}" node-ready "${node}" >/dev/null ;;
+    etcd) "${KDS_CLUSTER}" restart-etcd --kill --down 5 >/dev/null; apiserver_ready; in_fault ;;
+    storm) storm ;;
   esac
   apiserver_ready
   kd_env_load
@@ -325,6 +361,11 @@ locked_intact() { [ "$(locked_uids)" = "${LOCKED_UIDS}" ]; }
 check "the locked pods are the ones of the start" locked_intact
 check "every daemon exit was designed (${EXITS} exits; bad: ${BAD_EXITS[*]:-none})" [ "${#BAD_EXITS[@]}" = 0 ]
 check "both current daemons run (${CUR[a]}, ${CUR[b]})" bash -c "kill -0 $(pid_of "${CUR[a]}") && kill -0 $(pid_of "${CUR[b]}")"
+check "the storms were real: ${STORM_429S} requests of the storm client answered 429" \
+  [ "${FAULT_COUNT[storm]:-0}" = 0 -o "${STORM_429S}" -gt 0 ]
+throttled="$(cat "${WORK}"/a*.log "${WORK}"/b*.log | grep -c '"msg":"kube request throttled"' || true)"
+check "the daemons' requests were shed too: ${throttled} throttled and retried" \
+  [ "${FAULT_COUNT[storm]:-0}" = 0 -o "${throttled}" -gt 0 ]
 check "peak RSS $((PEAK_RSS_KB / 1024)) MB < $((RSS_LIMIT_KB / 1024)) MB" [ "${PEAK_RSS_KB}" -gt 0 -a "${PEAK_RSS_KB}" -lt "${RSS_LIMIT_KB}" ]
 faults_line=""; for k in "${!FAULT_COUNT[@]}"; do faults_line+="${k} ${FAULT_COUNT[$k]}, "; done
 note "seed ${SEED}: faults ${FAULTS} (${faults_line%, }); planted pods ${#PLANTED[@]}; daemon processes ${#INSTANCES[@]}"

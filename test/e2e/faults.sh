@@ -5,6 +5,7 @@
 #   pause/resume-apiserver  requests hang while paused, work after resume
 #   compact-etcd       etcd refuses the old revision; after restart-apiserver --kill
 #                      a watch and a list from the old resourceVersion get 410
+#   restart-etcd       writes fail while etcd is down; its data and the apiserver survive
 #   node-notready/node-ready  Ready=False (and stays so), not-ready taint, back
 # A failed check is reported and the test goes on; the last line is "faults: N passed, N failed"
 # (test/e2e/lib.sh); the cluster is torn down in every case.
@@ -63,6 +64,23 @@ jq -r '"     " + .object.reason + ": " + .object.message' "${WORK}/body" || true
 list_410() { [ "$(kds_api "/api/v1/namespaces/default/configmaps?resourceVersion=${rv1}&resourceVersionMatch=Exact")" = 410 ]; }
 check "a list at the old RV ${rv1} (resourceVersionMatch=Exact) gets 410" list_410
 jq -r '"     " + .reason + ": " + .message' "${WORK}/body" || true
+
+phase "restart-etcd --kill --down 4"
+etcd_pid0="${ETCD_PID}"
+"${KDS_CLUSTER}" restart-etcd --kill --down 4 >"${WORK}/restart-etcd.out" 2>&1 &
+RESTART_PID=$!
+etcd_down() { ! curl -fsS --max-time 1 "${ETCD_ENDPOINT}/health" >/dev/null 2>&1; }
+check "etcd goes down" kd_wait_for "etcd down" 10 etcd_down
+write_fails() { ! kd_kubectl -n default create configmap faults-down --request-timeout=2s >/dev/null 2>&1; }
+check "a write fails while etcd is down" write_fails
+check "restart-etcd exits 0" wait "${RESTART_PID}"
+sed 's/^/     /' "${WORK}/restart-etcd.out"
+kd_env_load
+check "etcd has a new pid (${etcd_pid0} -> ${ETCD_PID})" [ "${ETCD_PID}" != "${etcd_pid0}" ]
+check "the apiserver is the same process (${APISERVER_PID})" kds_alive "${APISERVER_PID}"
+data_kept() { [ "$(kd_kubectl -n default get configmap faults -o 'jsonpath={.data.v}')" = 4 ]; }
+check "etcd's data survived (configmap faults v=4)" kd_wait_for "configmap readable" 30 data_kept
+check "writes work again" kd_wait_for "a write" 30 kd_kubectl -n default create configmap faults-up
 
 phase "node-notready / node-ready"
 "${KDS_CLUSTER}" node-notready node1
