@@ -109,7 +109,10 @@ if [ "${KDESCHED_SKIP_E2E:-0}" != 1 ]; then
   wait "${go_build_pid}" || go_rc=$?
   sed 's/^/  /' "${go_build_log}"
   echo "  (exit ${go_rc}; the step below retries a failed build in the foreground)"
-  if KDESCHED_BIN="${ROOT}/build/kdesched" bash scripts/cluster/ci.sh; then
+  # The sanitizer build's binary, built above in this run, also goes through the live paths.
+  asan_bin=""
+  [ "${KDESCHED_SKIP_ASAN:-0}" = 1 ] || asan_bin="${ROOT}/build-asan/kdesched"
+  if KDESCHED_BIN="${ROOT}/build/kdesched" KDESCHED_ASAN_BIN="${asan_bin}" bash scripts/cluster/ci.sh; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))

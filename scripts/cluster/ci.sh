@@ -5,7 +5,9 @@
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
 #      triggers.sh, plugins.sh, prometheus.sh,              skips them)
-#      watchlist.sh, usage.sh, liveplan.sh, chaos.sh
+#      watchlist.sh, usage.sh, liveplan.sh, chaos.sh,
+#      then watchlist.sh and liveplan.sh again with
+#      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
 #   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
 #                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
 #   -> test/differential/ci.sh                             (no cluster: runs whatever came before;
@@ -62,7 +64,7 @@ run_test() {
   t="$(kd_now_ms)"
   log="$(mktemp)"
   "${ROOT}/$1" "${@:2}" | tee "${log}" || rc_test=$?
-  results+=("$(printf '%-26s %-8s %-44s %s' "$1" "$([ "${rc_test}" -eq 0 ] && echo ok || echo FAILED)" \
+  results+=("$(printf '%-26s %-8s %-44s %s' "${RUN_LABEL:-$1}" "$([ "${rc_test}" -eq 0 ] && echo ok || echo FAILED)" \
     "$(tail -n 1 "${log}" | grep -E ': [0-9]+ passed, [0-9]+ failed$' || echo "exit ${rc_test}")" "$(kd_elapsed "${t}")")")
   rm -f "${log}"
   [ "${rc_test}" -eq 0 ] || rc=1
@@ -88,6 +90,16 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   # run chaos.sh alone for a random one, FAULT_ROUNDS=N for longer).
   export FAULT_SEED="${FAULT_SEED:-51}"
   run_test test/e2e/chaos.sh
+  # The sanitizer build through the live paths whose input is the server's: the watch-list sync
+  # (decoding each event as it arrives) and the live plan. Any ASan/UBSan/leak report in a run's
+  # output fails the test (test/e2e/lib.sh kds_sanitizer_scan). scripts/test.sh sets
+  # KDESCHED_ASAN_BIN to the binary it built in the same run.
+  if [ -n "${KDESCHED_ASAN_BIN:-}" ]; then
+    for t in watchlist liveplan; do
+      RUN_LABEL="${t}.sh (ASan)" KDESCHED_BIN="${KDESCHED_ASAN_BIN}" ASAN_OPTIONS=detect_leaks=1 \
+        UBSAN_OPTIONS=print_stacktrace=1 run_test "test/e2e/${t}.sh"
+    done
+  fi
 fi
 # The Helm chart: offline lint/golden/drift checks, the Dockerfile's runtime libraries, then
 # install into a real control plane with the RBAC proof.

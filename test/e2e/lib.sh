@@ -150,6 +150,7 @@ e2e_finish() {
     kill -TERM "${p}" 2>/dev/null; wait "${p}" 2>/dev/null
   done
   for c in "${KDS_AT_EXIT[@]+"${KDS_AT_EXIT[@]}"}"; do "${c}"; done
+  kds_sanitizer_scan
   [ "${KDS_FAILED}" -eq 0 ] || e2e_failure_report "${cluster}"
   if [ "${cluster}" = 1 ]; then
     "${KDS_CLUSTER}" down >&2 || echo "WARNING: cluster.sh down failed" >&2
@@ -167,6 +168,19 @@ e2e_finish() {
   echo "${KDS_NAME}: ${KDS_PASSED} passed, ${KDS_FAILED} failed"
   [ "${KDS_FAILED}" -eq 0 ] || exit 1
   exit 0
+}
+
+# kds_sanitizer_scan: with a sanitizer build as KDESCHED_BIN, a report (ASan, LeakSanitizer at
+# exit, UBSan's summary) in any file of the work directory (the runs' logs, captured output) is a
+# failed check, even when the run it came from ended as the test wanted; a normal build never
+# prints these lines.
+KDS_SANITIZER_RE='^(==[0-9]+==ERROR: (AddressSanitizer|LeakSanitizer)|SUMMARY: UndefinedBehaviorSanitizer)'
+kds_sanitizer_scan() {
+  local f
+  [ -d "${WORK}" ] || return 0
+  while IFS= read -r f; do
+    fail "sanitizer report in ${f#"${WORK}"/}: $(grep -m1 -E "${KDS_SANITIZER_RE}" "${f}" | cut -c1-200)"
+  done < <(grep -rlE "${KDS_SANITIZER_RE}" "${WORK}" 2>/dev/null || true)
 }
 
 # e2e_failure_report CLUSTER_UP: the log of the kdesched run before each failed check (the first
