@@ -201,11 +201,17 @@ def check_pdb(run, res, audit, procs):
 
 
 def check_planted(run, res, audit):
-    """(5) every planted violation evicted (201) within settle_s after the faults end."""
+    """(5) every planted violation evicted (201) within settle_s after the faults end.
+
+    An Eviction answered 504 counts too: one received right after an apiserver pause can time out
+    in the apiserver's filter and still be carried out by its handler afterwards (kube-apiserver
+    logs "Post-timeout activity"; seen with seed 3 of a 10-round soak: the pod went, the only POST
+    for it was a 504). That the violation is really gone is chaos.sh's own check on the cluster
+    ("no violation left"), so a 504 that did nothing still fails the run there."""
     settle = run.get("settle_s", 30) * 1000
     first = {}
     for a in audit:
-        if a["code"] in (200, 201) and a["pod"] not in first:
+        if a["code"] in (200, 201, 504) and a["pod"] not in first:
             first[a["pod"]] = a["t"]
     bad, after = [], []
     for p in run["planted"]:
