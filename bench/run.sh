@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kdesched benchmarks: scale, memory and reaction time, side by side with upstream descheduler.
 #
-# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile usage chaos report all
+# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile usage chaos absorb report all
 #                          (default: all = engine plugins side-by-side reaction profile report)
 #
 #   engine        kdesched's engine offline on generated snapshots S1 S2 S3 S3d: one process per
@@ -24,6 +24,8 @@
 #   chaos         the fault script (test/e2e/chaos.sh) as a soak: BENCH_CHAOS_SEEDS runs of
 #                 BENCH_CHAOS_ROUNDS rounds, a row each in OUT/chaos.md (bench/run_chaos.sh; not in
 #                 `all`).
+#   absorb        pod watch events per second on one core: decode, store update, trigger mapping
+#                 (absorb_bench; not in `all`).
 #   report        bench/results/<date>-<machine>.md and .png from the raw results.
 #
 # Environment (defaults in brackets):
@@ -484,6 +486,17 @@ perf_top() {  # perf_top DATA OUT TITLE
   } >"$2"
 }
 
+# absorb: pod watch events per second on one core, decode -> store -> trigger seeds
+# (bench/absorb_bench.cpp), raw/absorb.json.
+part_absorb() {
+  [ -x "${BUILD}/absorb_bench" ] || die "absorb: build ${BUILD} with -DKDESCHED_BENCH=ON (target absorb_bench)"
+  wait_quiet absorb
+  taskset -c 0 "${BUILD}/absorb_bench" --benchmark_min_time=2 --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=json >"${RAW}/absorb.json"
+  log "absorb (median events/s on one core): $(jq -r '[.benchmarks[] | select(.aggregate_name == "median")
+    | "\(.run_name) \(.items_per_second | floor)"] | join(", ")' "${RAW}/absorb.json")"
+}
+
 part_profile() {
   need_builds
   command -v perf >/dev/null || die "perf missing (apt-get install linux-perf)"
@@ -552,9 +565,10 @@ for p in "${parts[@]}"; do
     profile) part_profile ;;
     usage) part_usage ;;
     chaos) part_chaos ;;
+    absorb) part_absorb ;;
     all) part_engine; part_plugins; part_side_by_side; part_reaction; part_profile; part_report ;;
     -h|--help|help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage chaos report all)" ;;
+    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage chaos absorb report all)" ;;
   esac
 done
 log "done; results in ${OUT}"

@@ -1,0 +1,148 @@
+// Event absorption (issue 18 item 6): how many pod watch events per second one core turns into
+// cache state and trigger seeds, the daemon's path for each line of a pods watch.
+//
+// The cache holds a generated cluster of API-server-shaped objects (bench/cluster_gen --wire:
+// managedFields, status, ~4 KB per pod). The stream is a churn mix over those pods, as
+// `kubectl get --raw '/api/v1/pods?watch=1'` prints it, one JSON object per line:
+//   70% MODIFIED status updates (a new resourceVersion, a condition's time: the commonest event),
+//   20% MODIFIED relabels (a new label value: placement rules may break),
+//   10% DELETED followed by ADDED of the same pod (a replacement; two events).
+// Three levels, so the cost of each step shows:
+//   BM_Decode          decodeWatchEvent alone (simdjson on-demand into a compact api::Pod);
+//   BM_DecodeStore     + Store::upsert/remove, as Reflector::apply does;
+//   BM_DecodeStoreMap  + the store listener classifying each change into trigger seeds
+//                      (TriggerSchedule::onEvent, every plugin interested), the seeds taken every
+//                      1,000 events as the batch window would.
+// items_per_second is events per second. Run pinned to one core (bench/run.sh's absorb part):
+//   taskset -c 0 build-bench/absorb_bench --benchmark_min_time=2
+#include <benchmark/benchmark.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench/cluster_gen.h"
+#include "pkg/api/decode.h"
+#include "pkg/cluster/loader.h"
+#include "pkg/cluster/store.h"
+#include "pkg/kube/wire.h"
+#include "pkg/trigger/schedule.h"
+
+namespace kdesched {
+namespace {
+
+constexpr int kPods = 30000;  // S2
+constexpr int kNodes = 1000;
+constexpr std::size_t kEvents = 20000;  // distinct lines, replayed in a loop
+
+struct Fixture {
+  std::string snapshot;            // the initial cluster, a v1 List
+  std::vector<std::string> lines;  // the churn stream
+  std::size_t bytes = 0;
+};
+
+std::string line(const char* type, const nlohmann::json& pod) {
+  return nlohmann::json{{"type", type}, {"object", pod}}.dump();
+}
+
+Fixture makeFixture() {
+  Fixture f;
+  bench::GenOptions o;
+  o.pods = kPods;
+  o.nodes = kNodes;
+  o.namespaces = kPods / 100;
+  o.wire = true;
+  f.snapshot = bench::generateSnapshotJson(o);
+  const auto list = nlohmann::json::parse(f.snapshot);
+  std::vector<const nlohmann::json*> pods;
+  for (const auto& item : list.at("items"))
+    if (item.value("kind", "") == "Pod") pods.push_back(&item);
+  long long rv = 1000000;
+  for (std::size_t i = 0; f.lines.size() < kEvents; ++i) {
+    nlohmann::json pod = *pods[(i * 7919) % pods.size()];  // a stride, so neighbours differ
+    pod["metadata"]["resourceVersion"] = std::to_string(++rv);
+    switch (i % 10) {
+      case 7:
+      case 8:
+        pod["metadata"]["labels"]["churn"] = "v" + std::to_string(i);
+        f.lines.push_back(line("MODIFIED", pod));
+        break;
+      case 9:
+        f.lines.push_back(line("DELETED", pod));
+        pod["metadata"]["resourceVersion"] = std::to_string(++rv);
+        f.lines.push_back(line("ADDED", pod));
+        break;
+      default:
+        if (pod.contains("status") && pod["status"].contains("conditions") && !pod["status"]["conditions"].empty())
+          pod["status"]["conditions"][0]["lastProbeTime"] = "2026-12-03T00:00:" + std::to_string(10 + i % 50) + "Z";
+        f.lines.push_back(line("MODIFIED", pod));
+    }
+  }
+  for (const auto& l : f.lines) f.bytes += l.size();
+  return f;
+}
+
+const Fixture& fixture() {
+  static const Fixture f = makeFixture();
+  return f;
+}
+
+enum class Level { Decode, Store, Map };
+
+void apply(cluster::Store& store, kube::WatchEvent& ev) {
+  if (ev.type == kube::WatchEventType::Deleted) {
+    if (const auto* pod = std::get_if<api::Pod>(&ev.object)) store.remove(api::Kind::Pod, cluster::objectKey(*pod));
+  } else {
+    store.upsert(std::move(ev.object));
+  }
+}
+
+void absorb(benchmark::State& state, Level level) {
+  const Fixture& f = fixture();
+  cluster::Store store;
+  if (level != Level::Decode) {
+    auto loaded = cluster::loadSnapshot(f.snapshot, "generated", store);
+    if (!loaded) {
+      state.SkipWithError(loaded.error().c_str());
+      return;
+    }
+  }
+  trigger::TriggerSchedule schedule(trigger::TriggerConfig{}, trigger::Interest{.podStatus = true});
+  const Clock::TimePoint t0{};
+  std::size_t mapped = 0, seen = 0;
+  if (level == Level::Map)
+    store.subscribe([&](const cluster::StoreEvent& e) {
+      if (!schedule.onEvent(e, t0).empty()) ++mapped;
+      if (++seen % 1000 == 0) benchmark::DoNotOptimize(schedule.take(t0 + std::chrono::hours(1)));
+    });
+  api::JsonParser parser;
+  kube::WatchEvent ev;
+  std::string buf;
+  std::size_t i = 0, failed = 0;
+  for (auto _ : state) {
+    buf = f.lines[i];  // the reflector's line buffer
+    if (++i == f.lines.size()) i = 0;
+    if (!kube::decodeWatchEvent(api::Kind::Pod, buf, parser, ev).isOk() || ev.undecodable) {
+      ++failed;
+      continue;
+    }
+    if (level != Level::Decode) apply(store, ev);
+    benchmark::DoNotOptimize(ev);
+  }
+  if (failed) state.SkipWithError("events that did not decode");
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  state.counters["bytes_per_event"] = static_cast<double>(f.bytes) / static_cast<double>(f.lines.size());
+  if (level == Level::Map) state.counters["mapped_share"] = seen ? static_cast<double>(mapped) / seen : 0;
+}
+
+void BM_Decode(benchmark::State& s) { absorb(s, Level::Decode); }
+void BM_DecodeStore(benchmark::State& s) { absorb(s, Level::Store); }
+void BM_DecodeStoreMap(benchmark::State& s) { absorb(s, Level::Map); }
+BENCHMARK(BM_Decode)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeStore)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DecodeStoreMap)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace kdesched
+
+BENCHMARK_MAIN();
