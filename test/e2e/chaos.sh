@@ -26,10 +26,10 @@
 #
 # Then chaos_check.py, from the audit log and the daemons' logs: (1) no eviction from a daemon that
 # was not the leader or whose cache was stale; (2) no pod evicted twice; (3) no run over the limits;
-# (4) no locked pod evicted; (5) every planted pod evicted within 30 s of the last fault's end. And
-# here: (6) every daemon exit was the designed "leadership lost" (exit 1), the last two run, peak RSS
-# below 100 MB. Last, the checker is fed doctored inputs (a double eviction, an eviction by a
-# non-leader) and must fail.
+# (4) no locked pod evicted; (5) every planted pod evicted within 30 s of the last fault's end;
+# (6) no two processes led at once. And here: every daemon exit was the designed "leadership lost"
+# (exit 1), the last two run, peak RSS below 100 MB. Last, the checker is fed doctored inputs (a
+# double eviction, an eviction by a non-leader, a second leader) and must fail.
 #
 # Own cluster directory (${KDESCHED_CHAOS_DIR:-/tmp/kdesched-chaos.PID}); kdesched is
 # ${KDESCHED_BIN:-build/kdesched}. Prints "chaos: N passed, N failed" (test/e2e/lib.sh).
@@ -351,7 +351,7 @@ write_run "${WORK}/run.json"
 python3 "${ROOT}/test/e2e/chaos_check.py" "${WORK}/run.json" >"${WORK}/check.out" 2>&1 || true
 sed 's/^/     /' "${WORK}/check.out"
 INVARIANTS=(sender-was-fresh-leader no-double-eviction per-cycle-limits no-eviction-without-budget
-  planted-evicted-in-time)
+  planted-evicted-in-time leader-terms-disjoint)
 for inv in "${INVARIANTS[@]}"; do
   line="$(grep -E "^(PASS|FAIL) ${inv}:" "${WORK}/check.out" || true)"
   check "invariant ${inv}" [ "${line%% *}" = PASS ]
@@ -384,10 +384,20 @@ doctor() {
   jq -c '.auditID = "doctored-twice"' <<<"${first}" >>"${WORK}/audit-doctored.log"
   jq -c --arg u "${SA_A}" '.auditID = "doctored-early" | .user.username = $u
     | .requestReceivedTimestamp = "2000-01-01T00:00:00.000000Z"' <<<"${first}" >>"${WORK}/audit-doctored.log"
-  jq --arg a "${WORK}/audit-doctored.log" '.audit = $a' "${WORK}/run.json" >"${WORK}/run-doctored.json"
+  # And a second leader: a process of the other daemon logs "became leader" at the very moment the
+  # first leader did (the first leader's line, appended to a copy of its log).
+  local leader_line leader_name other
+  leader_line="$(grep -h -m1 '"msg":"became leader"' "${WORK}/a1.log" "${WORK}/b1.log" | head -n 1)"
+  leader_name="$(grep -l -F -- "${leader_line}" "${WORK}/a1.log" "${WORK}/b1.log" | head -n 1)"
+  other="$([ "${leader_name}" = "${WORK}/a1.log" ] && echo b1 || echo a1)"
+  { cat "${WORK}/${other}.log"; echo "${leader_line}"; } >"${WORK}/${other}-doctored.log"
+  jq --arg a "${WORK}/audit-doctored.log" --arg other "${other}" --arg log "${WORK}/${other}-doctored.log" \
+    '.audit = $a | .instances |= map(if .name == $other then .log = $log else . end)' \
+    "${WORK}/run.json" >"${WORK}/run-doctored.json"
   ! python3 "${ROOT}/test/e2e/chaos_check.py" "${WORK}/run-doctored.json" >"${WORK}/check-doctored.out" 2>&1
 }
 check "the checker fails on the doctored audit log" doctor
 check "...naming the double eviction" grep -q '^FAIL no-double-eviction:' "${WORK}/check-doctored.out"
+check "...and the second leader" grep -q '^FAIL leader-terms-disjoint:' "${WORK}/check-doctored.out"
 check "...and the eviction by a non-leader" grep -q '^FAIL sender-was-fresh-leader:.*2000-01-01\|^FAIL sender-was-fresh-leader:.*946684800000' "${WORK}/check-doctored.out"
 end_phase

@@ -154,6 +154,23 @@ def check_sender(run, res, audit, procs):
                "; ".join(bad[:5]) if bad else f'{len(audit)} eviction POSTs and the daemons\' own lines')
 
 
+def check_terms(res, procs):
+    """(6) no two daemon processes led at once: each term runs from "became leader" to the
+    process's own "leadership lost" (or its last line). A step-down is logged when the process
+    notices, at most the renew deadline after its last renewal and before the lease can expire for
+    the other, so terms overlapping by more than SLACK_MS mean two leaders."""
+    terms = sorted((a, b, p["name"]) for p in procs for a, b in p["leader"])
+    bad = []
+    last_end, last_name = None, None  # the latest end of the terms so far, and whose
+    for a, b, n in terms:
+        if last_end is not None and n != last_name and a < last_end - SLACK_MS:
+            bad.append(f"{n} became leader at {a} while {last_name} led until {last_end} "
+                       f"({(last_end - a) / 1000:.1f}s overlap)")
+        if last_end is None or b > last_end:
+            last_end, last_name = b, n
+    res.report("leader-terms-disjoint", not bad, "; ".join(bad[:5]) if bad else f"{len(terms)} terms, none overlapping")
+
+
 def check_once(res, audit):
     """(2) no pod evicted (201) twice."""
     c = Counter(a["pod"] for a in audit if a["code"] in (200, 201))
@@ -244,6 +261,7 @@ def main():
     check_limits(run, res, procs)
     check_pdb(run, res, audit, procs)
     check_planted(run, res, audit)
+    check_terms(res, procs)
     codes = Counter(a["code"] for a in audit)
     print("counts: eviction POSTs %d (%s); daemon processes %d; leader terms %d; stale episodes %d" % (
         len(audit), ", ".join(f"{k}: {v}" for k, v in sorted(codes.items())), len(procs),
