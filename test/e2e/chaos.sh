@@ -385,12 +385,13 @@ doctor() {
   jq -c --arg u "${SA_A}" '.auditID = "doctored-early" | .user.username = $u
     | .requestReceivedTimestamp = "2000-01-01T00:00:00.000000Z"' <<<"${first}" >>"${WORK}/audit-doctored.log"
   # And a second leader: a process of the other daemon logs "became leader" at the very moment the
-  # first leader did (the first leader's line, appended to a copy of its log).
-  local leader_line leader_name other
-  leader_line="$(grep -h -m1 '"msg":"became leader"' "${WORK}/a1.log" "${WORK}/b1.log" | head -n 1)"
-  leader_name="$(grep -l -F -- "${leader_line}" "${WORK}/a1.log" "${WORK}/b1.log" | head -n 1)"
-  other="$([ "${leader_name}" = "${WORK}/a1.log" ] && echo b1 || echo a1)"
-  { cat "${WORK}/${other}.log"; echo "${leader_line}"; } >"${WORK}/${other}-doctored.log"
+  # first leader did, and then the first leader's last line (both appended to a copy of its log),
+  # so it leads as long as the first leader did.
+  local leader_log other
+  leader_log="$(grep -l '"msg":"became leader"' "${WORK}/a1.log" "${WORK}/b1.log" | head -n 1)"
+  other="$([ "${leader_log}" = "${WORK}/a1.log" ] && echo b1 || echo a1)"
+  { cat "${WORK}/${other}.log"; grep -m1 '"msg":"became leader"' "${leader_log}"; tail -n 1 "${leader_log}"; } \
+    >"${WORK}/${other}-doctored.log"
   jq --arg a "${WORK}/audit-doctored.log" --arg other "${other}" --arg log "${WORK}/${other}-doctored.log" \
     '.audit = $a | .instances |= map(if .name == $other then .log = $log else . end)' \
     "${WORK}/run.json" >"${WORK}/run-doctored.json"

@@ -161,13 +161,11 @@ def check_terms(res, procs):
     the other, so terms overlapping by more than SLACK_MS mean two leaders."""
     terms = sorted((a, b, p["name"]) for p in procs for a, b in p["leader"])
     bad = []
-    last_end, last_name = None, None  # the latest end of the terms so far, and whose
-    for a, b, n in terms:
-        if last_end is not None and n != last_name and a < last_end - SLACK_MS:
-            bad.append(f"{n} became leader at {a} while {last_name} led until {last_end} "
-                       f"({(last_end - a) / 1000:.1f}s overlap)")
-        if last_end is None or b > last_end:
-            last_end, last_name = b, n
+    for i, (a1, b1, n1) in enumerate(terms):
+        for a2, b2, n2 in terms[i + 1:]:
+            overlap = min(b1, b2) - max(a1, a2)
+            if n1 != n2 and overlap > SLACK_MS:
+                bad.append(f"{n2} became leader at {a2} while {n1} led ({a1}..{b1}): {overlap / 1000:.1f}s overlap")
     res.report("leader-terms-disjoint", not bad, "; ".join(bad[:5]) if bad else f"{len(terms)} terms, none overlapping")
 
 
