@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kdesched benchmarks: scale, memory and reaction time, side by side with upstream descheduler.
 #
-# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile usage report all
+# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile usage plan-rss report all
 #                          (default: all = engine plugins side-by-side reaction profile report)
 #
 #   engine        kdesched's engine offline on generated snapshots S1 S2 S3 S3d: one process per
@@ -21,6 +21,8 @@
 #                 Prometheus score) against the same by requests at S3, interleaved rounds pinned
 #                 to one core: ratio of median cycle CPU, heap bytes per pod the usage keeps
 #                 (bench/run_usage.sh; not in `all`).
+#   plan-rss      `kdesched plan`'s peak RSS against its input's size, and its wall time, at S2 and S3
+#                 (bench/run_plan_rss.sh; not in `all`).
 #   report        bench/results/<date>-<machine>.md and .png from the raw results.
 #
 # Environment (defaults in brackets):
@@ -37,6 +39,7 @@
 #   BENCH_LOAD_WAIT      ... but at most this many seconds [900]
 #   BENCH_RUN_TIMEOUT    a descheduler run is stopped after this many seconds (a result) [900]
 #   BENCH_USAGE_SIZE/ROUNDS/CYCLES  the usage part's size, rounds and cycles per run [S3/5/5]
+#   BENCH_PLAN_RSS_SIZES/RUNS  the plan-rss part's sizes and runs per size [S2 S3/3]
 #
 # Time on 2 cores (2026-11-30): engine 30 s, plugins ~10 min, side-by-side 2.4 min for S1 and
 # 17.5 min for S2, reaction 7 min, profile 5.5 min (see bench/README.md). Clusters are always torn
@@ -518,6 +521,8 @@ part_report() {
 
 # shellcheck source=bench/run_usage.sh
 source "${BENCH}/run_usage.sh"
+# shellcheck source=bench/run_plan_rss.sh
+source "${BENCH}/run_plan_rss.sh"
 
 # ---------------------------------------------------------------------------------------------
 
@@ -545,9 +550,10 @@ for p in "${parts[@]}"; do
     report) part_report ;;
     profile) part_profile ;;
     usage) part_usage ;;
+    plan-rss) part_plan_rss ;;
     all) part_engine; part_plugins; part_side_by_side; part_reaction; part_profile; part_report ;;
     -h|--help|help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage report all)" ;;
+    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage plan-rss report all)" ;;
   esac
 done
 log "done; results in ${OUT}"
