@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kdesched benchmarks: scale, memory and reaction time, side by side with upstream descheduler.
 #
-# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile usage chaos absorb report all
+# Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile usage chaos absorb
+#                                      plan-rss report all
 #                          (default: all = engine plugins side-by-side reaction profile report)
 #
 #   engine        kdesched's engine offline on generated snapshots S1 S2 S3 S3d: one process per
@@ -26,6 +27,8 @@
 #                 `all`).
 #   absorb        pod watch events per second on one core: decode, store update, trigger mapping
 #                 (absorb_bench; not in `all`).
+#   plan-rss      `kdesched plan`'s peak RSS against its input's size, and its wall time, at S2 and S3
+#                 (bench/run_plan_rss.sh; not in `all`).
 #   report        bench/results/<date>-<machine>.md and .png from the raw results.
 #
 # Environment (defaults in brackets):
@@ -43,6 +46,7 @@
 #   BENCH_RUN_TIMEOUT    a descheduler run is stopped after this many seconds (a result) [900]
 #   BENCH_USAGE_SIZE/ROUNDS/CYCLES  the usage part's size, rounds and cycles per run [S3/5/5]
 #   BENCH_CHAOS_SEEDS/ROUNDS  the chaos part's seeds and rounds per seed ["1 2 3"/10]
+#   BENCH_PLAN_RSS_SIZES/RUNS  the plan-rss part's sizes and runs per size [S2 S3/3]
 #
 # Time on 2 cores (2026-11-30): engine 30 s, plugins ~10 min, side-by-side 2.4 min for S1 and
 # 17.5 min for S2, reaction 7 min, profile 5.5 min (see bench/README.md). Clusters are always torn
@@ -537,6 +541,8 @@ part_report() {
 source "${BENCH}/run_usage.sh"
 # shellcheck source=bench/run_chaos.sh
 source "${BENCH}/run_chaos.sh"
+# shellcheck source=bench/run_plan_rss.sh
+source "${BENCH}/run_plan_rss.sh"
 
 # ---------------------------------------------------------------------------------------------
 
@@ -566,9 +572,10 @@ for p in "${parts[@]}"; do
     usage) part_usage ;;
     chaos) part_chaos ;;
     absorb) part_absorb ;;
+    plan-rss) part_plan_rss ;;
     all) part_engine; part_plugins; part_side_by_side; part_reaction; part_profile; part_report ;;
     -h|--help|help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage chaos absorb report all)" ;;
+    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage chaos absorb plan-rss report all)" ;;
   esac
 done
 log "done; results in ${OUT}"

@@ -36,6 +36,8 @@ class Scanner {
              std::to_string(out.documents.back().end));
       } else if (value()) {
         out.documents.push_back({begin, pos_});
+        out.items.push_back(std::move(items_));
+        items_ = JsonItems{};
         continue;
       }
       out.error = std::move(error_);
@@ -50,16 +52,18 @@ class Scanner {
     for (;;) {
       skipSpace();
       if (pos_ >= s_.size()) return fail("unexpected end of the file: expected a value");
+      if (inItems_ && stack_.size() == itemsDepth_) elementBegin_ = pos_;
       const char c = s_[pos_];
       if (c == '{' || c == '[') {
         if (stack_.size() >= maxDepth_) return fail("nesting deeper than " + std::to_string(maxDepth_) + " levels");
+        if (c == '[' && isItemsArray()) openItems();
         stack_.push_back(c);
         ++pos_;
         skipSpace();
         const char close = c == '{' ? '}' : ']';
         if (pos_ < s_.size() && s_[pos_] == close) {
           ++pos_;
-          stack_.pop_back();
+          closed();
         } else if (c == '{') {
           if (!key()) return false;
           continue;
@@ -68,6 +72,8 @@ class Scanner {
         }
       } else if (!scalar()) {
         return false;
+      } else {
+        valueEnded();
       }
       // After a complete value: close containers or move on to the next member.
       bool more = false;
@@ -81,7 +87,7 @@ class Scanner {
           more = true;
         } else if (pos_ < s_.size() && s_[pos_] == close) {
           ++pos_;
-          stack_.pop_back();
+          closed();
         } else {
           return fail(std::string("expected ',' or '") + close + "' after " +
                       (object ? "an object member" : "an array element") + ", found " + found());
@@ -91,6 +97,31 @@ class Scanner {
     }
   }
 
+  // The array a [ at pos_ opens is the document's list of items: the root array, or the value of
+  // the root object's first "items" member.
+  bool isItemsArray() const {
+    if (items_.found) return false;
+    return stack_.empty() || (stack_.size() == 1 && stack_[0] == '{' && itemsKey_);
+  }
+  void openItems() {
+    items_.found = inItems_ = true;
+    items_.array.begin = pos_;
+    itemsDepth_ = stack_.size() + 1;
+  }
+  // A container closed at pos_.
+  void closed() {
+    if (inItems_ && stack_.size() == itemsDepth_) {
+      inItems_ = false;
+      items_.array.end = pos_;
+    }
+    stack_.pop_back();
+    valueEnded();
+  }
+  // A value ended at pos_: an element of the items array when it is one level inside it.
+  void valueEnded() {
+    if (inItems_ && stack_.size() == itemsDepth_) items_.elements.push_back({elementBegin_, pos_});
+  }
+
   // An object member's key and its colon.
   bool key() {
     skipSpace();
@@ -98,7 +129,9 @@ class Scanner {
       if (pos_ < s_.size() && isWordStart(s_[pos_])) unquoted_ = true;
       return fail("expected a string in double quotes as the object key, found " + found());
     }
+    const std::size_t keyBegin = pos_;
     if (!string()) return false;
+    if (stack_.size() == 1) itemsKey_ = s_.substr(keyBegin, pos_ - keyBegin) == "\"items\"";
     skipSpace();
     if (pos_ >= s_.size() || s_[pos_] != ':') return fail("expected ':' after the object key, found " + found());
     ++pos_;
@@ -229,6 +262,11 @@ class Scanner {
   std::size_t pos_ = 0;
   std::vector<char> stack_;
   bool unquoted_ = false;
+  JsonItems items_;             // the current document's
+  bool itemsKey_ = false;       // the root object's last key was "items"
+  bool inItems_ = false;        // inside the items array
+  std::size_t itemsDepth_ = 0;  // the stack's size inside it
+  std::size_t elementBegin_ = 0;
   std::optional<JsonSyntaxError> error_;
 };
 

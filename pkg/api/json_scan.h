@@ -29,10 +29,20 @@ struct JsonSyntaxError {
   bool unquotedWord = false;  // it found a bare word where a key or value goes: YAML flow style?
 };
 
+// A document's list of items, so that a loader can decode one item at a time instead of the whole
+// document at once: the elements of the root array, or of the array under the root object's first
+// "items" key (a v1 List). `found` is false when the document has neither.
+struct JsonItems {
+  bool found = false;
+  JsonSpan array;                  // from its '[' to one past its ']'
+  std::vector<JsonSpan> elements;  // each element, without the whitespace and commas around it
+};
+
 // The documents of a JSON text: one or more objects or arrays, separated by whitespace only.
 // Nothing but whitespace is an empty list.
 struct JsonScan {
   std::vector<JsonSpan> documents;
+  std::vector<JsonItems> items;  // one per document
   std::optional<JsonSyntaxError> error;
 };
 JsonScan scanJsonStream(std::string_view text, std::size_t maxDepth = kMaxJsonDepth);

@@ -2,11 +2,7 @@
 
 #include <simdjson.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,6 +11,7 @@
 #include "pkg/api/names.h"
 #include "pkg/api/text_input.h"
 #include "pkg/api/yaml_json.h"
+#include "pkg/cluster/input_buffer.h"
 #include "pkg/usage/detail/ondemand.h"
 
 namespace kdesched::cluster {
@@ -22,12 +19,21 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
+// A decoded object as the store keeps it: made shared as soon as it is decoded, so that moving it
+// into the store copies nothing (at S3 the moved-from objects held 75 MB until the load ended).
+using SharedObject = std::variant<PodPtr, NodePtr, PdbPtr, NamespacePtr, PriorityClassPtr, PvcPtr>;
+
 struct Decoded {
-  std::vector<api::Object> objects;
+  std::vector<SharedObject> objects;
   // "Pod default/web" → where it was read, so a second copy is named with the first.
   std::unordered_map<std::string, std::string> seen;
   LoadReport report;
   usage::SourceReadings* metrics = nullptr;  // where NodeMetrics/PodMetrics go; null: skipped
+  // Bytes readable from the start of the text: simdjson reads up to 64 past a value's end.
+  const char* readableEnd = nullptr;
+  // Called with the end of each decoded item: the text before it is not read again.
+  std::function<void(const char*)> release;
+  od::parser itemParser;  // one item at a time: its buffers are as big as the largest item
 };
 
 std::string describe(simdjson::error_code e) { return simdjson::error_message(e); }
@@ -112,7 +118,9 @@ Status decodeItem(od::object item, const std::string& defaultKind, const std::st
   // two copies could hide the one that breaks a rule.
   KD_TRY(checkOnce(describe(std::string(api::toString(kd)), obj), where, out));
   ++out.report.loaded[std::string(api::toString(kd))];
-  out.objects.push_back(std::move(obj));
+  out.objects.push_back(std::visit(
+      [](auto&& o) -> SharedObject { return std::make_shared<const std::decay_t<decltype(o)>>(std::move(o)); },
+      std::move(obj)));
   return Status::ok();
 }
 
@@ -128,8 +136,39 @@ Status decodeList(od::array items, const std::string& defaultKind, const std::st
   return Status::ok();
 }
 
-// One JSON document: a list with items, a single object, or an array of objects.
-Status decodeJsonDocument(std::string_view json, const std::string& where, Decoded& out) {
+// The items of a list the scanner found, each parsed on its own (in place when the text is padded
+// enough past it): parsing a whole S3 document at once took 200 MB of simdjson buffers.
+Status decodeSpans(std::string_view text, const std::vector<api::JsonSpan>& elements, const std::string& defaultKind,
+                   const std::string& where, Decoded& out) {
+  simdjson::padded_string copy;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    const char* begin = text.data() + elements[i].begin;
+    const std::size_t len = elements[i].end - elements[i].begin;
+    simdjson::padded_string_view view(begin, len, static_cast<std::size_t>(out.readableEnd - begin));
+    if (begin + len + simdjson::SIMDJSON_PADDING > out.readableEnd) {
+      copy = simdjson::padded_string(begin, len);
+      view = copy;
+    }
+    od::document doc;
+    od::object item;
+    if (auto e = out.itemParser.iterate(view).get(doc); e)
+      return Status::error(at + ": not valid JSON: " + describe(e));
+    if (auto e = doc.get_object().get(item); e) return Status::error(at + ": must be an object");
+    KD_TRY(decodeItem(item, defaultKind, at, out));
+    if (out.release) out.release(begin + len);
+  }
+  return Status::ok();
+}
+
+// One JSON document: a list with items, a single object, or an array of objects. With `items`,
+// the document's list (the root array, or its "items") was cut out of `json` and is decoded from
+// those spans of `text`.
+Status decodeJsonDocument(std::string_view json, const std::string& where, Decoded& out, std::string_view text = {},
+                          const api::JsonItems* items = nullptr) {
+  auto decodeItems = [&](od::array arr, const std::string& defaultKind, const std::string& at) {
+    return items ? decodeSpans(text, items->elements, defaultKind, at, out) : decodeList(arr, defaultKind, at, out);
+  };
   simdjson::padded_string padded(json);
   od::parser parser;
   od::document doc;
@@ -139,7 +178,7 @@ Status decodeJsonDocument(std::string_view json, const std::string& where, Decod
   if (type == od::json_type::array) {
     od::array arr;
     if (auto e = doc.get_array().get(arr); e) return Status::error(where + ": not valid JSON: " + describe(e));
-    return decodeList(arr, "", where, out);
+    return decodeItems(arr, "", where);
   }
   if (type != od::json_type::object)
     return Status::error(where + ": expected a JSON object or array (a v1 List, as kubectl -o json writes)");
@@ -161,7 +200,7 @@ Status decodeJsonDocument(std::string_view json, const std::string& where, Decod
   if (itemsField.error() == simdjson::SUCCESS) {
     od::array arr;
     if (auto e = itemsField.get_array().get(arr); e) return Status::error(where + ".items: must be an array");
-    return decodeList(arr, itemKindOfList(kindStr), where + ".items", out);
+    return decodeItems(arr, itemKindOfList(kindStr), where + ".items");
   }
   if (itemsField.error() != simdjson::NO_SUCH_FIELD)
     return Status::error(where + ": not valid JSON: " + describe(itemsField.error()));
@@ -208,21 +247,42 @@ Status decodeText(std::string_view text, Decoded& out) {
   const bool several = scan.documents.size() > 1;
   for (std::size_t i = 0; i < scan.documents.size(); ++i) {
     const api::JsonSpan& doc = scan.documents[i];
-    KD_TRY(decodeJsonDocument(text.substr(doc.begin, doc.end - doc.begin),
-                              several ? "document[" + std::to_string(i) + "]" : "document", out));
+    const std::string where = several ? "document[" + std::to_string(i) + "]" : "document";
+    const api::JsonItems& items = scan.items[i];
+    if (!items.found) {
+      KD_TRY(decodeJsonDocument(text.substr(doc.begin, doc.end - doc.begin), where, out));
+      continue;
+    }
+    // The document without its items: "{"kind":"List","items":[]}".
+    std::string rest(text.substr(doc.begin, items.array.begin + 1 - doc.begin));
+    rest.append(text.substr(items.array.end - 1, doc.end - (items.array.end - 1)));
+    KD_TRY(decodeJsonDocument(rest, where, out, text, &items));
   }
   return Status::ok();
 }
 
 }  // namespace
 
-void notePodsOnUnknownNodes(const std::vector<api::Object>& objects, LoadReport& report) {
+namespace {
+
+template <typename T>
+const T* objectAs(const api::Object& o) {
+  return std::get_if<T>(&o);
+}
+template <typename T>
+const T* objectAs(const SharedObject& o) {
+  const auto* p = std::get_if<std::shared_ptr<const T>>(&o);
+  return p ? p->get() : nullptr;
+}
+
+template <typename Objects>
+void notePodsOnUnknownNodesIn(const Objects& objects, LoadReport& report) {
   std::unordered_set<std::string> nodeNames;
   for (const auto& o : objects)
-    if (auto* n = std::get_if<api::Node>(&o)) nodeNames.insert(n->name);
+    if (auto* n = objectAs<api::Node>(o)) nodeNames.insert(n->name);
   std::size_t orphans = 0;
   for (const auto& o : objects) {
-    const auto* p = std::get_if<api::Pod>(&o);
+    const auto* p = objectAs<api::Pod>(o);
     if (p && !p->nodeName.empty() && !nodeNames.count(p->nodeName.str())) {
       ++orphans;
       if (report.warnings.size() < 20)
@@ -235,10 +295,12 @@ void notePodsOnUnknownNodes(const std::vector<api::Object>& objects, LoadReport&
   if (orphans) report.skipped["Pod on an unknown node"] = orphans;
 }
 
-Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store,
-                                usage::SourceReadings* metrics) {
+Result<LoadReport> loadText(std::string_view text, const char* readableEnd, std::function<void(const char*)> release,
+                            const std::string& sourceName, Store& store, usage::SourceReadings* metrics) {
   Decoded out;
   out.metrics = metrics;
+  out.readableEnd = readableEnd;
+  out.release = std::move(release);
   out.report.bytes = text.size();
   auto checked = api::checkTextEncoding(text, "the JSON or YAML text that kubectl get -o json|yaml writes");
   if (!checked.isOk()) return Status::error(sourceName + ": " + checked.error());
@@ -247,31 +309,31 @@ Result<LoadReport> loadSnapshot(std::string_view text, const std::string& source
     return Status::error(sourceName + ": the file is empty");
   if (Status st = decodeText(text, out); !st.isOk()) return st.prefix(sourceName);
 
-  notePodsOnUnknownNodes(out.objects, out.report);
+  notePodsOnUnknownNodesIn(out.objects, out.report);
 
-  for (auto& o : out.objects) store.upsert(std::move(o));
+  for (auto& o : out.objects) std::visit([&](auto& p) { store.upsert(std::move(p)); }, o);
   if (metrics) metrics->pods.finish();
   return std::move(out.report);
 }
 
+}  // namespace
+
+void notePodsOnUnknownNodes(const std::vector<api::Object>& objects, LoadReport& report) {
+  notePodsOnUnknownNodesIn(objects, report);
+}
+
+Result<LoadReport> loadSnapshot(std::string_view text, const std::string& sourceName, Store& store,
+                                usage::SourceReadings* metrics) {
+  return loadText(text, text.data() + text.size(), nullptr, sourceName, store, metrics);
+}
+
 Result<LoadReport> loadSnapshotFile(const std::string& path, Store& store, std::size_t maxBytes,
                                     usage::SourceReadings* metrics) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return Status::error(path + ": is a directory; --snapshot takes a file (kubectl get ... -o json > FILE)");
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::error(path + ": cannot open the snapshot file: " + std::strerror(errno ? errno : ENOENT));
-  std::string text;
-  char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    if (text.size() + static_cast<std::size_t>(in.gcount()) > maxBytes)
-      return Status::error(path + ": larger than " + std::to_string(maxBytes) +
-                           " bytes; raise --max-snapshot-bytes if this snapshot is real");
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
-  }
-  if (in.bad()) return Status::error(path + ": cannot read the snapshot file: " + std::strerror(errno ? errno : EIO));
-  return loadSnapshot(text, path, store, metrics);
+  auto input = InputBuffer::readFile(path, maxBytes);
+  if (!input.isOk()) return input.status();
+  const std::string_view text = input->text();
+  return loadText(
+      text, text.data() + input->capacity(), [&](const char* end) { input->releaseBefore(end); }, path, store, metrics);
 }
 
 }  // namespace kdesched::cluster

@@ -23,6 +23,33 @@ TEST(JsonScan, SplitsConcatenatedDocuments) {
   EXPECT_TRUE(scanJsonStream("  \n").documents.empty());
 }
 
+std::string spanText(const std::string& text, JsonSpan s) { return text.substr(s.begin, s.end - s.begin); }
+
+// The loader decodes a list one item at a time from these spans.
+TEST(JsonScan, FindsTheItemsOfAListAndOfARootArray) {
+  const std::string text = R"({"kind":"List","metadata":{"items":[9]},"items":[ {"a":[1,{}]} , "s",[],3 ],"x":[5]})"
+                           "\n[{\"b\":1},{}] {\"kind\":\"Pod\",\"spec\":{\"items\":[1]}} {\"items\":[]}";
+  JsonScan scan = scanJsonStream(text);
+  ASSERT_FALSE(scan.error) << scan.error->message;
+  ASSERT_EQ(scan.items.size(), 4u);
+  const JsonItems& list = scan.items[0];
+  ASSERT_TRUE(list.found);
+  EXPECT_EQ(spanText(text, list.array), R"([ {"a":[1,{}]} , "s",[],3 ])");
+  ASSERT_EQ(list.elements.size(), 4u);
+  EXPECT_EQ(spanText(text, list.elements[0]), R"({"a":[1,{}]})");
+  EXPECT_EQ(spanText(text, list.elements[1]), R"("s")");
+  EXPECT_EQ(spanText(text, list.elements[2]), "[]");
+  EXPECT_EQ(spanText(text, list.elements[3]), "3");
+  ASSERT_TRUE(scan.items[1].found);
+  EXPECT_EQ(spanText(text, scan.items[1].array), R"([{"b":1},{}])");
+  ASSERT_EQ(scan.items[1].elements.size(), 2u);
+  EXPECT_EQ(spanText(text, scan.items[1].elements[1]), "{}");
+  EXPECT_FALSE(scan.items[2].found);  // "items" deeper than the root object's members is not the list
+  ASSERT_TRUE(scan.items[3].found);
+  EXPECT_EQ(spanText(text, scan.items[3].array), "[]");
+  EXPECT_TRUE(scan.items[3].elements.empty());
+}
+
 struct Bad {
   std::string name;
   std::string text;
