@@ -1,7 +1,7 @@
 # bench/run.sh's `chaos` part (sourced by run.sh; uses its log, RAW, OUT): the fault script of
 # test/e2e/chaos.sh run long, as a soak. CI runs one seed of 7 rounds (each fault kind once); this
-# runs BENCH_CHAOS_SEEDS (each a different schedule) of BENCH_CHAOS_ROUNDS rounds each, so every
-# fault kind repeats and meets the others in other orders. Each run's whole output is kept in
+# runs BENCH_CHAOS_SEEDS (each a different schedule) of BENCH_CHAOS_ROUNDS rounds each: with 10,
+# each of the 7 fault kinds once and 3 of them again, in another order per seed. Each run's whole output is kept in
 # raw/chaos-SEED.log; OUT/chaos.md gets one row per seed: the checks passed and failed, the faults
 # by kind, the invariants' counts (eviction POSTs, daemon processes, leader terms, stale episodes),
 # the wall time, and the replay command of a failed seed. Not in `all`.

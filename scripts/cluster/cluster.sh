@@ -97,7 +97,8 @@ SA_ISSUER="https://kubernetes.default.svc.cluster.local"
 SERVICE_CIDR="10.96.0.0/16"
 SERVICE_IP="10.96.0.1"
 
-usage() { sed -n '2,52p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+# The whole comment block at the top of this file.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 
 # ---------------------------------------------------------------------------
 # processes

@@ -180,22 +180,40 @@ restore_pods_rule() {
 
 # storm: the daemons share a one-seat, rejecting APF level with a client that floods it with LISTs
 # (64 at a time); the apiserver restarts (SIGTERM) into the storm, so every watch of the daemons
-# re-opens into it, and the storm lasts 8 s more. Counts the client's 429s (STORM_429S): a storm
-# that sheds nothing is no fault.
+# re-opens into it, and the storm lasts 8 s more. Counts the client's 429s (STORM_429S: a storm
+# that sheds nothing is no fault) and keeps each storm level's UID (STORM_LEVELS), by which the
+# daemons' throttled requests are told from others.
 STORM_429S=0
+STORM_LEVELS=()
+# storm_in_force FLOWSCHEMA_UID: the apiserver classifies the storm client's requests under the
+# storm's FlowSchema (APF's response header): its config controller has the objects.
+storm_in_force() {
+  curl -sS -o /dev/null -D - --max-time 2 --cacert "${CA_FILE}" -H "Authorization: Bearer ${STORM_TOKEN}" \
+    "${APISERVER_URL}/api/v1/namespaces/default/pods?limit=1" 2>/dev/null | tr -d '\r' |
+    grep -qix "x-kubernetes-pf-flowschema-uid: $1"
+}
 storm() {
-  local flood n
+  local flood n fs p keep=()
   kd_kubectl apply -f "${KDS_MANIFESTS}/chaos-storm-apf.yaml" >/dev/null || return 1
-  sleep 1
+  fs="$(kd_kubectl get flowschema chaos-storm -o 'jsonpath={.metadata.uid}')"
+  STORM_LEVELS+=("$(kd_kubectl get prioritylevelconfiguration chaos-storm -o 'jsonpath={.metadata.uid}')")
+  kd_wait_for "the storm's FlowSchema in force" 15 storm_in_force "${fs}" || return 1
   curl -sS -Z --parallel-max 64 --cacert "${CA_FILE}" -H "Authorization: Bearer ${STORM_TOKEN}" \
     -o /dev/null -w '%{http_code}\n' "${APISERVER_URL}/api/v1/pods?limit=500&storm=[1-1000000]" \
     >"${WORK}/storm.codes" 2>/dev/null 7>&- 8>&- &
   flood=$!
+  KDS_EXTRA_PIDS+=("${flood}")  # stopped at exit if the test ends inside the storm
   "${KDS_CLUSTER}" restart-apiserver >/dev/null
   apiserver_ready
+  # Until the new apiserver's APF config controller has synced, everything falls in catch-all.
+  kd_wait_for "the storm's FlowSchema in force after the restart" 15 storm_in_force "${fs}" ||
+    note "storm: the FlowSchema was not seen in force within 15 s of the restart"
   in_fault
   sleep 8
-  kill "${flood}" 2>/dev/null; wait "${flood}" 2>/dev/null || true
+  kill "${flood}" 2>/dev/null || true
+  wait "${flood}" 2>/dev/null || true
+  for p in "${KDS_EXTRA_PIDS[@]}"; do [ "${p}" = "${flood}" ] || keep+=("${p}"); done
+  KDS_EXTRA_PIDS=("${keep[@]+"${keep[@]}"}")
   kd_kubectl delete -f "${KDS_MANIFESTS}/chaos-storm-apf.yaml" >/dev/null
   n="$(grep -c '^429$' "${WORK}/storm.codes" || true)"
   STORM_429S=$((STORM_429S + n))
@@ -363,8 +381,13 @@ check "every daemon exit was designed (${EXITS} exits; bad: ${BAD_EXITS[*]:-none
 check "both current daemons run (${CUR[a]}, ${CUR[b]})" bash -c "kill -0 $(pid_of "${CUR[a]}") && kill -0 $(pid_of "${CUR[b]}")"
 check "the storms were real: ${STORM_429S} requests of the storm client answered 429" \
   [ "${FAULT_COUNT[storm]:-0}" = 0 -o "${STORM_429S}" -gt 0 ]
-throttled="$(cat "${WORK}"/a*.log "${WORK}"/b*.log | grep -c '"msg":"kube request throttled"' || true)"
-check "the daemons' requests were shed too: ${throttled} throttled and retried" \
+throttled=0
+for uid in "${STORM_LEVELS[@]+"${STORM_LEVELS[@]}"}"; do
+  n="$(cat "${WORK}"/a*.log "${WORK}"/b*.log | grep '"msg":"kube request throttled"' |
+    grep -c "\"priority_level\":\"${uid}\"" || true)"
+  throttled=$((throttled + n))
+done
+check "the daemons' requests were shed by the storm's level: ${throttled} throttled and retried" \
   [ "${FAULT_COUNT[storm]:-0}" = 0 -o "${throttled}" -gt 0 ]
 check "peak RSS $((PEAK_RSS_KB / 1024)) MB < $((RSS_LIMIT_KB / 1024)) MB" [ "${PEAK_RSS_KB}" -gt 0 -a "${PEAK_RSS_KB}" -lt "${RSS_LIMIT_KB}" ]
 faults_line=""; for k in "${!FAULT_COUNT[@]}"; do faults_line+="${k} ${FAULT_COUNT[$k]}, "; done
@@ -384,16 +407,13 @@ doctor() {
   jq -c '.auditID = "doctored-twice"' <<<"${first}" >>"${WORK}/audit-doctored.log"
   jq -c --arg u "${SA_A}" '.auditID = "doctored-early" | .user.username = $u
     | .requestReceivedTimestamp = "2000-01-01T00:00:00.000000Z"' <<<"${first}" >>"${WORK}/audit-doctored.log"
-  # And a second leader: a process of the other daemon logs "became leader" at the very moment the
-  # first leader did, and then the first leader's last line (both appended to a copy of its log),
-  # so it leads as long as the first leader did.
-  local leader_log other
+  # And a second leader: one more process whose log is the first leader's "became leader" and
+  # then that leader's last line, so it leads as long as the first leader did.
+  local leader_log
   leader_log="$(grep -l '"msg":"became leader"' "${WORK}/a1.log" "${WORK}/b1.log" | head -n 1)"
-  other="$([ "${leader_log}" = "${WORK}/a1.log" ] && echo b1 || echo a1)"
-  { cat "${WORK}/${other}.log"; grep -m1 '"msg":"became leader"' "${leader_log}"; tail -n 1 "${leader_log}"; } \
-    >"${WORK}/${other}-doctored.log"
-  jq --arg a "${WORK}/audit-doctored.log" --arg other "${other}" --arg log "${WORK}/${other}-doctored.log" \
-    '.audit = $a | .instances |= map(if .name == $other then .log = $log else . end)' \
+  { grep -m1 '"msg":"became leader"' "${leader_log}"; tail -n 1 "${leader_log}"; } >"${WORK}/x1-doctored.log"
+  jq --arg a "${WORK}/audit-doctored.log" --arg log "${WORK}/x1-doctored.log" \
+    '.audit = $a | .instances += [{name: "x1", user: "doctored", log: $log}]' \
     "${WORK}/run.json" >"${WORK}/run-doctored.json"
   ! python3 "${ROOT}/test/e2e/chaos_check.py" "${WORK}/run-doctored.json" >"${WORK}/check-doctored.out" 2>&1
 }

@@ -67,8 +67,10 @@ jq -r '"     " + .reason + ": " + .message' "${WORK}/body" || true
 
 phase "restart-etcd --kill --down 4"
 etcd_pid0="${ETCD_PID}"
+apiserver_pid0="${APISERVER_PID}"
 "${KDS_CLUSTER}" restart-etcd --kill --down 4 >"${WORK}/restart-etcd.out" 2>&1 &
 RESTART_PID=$!
+KDS_EXTRA_PIDS+=("${RESTART_PID}")
 etcd_down() { ! curl -fsS --max-time 1 "${ETCD_ENDPOINT}/health" >/dev/null 2>&1; }
 check "etcd goes down" kd_wait_for "etcd down" 10 etcd_down
 write_fails() { ! kd_kubectl -n default create configmap faults-down --request-timeout=2s >/dev/null 2>&1; }
@@ -77,7 +79,8 @@ check "restart-etcd exits 0" wait "${RESTART_PID}"
 sed 's/^/     /' "${WORK}/restart-etcd.out"
 kd_env_load
 check "etcd has a new pid (${etcd_pid0} -> ${ETCD_PID})" [ "${ETCD_PID}" != "${etcd_pid0}" ]
-check "the apiserver is the same process (${APISERVER_PID})" kds_alive "${APISERVER_PID}"
+check "the apiserver is the same process (${apiserver_pid0})" [ "${APISERVER_PID}" = "${apiserver_pid0}" ]
+check "...and alive" kds_alive "${APISERVER_PID}"
 data_kept() { [ "$(kd_kubectl -n default get configmap faults -o 'jsonpath={.data.v}')" = 4 ]; }
 check "etcd's data survived (configmap faults v=4)" kd_wait_for "configmap readable" 30 data_kept
 check "writes work again" kd_wait_for "a write" 30 kd_kubectl -n default create configmap faults-up

@@ -174,7 +174,7 @@ e2e_finish() {
 # exit, UBSan's summary) in any file of the work directory (the runs' logs, captured output) is a
 # failed check, even when the run it came from ended as the test wanted; a normal build never
 # prints these lines.
-KDS_SANITIZER_RE='^(==[0-9]+==ERROR: (AddressSanitizer|LeakSanitizer)|SUMMARY: UndefinedBehaviorSanitizer)'
+KDS_SANITIZER_RE='^(==[0-9]+==(ERROR: (AddressSanitizer|LeakSanitizer)|AddressSanitizer CHECK failed)|SUMMARY: UndefinedBehaviorSanitizer)|LeakSanitizer has encountered a fatal error'
 kds_sanitizer_scan() {
   local f
   [ -d "${WORK}" ] || return 0

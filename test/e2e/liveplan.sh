@@ -53,12 +53,12 @@ live_plan() {
   sed 's/^/        | /' "${WORK}/${name}.err"
 }
 # replay NAME: runs the replay command NAME's live plan printed on stderr (kdesched's own words,
-# with this build's binary); stdout in WORK/NAME.replay.
+# with this build's binary); stdout in WORK/NAME.replay, stderr in WORK/NAME.replay.err.
 replay() {
   local cmd
   cmd="$(sed -n 's/^kdesched: saved what was read to .*; replay: kdesched plan //p' "${WORK}/$1.err")"
   [ -n "${cmd}" ] || return 1
-  eval "\"\${KDESCHED}\" plan ${cmd}" >"${WORK}/$1.replay"
+  eval "\"\${KDESCHED}\" plan ${cmd}" >"${WORK}/$1.replay" 2>"${WORK}/$1.replay.err"
 }
 payment_row() {
   grep -Eq "^${KDS_NS} +${PAYMENT_POD} +${PAYMENT_NODE} +RemovePodsViolatingInterPodAntiAffinity " "$1"
