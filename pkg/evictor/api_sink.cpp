@@ -79,6 +79,9 @@ EvictResult ApiSink::evict(const Decision& d) {
                                 {"status", a.status},
                                 {"by", res.by},
                                 {"detail", res.detail},
+                                // When it was sent: an answer can come long after (a paused or
+                                // overloaded server), when the sender may no longer lead.
+                                {"seconds", a.seconds},
                                 {"result", "error"}});
   if (options_.failureEvents)
     api_.recordEvent({req.ns, pod.name, pod.uid, "Warning", "EvictionFailed", "Descheduled",

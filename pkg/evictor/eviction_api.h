@@ -23,6 +23,7 @@ struct ApiAnswer {
   std::string message;            // Status.message, or the transport error
   bool disruptionBudget = false;  // a 429 caused by a PodDisruptionBudget (Status.details.causes)
   bool cancelled = false;         // no answer because the request was cut short (shutdown)
+  double seconds = 0;             // from sending the request to its answer (or to giving up)
 };
 
 struct PodEvent {

@@ -24,11 +24,16 @@ evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
   RequestOptions opts;
   opts.retryThrottled = false;  // a 429 here is the evictor's decision (PDB or throttling)
   opts.cancel = cancel_;
+  const Clock::TimePoint sent = clock_->now();
   auto res = client_.post("/api/v1/namespaces/" + r.ns + "/pods/" + r.name + "/eviction",
                           body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), opts);
-  if (res) return {res->status, "", "", false, false};
-  const ApiError& e = res.error();
   evictor::ApiAnswer a;
+  a.seconds = std::chrono::duration<double>(clock_->now() - sent).count();
+  if (res) {
+    a.status = res->status;
+    return a;
+  }
+  const ApiError& e = res.error();
   a.status = e.code;
   a.reason = e.reason;
   a.message = e.code == 0 ? e.describe() : e.message;

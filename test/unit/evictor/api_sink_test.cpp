@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/base/log.h"
 #include "test/unit/testing/builders.h"
 
 namespace kdesched::testing {
@@ -109,6 +110,23 @@ INSTANTIATE_TEST_SUITE_P(
         AnswerCase{
             "cancelled", {0, "", "cancelled", false, true}, Refusal::ApiError, ApiFailure::Cancelled, "cancelled"}),
     [](const auto& info) { return info.param.name; });
+
+// A failed eviction's line says how long ago it was sent: the answer to one sent just before the
+// server paused comes after the pause, when its sender may no longer lead (the chaos checker
+// judges the sender at the time it sent).
+TEST(ApiSink, AFailedEvictionSaysHowLongItWasOut) {
+  std::vector<std::string> lines;
+  log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
+  FakeApi api;
+  api.answer = {504, "Timeout", "the server was paused", false, false, 12.5};
+  evictor::ApiSink sink(api, {std::nullopt, false});
+  auto pod = PodBuilder("payment").node("node2").build();
+  EXPECT_FALSE(sink.evict(decision(*pod)).evicted);
+  log::setWriter(nullptr);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("eviction failed"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("seconds=12.5"), std::string::npos) << lines[0];
+}
 
 TEST(ApiSink, PodWithoutUidIsNotEvicted) {
   FakeApi api;

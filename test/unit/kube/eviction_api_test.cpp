@@ -72,6 +72,19 @@ TEST_F(EvictionApiTest, EventsAreEventsK8sIoV1AsUpstreamRecordsThem) {
   EXPECT_FALSE(ev.contains("count"));
 }
 
+// How long the eviction was out, by the injected clock: the sink logs it with a failure.
+TEST_F(EvictionApiTest, AnEvictionReportsHowLongItWasOut) {
+  make(-1, 0);
+  Scripted slow = Scripted::json(R"({"kind":"Status","code":504,"reason":"Timeout"})", 504);
+  slow.whileSent = [this] { clock_->advance(std::chrono::milliseconds(12500)); };
+  transport_->onSend(slow);
+  evictor::ApiAnswer a = api_->evict({"shop", "payment-1", "uid-1", std::nullopt, "why"});
+  EXPECT_EQ(a.status, 504);
+  EXPECT_DOUBLE_EQ(a.seconds, 12.5);
+  transport_->onSend(Scripted::json("{}", 201));
+  EXPECT_DOUBLE_EQ(api_->evict({"shop", "payment-1", "uid-1", std::nullopt, "why"}).seconds, 0);
+}
+
 TEST_F(EvictionApiTest, EventNamesStayUniqueWithinOneClockTick) {
   make(-1, 0);
   for (int i = 0; i < 3; ++i) transport_->onSend(Scripted::json("{}", 201));

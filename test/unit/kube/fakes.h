@@ -39,7 +39,8 @@ struct Scripted {
   std::optional<std::string> transportError;
   std::vector<std::string> lines;
   End end = End::Hang;
-  bool answers = true;  // false: no response at all (not even headers) until the request is cancelled
+  bool answers = true;              // false: no response at all (not even headers) until the request is cancelled
+  std::function<void()> whileSent;  // runs while the request is with the server (e.g. moves a fake clock)
 
   static Scripted json(std::string body, int status = 200) {
     Scripted s;
@@ -210,6 +211,7 @@ class FakeTransport final : public Transport {
     }
     // Unscripted: wait like a slow server until the caller gives up.
     if (!s) s = Scripted::silence();
+    if (s->whileSent) s->whileSent();
     if (!s->answers) return silent(request);
     if (s->transportError) return Status::error(*s->transportError);
     HttpResponse r;
