@@ -15,9 +15,18 @@ namespace kdesched::framework {
 struct FitResult {
   bool fits = true;
   std::string reason;  // the first check that failed
+  // That check in a few words, the same for every node it fails ("insufficient cpu", "untolerated
+  // taint"), for tallies such as a landing estimate's "2 insufficient cpu, 1 untolerated taint".
+  std::string check = {};
 };
 
-FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node);
+// Whether nodeFit may store the node's requested resources it computes in the cycle's cache. Only
+// what decides (the plugins, the evictor's filters) fills it; an estimate that decides nothing
+// reads it but must not fill it, since with compat evictedEarlierNotCounted: upstream the value
+// depends on when in the cycle it is computed.
+enum class UsageCache { Fill, ReadOnly };
+
+FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node, UsageCache cache = UsageCache::Fill);
 // Some node of `nodes` other than the pod's own fits it.
 bool podFitsAnyOtherNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes);
 // Some node of `nodes` (the pod's own included) fits it.
@@ -26,7 +35,7 @@ bool podFitsAnyNode(const Handle& h, const api::Pod& pod, const std::vector<cons
 // Requests of the non-terminal pods on a node that are not evicted this cycle (with compat
 // evictedEarlierNotCounted: upstream, evicted ones too); `pods` is their count. Cached per cycle in
 // CycleState and kept current as pods are evicted.
-api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node);
+api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node, UsageCache cache = UsageCache::Fill);
 
 // How pod (anti-)affinity terms select pods under the compat switches.
 api::TermMatchOptions termMatchOptions(const Compat& compat);
