@@ -30,7 +30,8 @@ std::string tally(const std::vector<std::pair<std::string, std::size_t>>& unfit)
 std::string Landing::column() const {
   if (!estimated) return "";
   if (fits.empty()) return "nowhere: would stay Pending";
-  return fitCount == 1 ? fits.front() : fits.front() + " (+" + std::to_string(fitCount - 1) + " fit)";
+  if (fitCount == 1 && fitCountExact) return fits.front();
+  return fits.front() + " (+" + std::to_string(fitCount - 1) + (fitCountExact ? " fit)" : " or more fit)");
 }
 
 std::string Landing::describe() const {
@@ -42,8 +43,8 @@ std::string Landing::describe() const {
   std::string list;
   for (const auto& n : fits) list += (list.empty() ? "" : ", ") + n;
   if (fitCount > fits.size()) list += " and " + std::to_string(fitCount - fits.size()) + " more";
-  return "expected on " + fits.front() + " (fits " + std::to_string(fitCount) +
-         (fitCount == 1 ? " node: " : " nodes: ") + list + ")";
+  return "expected on " + fits.front() + " (fits " + std::to_string(fitCount) + (fitCountExact ? "" : " or more") +
+         (fitCount == 1 && fitCountExact ? " node: " : " nodes: ") + list + ")";
 }
 
 Landing estimateLanding(const Handle& h, const api::Pod& pod) {
@@ -51,20 +52,31 @@ Landing estimateLanding(const Handle& h, const api::Pod& pod) {
   out.estimated = true;
   const SpreadFit spread(h, pod);
   std::map<std::string, std::size_t> unfit;
-  std::vector<std::pair<std::int64_t, const api::Node*>> fitting;  // (score, node), nodes in name order
-  for (const api::Node* n : h.snapshot().nodes()) {
+  std::vector<std::pair<std::int64_t, const api::Node*>> fitting;  // (score, node)
+  const auto& nodes = h.snapshot().nodes();
+  // Round the nodes (sorted by name) from the one after the pod's own.
+  const std::size_t own = static_cast<std::size_t>(
+      std::lower_bound(nodes.begin(), nodes.end(), pod.nodeName.view(),
+                       [](const api::Node* n, std::string_view name) { return n->name < name; }) -
+      nodes.begin());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const api::Node* n = nodes[(own + 1 + i) % nodes.size()];
     if (n->nameSym == pod.nodeName) continue;
+    if (nodes.size() > Landing::kExactUpTo && fitting.size() >= Landing::kEnoughFits) {
+      out.fitCountExact = false;
+      break;
+    }
     if (!n->isReady()) {
       ++unfit["not ready"];
       continue;
     }
-    FitResult f = nodeFit(h, pod, *n, UsageCache::ReadOnly);
+    FitResult f = nodeFit(h, pod, *n);
     if (f.fits && spread.constrained()) f = spread.check(*n);
     if (!f.fits) {
       ++unfit[f.check];
       continue;
     }
-    const api::ResourceList used = nodeRequestedResources(h, *n, UsageCache::ReadOnly);
+    const api::ResourceList used = nodeRequestedResources(h, *n);
     fitting.emplace_back(
         (leastAllocated(api::kCpu(), *n, used, pod) + leastAllocated(api::kMemory(), *n, used, pod)) / 2, n);
   }

@@ -55,7 +55,7 @@ api::TermMatchOptions termMatchOptions(const Compat& compat) {
   return {.namespaceSelector = compat.namespaceSelectorHonoured, .matchLabelKeys = compat.matchLabelKeysHonoured};
 }
 
-api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node, UsageCache cache) {
+api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node) {
   if (const api::ResourceList* cached = h.state().cachedUsage(node.nameSym)) return *cached;
   api::ResourceList used;
   std::int64_t pods = 0;
@@ -64,11 +64,11 @@ api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node,
     ++pods;
   }
   used.set(api::kPods(), pods * 1000);
-  if (cache == UsageCache::Fill) h.state().cacheUsage(node.nameSym, used);
+  h.state().cacheUsage(node.nameSym, used);
   return used;
 }
 
-FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node, UsageCache cache) {
+FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node) {
   if (node.unschedulable) return {false, "node " + node.name + " is unschedulable", "unschedulable"};
   if (!api::podMatchesNodeSelectorAndAffinity(pod, node))
     return {false, "node " + node.name + " does not match the pod's node selector/affinity", "node selector/affinity"};
@@ -85,7 +85,7 @@ FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node, U
             "pod anti-affinity"};
 
   if (pod.nodeName == node.nameSym) return {};
-  api::ResourceList used = nodeRequestedResources(h, node, cache);
+  api::ResourceList used = nodeRequestedResources(h, node);
   if (node.allocatable.get(api::kPods()) - used.get(api::kPods()) < 1000)
     return {false, "node " + node.name + " has no free pod slot", "too many pods"};
   // Upstream compares every resource the pod names, so a request of 0 fails on an over-committed

@@ -20,13 +20,7 @@ struct FitResult {
   std::string check = {};
 };
 
-// Whether nodeFit may store the node's requested resources it computes in the cycle's cache. Only
-// what decides (the plugins, the evictor's filters) fills it; an estimate that decides nothing
-// reads it but must not fill it, since with compat evictedEarlierNotCounted: upstream the value
-// depends on when in the cycle it is computed.
-enum class UsageCache { Fill, ReadOnly };
-
-FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node, UsageCache cache = UsageCache::Fill);
+FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node);
 // Some node of `nodes` other than the pod's own fits it.
 bool podFitsAnyOtherNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes);
 // Some node of `nodes` (the pod's own included) fits it.
@@ -35,7 +29,7 @@ bool podFitsAnyNode(const Handle& h, const api::Pod& pod, const std::vector<cons
 // Requests of the non-terminal pods on a node that are not evicted this cycle (with compat
 // evictedEarlierNotCounted: upstream, evicted ones too); `pods` is their count. Cached per cycle in
 // CycleState and kept current as pods are evicted.
-api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node, UsageCache cache = UsageCache::Fill);
+api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node);
 
 // How pod (anti-)affinity terms select pods under the compat switches.
 api::TermMatchOptions termMatchOptions(const Compat& compat);

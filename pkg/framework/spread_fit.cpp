@@ -38,32 +38,24 @@ SpreadFit::SpreadFit(const Handle& h, const api::Pod& pod) {
   }
   if (constraints_.empty()) return;
 
-  // Per counted node, each constraint's domain (null: the node is not counted for it).
-  std::unordered_map<api::Symbol, std::vector<const api::Symbol*>> domains;
-  for (const api::Node* n : h.snapshot().nodes()) {
-    std::vector<const api::Symbol*> values;
-    for (const auto& c : constraints_) {
-      const api::Symbol* v = labelValue(n->labels, c.declared->topologyKey);
-      if (!v) break;  // the scheduler counts only nodes with every key
-      values.push_back(v);
-    }
-    if (values.size() != constraints_.size()) continue;
-    for (std::size_t i = 0; i < constraints_.size(); ++i) {
-      if (!included(*constraints_[i].declared, pod, *n))
-        values[i] = nullptr;
-      else
-        constraints_[i].counts.try_emplace(*values[i], 0);
-    }
-    domains.emplace(n->nameSym, std::move(values));
-  }
+  // The scheduler counts only nodes with every key, each constraint on the nodes its inclusion
+  // policies take in; each such node's value is a domain, from 0. No per-node allocation: this
+  // runs once per planned eviction of a spread pod.
+  auto forDomains = [&](const api::Node& n, auto&& each) {
+    for (const auto& c : constraints_)
+      if (!labelValue(n.labels, c.declared->topologyKey)) return;
+    for (auto& c : constraints_)
+      if (included(*c.declared, pod, n)) each(c, *labelValue(n.labels, c.declared->topologyKey));
+  };
+  for (const api::Node* n : h.snapshot().nodes())
+    forDomains(*n, [](Constraint& c, const api::Symbol& value) { c.counts.try_emplace(value, 0); });
   for (const api::Pod* p : h.snapshot().podsInNamespace(pod.ns)) {
     if (p == &pod || p->nodeName.empty() || p->isTerminating() || p->isTerminal() || h.isEvicted(*p)) continue;
-    auto it = domains.find(p->nodeName);
-    if (it == domains.end()) continue;
-    for (std::size_t i = 0; i < constraints_.size(); ++i) {
-      Constraint& c = constraints_[i];
-      if (it->second[i] && c.selector && c.selector->matches(p->labels)) ++c.counts[*it->second[i]];
-    }
+    const api::Node* n = h.snapshot().node(p->nodeName);
+    if (!n) continue;
+    forDomains(*n, [p](Constraint& c, const api::Symbol& value) {
+      if (c.selector && c.selector->matches(p->labels)) ++c.counts[value];
+    });
   }
   for (auto& c : constraints_) {
     const auto minDomains = static_cast<std::size_t>(std::max(c.declared->minDomains.value_or(1), 0));

@@ -80,7 +80,8 @@ void renderTable(const PlanData& d, std::ostream& out) {
   out << "\n";
 }
 
-// {"expected": "node2", "fits": [up to 3, best first], "fitCount": 5}, or {"expected": null,
+// {"expected": "node2", "fits": [up to 3, best first], "fitCount": 5, "fitCountExact": true} (false:
+// the look stopped early in a big cluster, there may be more), or {"expected": null,
 // "fitsNowhere": true, "reasons": {"insufficient cpu": 2, ...}} (nodes by the check they fail).
 nlohmann::ordered_json landingJson(const framework::Landing& l) {
   nlohmann::ordered_json j;
@@ -94,6 +95,7 @@ nlohmann::ordered_json landingJson(const framework::Landing& l) {
   j["expected"] = l.expected();
   j["fits"] = l.fits;
   j["fitCount"] = l.fitCount;
+  j["fitCountExact"] = l.fitCountExact;
   return j;
 }
 

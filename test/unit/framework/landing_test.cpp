@@ -116,13 +116,28 @@ TEST(Landing, PodsEvictedEarlierInTheCycleAreGone) {
   EXPECT_EQ(framework::estimateLanding(h, *e.pod("p")).expected(), "full");
 }
 
-TEST(Landing, DecidesNothingAndFillsNoCache) {
-  // With compat upstream a cached node usage would depend on when it was computed: the estimate
-  // must leave the cache to the decisions.
-  Estimate e(framework::Compat::upstream());
-  e.b.add(NodeBuilder("a").build());
-  EXPECT_EQ(e.of().expected(), "a");
-  EXPECT_EQ(e.state.cachedUsage(api::Symbol("a")), nullptr);
+TEST(Landing, InABigClusterTheLookStopsAtEnoughFitsGoingRoundFromItsOwnNode) {
+  Estimate e;  // "src" sorts after every "n..." node: the look starts at n000
+  for (int i = 0; i < 150; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof name, "n%03d", i);
+    e.b.add(NodeBuilder(name).build());
+  }
+  e.b.add(PodBuilder("busy").node("n000").requests(100, 0).build());
+  auto l = e.of();
+  EXPECT_FALSE(l.fitCountExact);
+  EXPECT_EQ(l.fitCount, framework::Landing::kEnoughFits);
+  EXPECT_EQ(l.fits, (std::vector<std::string>{"n001", "n002", "n003"}));
+  EXPECT_EQ(l.column(), "n001 (+9 or more fit)");
+  EXPECT_EQ(l.describe(), "expected on n001 (fits 10 or more nodes: n001, n002, n003 and 7 more)");
+
+  Estimate mid;  // from n050 the look goes to n051 and on
+  for (int i = 0; i < 150; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof name, "n%03d", i);
+    mid.b.add(NodeBuilder(name).build());
+  }
+  EXPECT_EQ(mid.of(PodBuilder("p").node("n050").requests(1000, kGi).build()).expected(), "n051");
 }
 
 }  // namespace
