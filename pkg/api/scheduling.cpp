@@ -281,6 +281,24 @@ bool podAffinityTermMatches(const PodAffinityTerm& term, const Pod& owner, const
 
 // --- pod helpers ------------------------------------------------------------------------------
 
+std::optional<LabelSelector> spreadSelector(const TopologySpreadConstraint& tsc, const Labels& podLabels) {
+  if (!tsc.labelSelector) return std::nullopt;
+  LabelSelector sel;
+  for (const auto& k : tsc.matchLabelKeys) {
+    auto v = podLabels.get(k);
+    if (!v) continue;
+    std::pair<std::string, std::string> kv{k, std::string(*v)};
+    bool dup = std::find(sel.matchLabels.begin(), sel.matchLabels.end(), kv) != sel.matchLabels.end() ||
+               std::find(tsc.labelSelector->matchLabels.begin(), tsc.labelSelector->matchLabels.end(), kv) !=
+                   tsc.labelSelector->matchLabels.end();
+    if (!dup) sel.matchLabels.push_back(std::move(kv));
+  }
+  sel.matchLabels.insert(sel.matchLabels.end(), tsc.labelSelector->matchLabels.begin(),
+                         tsc.labelSelector->matchLabels.end());
+  sel.matchExpressions = tsc.labelSelector->matchExpressions;
+  return sel;
+}
+
 bool podLessByPriorityLowToHigh(const Pod& a, const Pod& b) {
   if (a.priority.has_value() != b.priority.has_value()) return !a.priority.has_value();
   if (a.priority && *a.priority != *b.priority) return *a.priority < *b.priority;

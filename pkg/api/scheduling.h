@@ -60,6 +60,12 @@ struct TermMatchOptions {
 bool podAffinityTermMatches(const PodAffinityTerm& term, const Pod& owner, const Pod& candidate,
                             const NamespaceLabelsFn& nsLabels, const TermMatchOptions& opts = {});
 
+// --- topology spread ------------------------------------------------------------------------
+// The selector a spread constraint counts pods with, as kube-scheduler builds it: its labelSelector
+// plus, for each matchLabelKeys key the pod has, key=<the pod's value>. Nullopt when the constraint
+// has no labelSelector (it selects no pod).
+std::optional<LabelSelector> spreadSelector(const TopologySpreadConstraint& tsc, const Labels& podLabels);
+
 // --- pod helpers ------------------------------------------------------------------------------
 // Upstream's SortPodsBasedOnPriorityLowToHigh ordering: nil priority first, then ascending
 // priority; equal priority: BestEffort < Burstable < Guaranteed; then pods without the

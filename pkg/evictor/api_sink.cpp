@@ -14,6 +14,11 @@ std::string eventNote(const Decision& d) {
   return "pod eviction from " + d.node + " node by kdesched (" + d.profile + "/" + d.plugin + "): " + d.reason;
 }
 
+// A successful eviction's note also says where the pod is expected to land.
+std::string evictedNote(const Decision& d) {
+  return d.landing.estimated ? eventNote(d) + "; " + d.landing.describe() : eventNote(d);
+}
+
 }  // namespace
 
 ApiFailure apiFailureOf(const ApiAnswer& a) {
@@ -67,8 +72,10 @@ EvictResult ApiSink::evict(const Decision& d) {
                               {"strategy", d.plugin},
                               {"profile", d.profile},
                               {"reason", d.reason},
+                              {"expected_node", expectedNode(d.landing)},
+                              {"landing", d.landing.describe()},
                               {"result", "success"}});
-    api_.recordEvent({req.ns, pod.name, pod.uid, "Normal", d.plugin, "Descheduled", eventNote(d)});
+    api_.recordEvent({req.ns, pod.name, pod.uid, "Normal", d.plugin, "Descheduled", evictedNote(d)});
     return EvictResult::success();
   }
   EvictResult res = refusalFor(a);

@@ -128,6 +128,7 @@ EvictResult EvictionChain::evict(const framework::Profile& profile, const api::P
     if (!g.evicted && g.refusal != Refusal::None) return refuse(d, g);
   }
 
+  d.landing = framework::estimateLanding(h, pod);
   EvictResult res = sink_.evict(d);
   if (!res.evicted) {
     ++refusedCount_;

@@ -4,6 +4,10 @@
 
 namespace kdesched::evictor {
 
+std::string expectedNode(const framework::Landing& landing) {
+  return landing.fitsNowhere() ? "none" : landing.expected();
+}
+
 framework::EvictResult PlanSink::evict(const Decision& d) {
   evictions_.push_back(d);
   return framework::EvictResult::success();
@@ -18,6 +22,8 @@ framework::EvictResult DryRunSink::evict(const Decision& d) {
                                             {"strategy", d.plugin},
                                             {"profile", d.profile},
                                             {"reason", d.reason},
+                                            {"expected_node", expectedNode(d.landing)},
+                                            {"landing", d.landing.describe()},
                                             {"result", "dry-run"}});
   return framework::EvictResult::success();
 }

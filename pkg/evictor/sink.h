@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/framework/landing.h"
 #include "pkg/framework/plugin.h"
 
 namespace kdesched::evictor {
@@ -16,7 +17,13 @@ struct Decision {
   std::string plugin;
   std::string profile;
   std::string reason;  // the rule broken
+  // Where the pod's replacement is expected to land: estimated by the chain for the evictions it
+  // lets through (information only, decided after every check), so every sink says the same.
+  framework::Landing landing = {};
 };
+
+// The eviction log lines' expected_node: the node, "none" when the pod fits nowhere, "" unestimated.
+std::string expectedNode(const framework::Landing& landing);
 
 // A pod a plugin wanted that the chain refused.
 struct RefusedDecision {

@@ -69,22 +69,25 @@ api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node)
 }
 
 FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node) {
-  if (node.unschedulable) return {false, "node " + node.name + " is unschedulable"};
+  if (node.unschedulable) return {false, "node " + node.name + " is unschedulable", "unschedulable"};
   if (!api::podMatchesNodeSelectorAndAffinity(pod, node))
-    return {false, "node " + node.name + " does not match the pod's node selector/affinity"};
+    return {false, "node " + node.name + " does not match the pod's node selector/affinity", "node selector/affinity"};
   for (const auto& taint : node.taints) {
     if (taint.effect != api::TaintEffect::NoSchedule && taint.effect != api::TaintEffect::NoExecute) continue;
     if (!api::toleratesTaint(pod.constraints().tolerations, taint))
-      return {false, "node " + node.name + " has taint " + taint.key + (taint.value.empty() ? "" : "=" + taint.value) +
-                         ":" + std::string(api::toString(taint.effect)) + " that the pod does not tolerate"};
+      return {false,
+              "node " + node.name + " has taint " + taint.key + (taint.value.empty() ? "" : "=" + taint.value) + ":" +
+                  std::string(api::toString(taint.effect)) + " that the pod does not tolerate",
+              "untolerated taint"};
   }
   if (const api::Pod* other = antiAffinityConflict(h, pod, node))
-    return {false, "pod anti-affinity conflicts with pod " + other->key() + " on node " + node.name};
+    return {false, "pod anti-affinity conflicts with pod " + other->key() + " on node " + node.name,
+            "pod anti-affinity"};
 
   if (pod.nodeName == node.nameSym) return {};
   api::ResourceList used = nodeRequestedResources(h, node);
   if (node.allocatable.get(api::kPods()) - used.get(api::kPods()) < 1000)
-    return {false, "node " + node.name + " has no free pod slot"};
+    return {false, "node " + node.name + " has no free pod slot", "too many pods"};
   // Upstream compares every resource the pod names, so a request of 0 fails on an over-committed
   // node; the scheduler skips it.
   const bool skipZero = h.state().compat().zeroRequestSkipsResource;
@@ -92,8 +95,10 @@ FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node) {
     if (amount < 0 || (amount == 0 && skipZero)) continue;
     std::int64_t available = node.allocatable.get(res) - used.get(res);
     if (amount > available)
-      return {false, "node " + node.name + " has insufficient " + res.str() + " (requested " + fmt(res, amount) +
-                         ", available " + fmt(res, std::max<std::int64_t>(available, 0)) + ")"};
+      return {false,
+              "node " + node.name + " has insufficient " + res.str() + " (requested " + fmt(res, amount) +
+                  ", available " + fmt(res, std::max<std::int64_t>(available, 0)) + ")",
+              "insufficient " + res.str()};
   }
   return {};
 }

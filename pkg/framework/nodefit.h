@@ -15,6 +15,9 @@ namespace kdesched::framework {
 struct FitResult {
   bool fits = true;
   std::string reason;  // the first check that failed
+  // That check in a few words, the same for every node it fails ("insufficient cpu", "untolerated
+  // taint"), for tallies such as a landing estimate's "2 insufficient cpu, 1 untolerated taint".
+  std::string check = {};
 };
 
 FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node);

@@ -47,8 +47,9 @@ void renderTable(const PlanData& d, std::ostream& out) {
     out << "No evictions.\n";
   } else {
     std::vector<Row> rows;
-    for (const auto& e : d.sink.evictions()) rows.push_back({e.pod->ns.str(), e.pod->name, e.node, e.plugin, e.reason});
-    writeTable(out, {"NAMESPACE", "POD", "NODE", "PLUGIN", "REASON"}, rows);
+    for (const auto& e : d.sink.evictions())
+      rows.push_back({e.pod->ns.str(), e.pod->name, e.node, e.plugin, e.landing.column(), e.reason});
+    writeTable(out, {"NAMESPACE", "POD", "NODE", "PLUGIN", "LANDS ON", "REASON"}, rows);
   }
   if (!d.sink.refusals().empty()) {
     out << "\nRefused (a plugin chose the pod, the evictor said no):\n";
@@ -79,6 +80,25 @@ void renderTable(const PlanData& d, std::ostream& out) {
   out << "\n";
 }
 
+// {"expected": "node2", "fits": [up to 3, best first], "fitCount": 5, "fitCountExact": true} (false:
+// the look stopped early in a big cluster, there may be more), or {"expected": null,
+// "fitsNowhere": true, "reasons": {"insufficient cpu": 2, ...}} (nodes by the check they fail).
+nlohmann::ordered_json landingJson(const framework::Landing& l) {
+  nlohmann::ordered_json j;
+  if (l.fitsNowhere()) {
+    j["expected"] = nullptr;
+    j["fitsNowhere"] = true;
+    j["reasons"] = nlohmann::ordered_json::object();
+    for (const auto& [check, n] : l.unfit) j["reasons"][check] = n;
+    return j;
+  }
+  j["expected"] = l.expected();
+  j["fits"] = l.fits;
+  j["fitCount"] = l.fitCount;
+  j["fitCountExact"] = l.fitCountExact;
+  return j;
+}
+
 void renderJson(const PlanData& d, std::ostream& out) {
   nlohmann::ordered_json j;
   j["evictions"] = nlohmann::ordered_json::array();
@@ -88,7 +108,8 @@ void renderJson(const PlanData& d, std::ostream& out) {
                               {"node", e.node},
                               {"plugin", e.plugin},
                               {"profile", e.profile},
-                              {"reason", e.reason}});
+                              {"reason", e.reason},
+                              {"landing", landingJson(e.landing)}});
   j["refused"] = nlohmann::ordered_json::array();
   for (const auto& r : d.sink.refusals())
     j["refused"].push_back({{"namespace", r.wanted.pod->ns.str()},

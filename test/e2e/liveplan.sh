@@ -68,6 +68,21 @@ json_plans_payment() {
     '[.evictions[] | select(.name == $p and .plugin == "RemovePodsViolatingInterPodAntiAffinity")] | length == 1' \
     "$1" >/dev/null
 }
+# payment_lands_apart JSON_PLAN SNAPSHOT: the plan expects payment on a node other than its own
+# where no order pod runs (by what the plan read), and the table's LANDS ON column names it too.
+payment_expected() {
+  jq -r --arg p "${PAYMENT_POD}" '.evictions[] | select(.name == $p) | .landing.expected // empty' "$1"
+}
+payment_lands_apart() {
+  local expected
+  expected="$(payment_expected "$1")"
+  [ -n "${expected}" ] && [ "${expected}" != "${PAYMENT_NODE}" ] || return 1
+  ! jq -r 'select(.kind == "PodList") | .items[] | select(.metadata.labels.app == "order") | .spec.nodeName' \
+    "$2" | grep -qxF "${expected}"
+}
+table_names_landing() {
+  [ "$(awk -v p="${PAYMENT_POD}" '$2 == p {print $5}' "$1")" = "$(payment_expected "$2")" ]
+}
 untouched() { kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}" && kds_pod_intact "${ORDER_POD}" "${ORDER_UID}"; }
 no_eviction_request() { ! audit_of "$1" | grep -q 'pods/eviction'; }
 # The kinds of the saved documents: LIST answers of the cached resources, nothing else.
@@ -131,6 +146,10 @@ check "replay == live plan, byte for byte (table)" cmp "${WORK}/table.out" "${WO
 live_plan json "${WORK}/sa.kubeconfig" -o json --save-snapshot "${WORK}/snap-json.json"
 check "-o json: exit 0 (rc=${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "-o json: payment in .evictions" json_plans_payment "${WORK}/json.out"
+note "payment expected on $(payment_expected "${WORK}/json.out")"
+check "-o json: payment expected on a node without order" \
+  payment_lands_apart "${WORK}/json.out" "${WORK}/snap-json.json"
+check "the table's LANDS ON column names the same node" table_names_landing "${WORK}/table.out" "${WORK}/json.out"
 check "-o json: the replay command runs offline" replay json
 check "replay == live plan, byte for byte (JSON)" cmp "${WORK}/json.out" "${WORK}/json.replay"
 check "payment and order still untouched" untouched

@@ -126,24 +126,9 @@ Constraint DomainBuilder::makeConstraint(const api::TopologySpreadConstraint& ts
   // Upstream v0.36 ignores minDomains (compat minDomainsHonoured: upstream).
   if (c.when == UnsatisfiableAction::DoNotSchedule && tsc.minDomains && h_.state().compat().minDomainsHonoured)
     c.minDomains = *tsc.minDomains;
-  if (tsc.labelSelector) {
-    // As kube-scheduler: matchLabelKeys become key=<this pod's value> requirements, for the
-    // keys the pod has. A constraint without a labelSelector selects nothing either way.
-    api::LabelSelector sel;
-    for (const auto& k : tsc.matchLabelKeys) {
-      auto v = pod.labels.get(k);
-      if (!v) continue;
-      std::pair<std::string, std::string> kv{k, std::string(*v)};
-      bool dup = std::find(sel.matchLabels.begin(), sel.matchLabels.end(), kv) != sel.matchLabels.end() ||
-                 std::find(tsc.labelSelector->matchLabels.begin(), tsc.labelSelector->matchLabels.end(), kv) !=
-                     tsc.labelSelector->matchLabels.end();
-      if (!dup) sel.matchLabels.push_back(std::move(kv));
-    }
-    sel.matchLabels.insert(sel.matchLabels.end(), tsc.labelSelector->matchLabels.begin(),
-                           tsc.labelSelector->matchLabels.end());
-    sel.matchExpressions = tsc.labelSelector->matchExpressions;
-    c.selector = std::move(sel);
-  }
+  // As kube-scheduler: matchLabelKeys become key=<this pod's value> requirements, for the keys the
+  // pod has. A constraint without a labelSelector selects nothing either way.
+  c.selector = api::spreadSelector(tsc, pod.labels);
   NodeScope s;
   s.topologyKey = tsc.topologyKey;
   s.honorAffinity = tsc.nodeAffinityPolicy.value_or(api::InclusionPolicy::Honor) == api::InclusionPolicy::Honor;

@@ -41,6 +41,34 @@ TEST(ApiSink, SuccessSendsUidPreconditionGraceAndAnEvent) {
   EXPECT_NE(api.events[0].note.find("term broken"), std::string::npos);
 }
 
+TEST(ApiSink, TheEventAndTheLogLineSayWhereThePodIsExpectedToLand) {
+  std::vector<std::string> lines;
+  log::setWriter([&lines](std::string_view line) { lines.emplace_back(line); });
+  FakeApi api;
+  evictor::ApiSink sink(api, {std::nullopt, false});
+  auto pod = PodBuilder("payment").node("node2").build();
+  auto d = decision(*pod);
+  d.landing.estimated = true;
+  d.landing.fits = {"node3", "node1"};
+  d.landing.fitCount = 2;
+  EXPECT_TRUE(sink.evict(d).evicted);
+  d.landing = {};
+  d.landing.estimated = true;
+  d.landing.unfit = {{"insufficient cpu", 2}};
+  EXPECT_TRUE(sink.evict(d).evicted);
+  log::setWriter(nullptr);
+  ASSERT_EQ(api.events.size(), 2u);
+  EXPECT_EQ(api.events[0].note,
+            "pod eviction from node2 node by kdesched (default/RemovePodsViolatingInterPodAntiAffinity): term broken; "
+            "expected on node3 (fits 2 nodes: node3, node1)");
+  EXPECT_NE(api.events[1].note.find("term broken; fits no node, would stay Pending (2 insufficient cpu)"),
+            std::string::npos)
+      << api.events[1].note;
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("expected_node=node3 landing=\"expected on node3"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("expected_node=none landing=\"fits no node"), std::string::npos) << lines[1];
+}
+
 struct AnswerCase {
   std::string name;
   evictor::ApiAnswer answer;

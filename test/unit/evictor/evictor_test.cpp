@@ -29,6 +29,30 @@ TEST(EvictionChain, LaterProfilesSeeEarlierEvictions) {
   EXPECT_EQ(out.cycle.runs[1].profile, "second");
 }
 
+// Each eviction the chain lets through carries where its pod is expected to land; a refusal none.
+TEST(EvictionChain, EvictionsCarryTheirLandingEstimate) {
+  ClusterBuilder b;
+  b.add(NodeBuilder("n1").build()).add(NodeBuilder("n2").build()).add(NodeBuilder("n3").build());
+  b.add(PodBuilder("order1").app("order").node("n1").build());
+  b.add(PodBuilder("order3").app("order").node("n3").build());
+  b.add(PodBuilder("pay1").app("payment").node("n1").antiAffinity("app", "order").build());
+  b.add(PodBuilder("pay3").app("payment").node("n3").antiAffinity("app", "order").build());
+  b.add(pdb("payment", "default", selectorOf("app", "payment"), 1));
+  auto engine = engineFor(policyWith(kAnti, "deschedule"), 100000);
+  ASSERT_TRUE(engine.isOk());
+  auto snap = b.snapshot();
+  evictor::PlanSink sink;
+  evictor::EvictionChain chain(engine->limits(), sink);
+  engine->runCycle(*snap, chain);
+  ASSERT_EQ(sink.evictions().size(), 1u);
+  const auto& landing = sink.evictions()[0].landing;
+  EXPECT_TRUE(landing.estimated);
+  EXPECT_EQ(landing.fits, std::vector<std::string>{"n2"});
+  EXPECT_EQ(landing.column(), "n2");
+  ASSERT_EQ(sink.refusals().size(), 1u);
+  EXPECT_FALSE(sink.refusals()[0].wanted.landing.estimated);
+}
+
 TEST(EvictionChain, PdbBudgetIsSharedAcrossEvictions) {
   ClusterBuilder b;
   b.add(NodeBuilder("n1").build()).add(NodeBuilder("n2").build());

@@ -135,6 +135,41 @@ TEST(PlanCli, PodOnMissingNodeIsANamedSkip) {
   EXPECT_NE(r.out.find("skipped 1 Pod on an unknown node"), std::string::npos) << r.out;
 }
 
+// The order/payment story where the only other node is tainted: without DefaultEvictor's nodeFit
+// payment still goes, and the plan says it would stay Pending, and why.
+TEST(PlanCli, APodThatFitsNowhereSaysSo) {
+  fs::path dir = fs::temp_directory_path() / ("kdesched-nowhere-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.json") << R"({"kind":"List","items":[
+    {"kind":"Node","metadata":{"name":"n1","labels":{"kubernetes.io/hostname":"n1"}},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
+    {"kind":"Node","metadata":{"name":"n2","labels":{"kubernetes.io/hostname":"n2"}},"spec":{"taints":[{"key":"dedicated","value":"db","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
+    {"kind":"Pod","metadata":{"name":"order","namespace":"default","labels":{"app":"order"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"order","uid":"u1","controller":true}]},"spec":{"nodeName":"n1"},"status":{"phase":"Running"}},
+    {"kind":"Pod","metadata":{"name":"payment","namespace":"default","labels":{"app":"payment"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"payment","uid":"u2","controller":true}]},"spec":{"nodeName":"n1","affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"order"}},"topologyKey":"kubernetes.io/hostname"}]}}},"status":{"phase":"Running"}}]})";
+  std::ofstream(dir / "p.yaml") << kGoodPolicyHead
+                                << "profiles:\n- name: default\n  pluginConfig:\n"
+                                   "  - name: RemovePodsViolatingInterPodAntiAffinity\n  plugins:\n    deschedule:\n"
+                                   "      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n";
+  const std::string args =
+      "plan --snapshot " + (dir / "s.json").string() + " --policy-config-file " + (dir / "p.yaml").string();
+  CmdResult table = run(args);
+  CmdResult json = run(args + " -o json");
+  fs::remove_all(dir);
+  ASSERT_EQ(table.exitCode, 0) << table.err;
+  EXPECT_NE(table.out.find("payment  n1    RemovePodsViolatingInterPodAntiAffinity  nowhere: would stay Pending  "),
+            std::string::npos)
+      << table.out;
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_NE(json.out.find(R"("landing": {
+        "expected": null,
+        "fitsNowhere": true,
+        "reasons": {
+          "untolerated taint": 1
+        }
+      })"),
+            std::string::npos)
+      << json.out;
+}
+
 }  // namespace
 
 namespace {
