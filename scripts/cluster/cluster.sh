@@ -670,6 +670,19 @@ cmd_wait_ready() {
   echo "cluster.sh: ready"
 }
 
+# stop_component NAME PID SIGTERM|SIGKILL PORT: stops one component (SIGKILL: a crash) and waits
+# until its port is free. stop_pids waits for an exiting process too (pid_exiting); the listener is
+# checked as well, as binding the same port at once once failed with "address already in use".
+stop_component() {
+  if [ "$3" = SIGKILL ]; then
+    kill -KILL "$2"
+    STOP_TIMEOUT=0 stop_pids "$2" 2>/dev/null
+  else
+    stop_pids "$2"
+  fi
+  kd_wait_for "port $4 released" 15 port_released "$4" || kd_die "$1's port $4 is still bound after it stopped"
+}
+
 cmd_restart_apiserver() {
   load_state
   local pid t0 how=SIGTERM kill=0 args=()
@@ -692,17 +705,8 @@ cmd_restart_apiserver() {
     printf '%s\n' "${a}" >>"${f}.new"
     mv -f "${f}.new" "${f}"
   done
-  if [ "${kill}" = 1 ]; then
-    how=SIGKILL
-    kill -KILL "${pid}"
-    STOP_TIMEOUT=0 stop_pids "${pid}" 2>/dev/null
-  else
-    stop_pids "${pid}"
-  fi
-  # stop_pids waits for an exiting process too (pid_exiting); the listener is checked as well, as
-  # binding the same port at once once failed with "address already in use".
-  kd_wait_for "port ${APISERVER_PORT} released" 15 port_released "${APISERVER_PORT}" ||
-    kd_die "kube-apiserver's port ${APISERVER_PORT} is still bound after it stopped"
+  [ "${kill}" = 0 ] || how=SIGKILL
+  stop_component kube-apiserver "${pid}" "${how}" "${APISERVER_PORT}"
   launch kube-apiserver
   wait_component kube-apiserver 90 apiserver_ready
   write_env
@@ -722,14 +726,7 @@ cmd_restart_etcd() {
     esac
   done
   pid="$(component_pid etcd)" || kd_die "etcd is not running"
-  if [ "${how}" = SIGKILL ]; then
-    kill -KILL "${pid}"
-    STOP_TIMEOUT=0 stop_pids "${pid}" 2>/dev/null
-  else
-    stop_pids "${pid}"
-  fi
-  kd_wait_for "port ${ETCD_PORT} released" 15 port_released "${ETCD_PORT}" ||
-    kd_die "etcd's port ${ETCD_PORT} is still bound after it stopped"
+  stop_component etcd "${pid}" "${how}" "${ETCD_PORT}"
   sleep "${down}"
   # The data directory holds the member, so etcd ignores --initial-cluster-state=new.
   launch etcd

@@ -66,6 +66,7 @@ check "a list at the old RV ${rv1} (resourceVersionMatch=Exact) gets 410" list_4
 jq -r '"     " + .reason + ": " + .message' "${WORK}/body" || true
 
 phase "restart-etcd --kill --down 4"
+kd_env_load  # the pids as they are now (the phase before restarted the apiserver)
 etcd_pid0="${ETCD_PID}"
 apiserver_pid0="${APISERVER_PID}"
 "${KDS_CLUSTER}" restart-etcd --kill --down 4 >"${WORK}/restart-etcd.out" 2>&1 &
