@@ -73,6 +73,12 @@ set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 # shellcheck source=scripts/cluster/metrics.sh
 source "${KD_CLUSTER_SCRIPTS}/metrics.sh"
+# shellcheck source=scripts/cluster/components.sh
+source "${KD_CLUSTER_SCRIPTS}/components.sh"
+# shellcheck source=scripts/cluster/pki.sh
+source "${KD_CLUSTER_SCRIPTS}/pki.sh"
+# shellcheck source=scripts/cluster/nodes.sh
+source "${KD_CLUSTER_SCRIPTS}/nodes.sh"
 
 # Die through exit on these signals so that EXIT traps run (a failed or
 # interrupted up stops what it started).
@@ -101,230 +107,6 @@ SERVICE_IP="10.96.0.1"
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 
 # ---------------------------------------------------------------------------
-# processes
-
-# component_pid NAME: prints the PID of the component if it is alive and really
-# ours (the PID may have been recycled: our processes carry DIR in their args).
-component_pid() {
-  local f="${DIR}/pids/$1.pid" pid state
-  [ -f "${f}" ] || return 1
-  pid="$(cat "${f}")"
-  [[ "${pid}" =~ ^[0-9]+$ ]] || return 1
-  pid_is_ours "${pid}" || return 1
-  echo "${pid}"
-}
-
-pid_is_ours() {
-  local pid="$1" state
-  [ -r "/proc/${pid}/cmdline" ] || return 1
-  state="$(sed 's/.*) //' "/proc/${pid}/stat" 2>/dev/null | cut -d' ' -f1)" || return 1
-  [ -n "${state}" ] && [ "${state}" != Z ] && [ "${state}" != X ] || return 1
-  tr '\0' '\n' <"/proc/${pid}/cmdline" 2>/dev/null | grep -qF -- "${DIR}/"
-}
-
-# pid_exiting PID: on its way out but not done: its command line is gone (the memory goes early in
-# the exit, so pid_is_ours says no) while a thread of it is not a zombie yet and may still hold its
-# listening sockets and its files. Binding its port or removing DIR then races with it.
-pid_exiting() {
-  local f s state flags
-  [ -r "/proc/$1/cmdline" ] && [ -z "$(tr -d '\0' <"/proc/$1/cmdline" 2>/dev/null)" ] || return 1
-  for f in /proc/"$1"/task/*/stat; do
-    { read -r s <"${f}"; } 2>/dev/null || continue
-    read -r state _ _ _ _ _ flags _ <<<"${s##*) }"
-    (( (flags & 0x200000) == 0 )) || return 1  # PF_KTHREAD: a kernel thread took the PID over
-    case "${state}" in Z | X) ;; *) return 0 ;; esac
-  done
-  return 1
-}
-
-# stop_pids PID...: SIGTERM (and SIGCONT, in case one is paused), wait up to
-# STOP_TIMEOUT seconds, then SIGKILL whatever is left and wait until each is a zombie or gone
-# (an exiting process counts as running: see pid_exiting).
-stop_pids() {
-  local pid left deadline
-  [ $# -gt 0 ] || return 0
-  for pid in "$@"; do kill -TERM "${pid}" 2>/dev/null || true; kill -CONT "${pid}" 2>/dev/null || true; done
-  deadline=$(( $(date +%s) + STOP_TIMEOUT ))
-  while true; do
-    left=()
-    for pid in "$@"; do pid_is_ours "${pid}" || pid_exiting "${pid}" && left+=("${pid}"); done
-    [ "${#left[@]}" -gt 0 ] || return 0
-    if [ "$(date +%s)" -ge "${deadline}" ]; then
-      kd_log "SIGKILL ${left[*]} (still running after ${STOP_TIMEOUT}s)"
-      for pid in "${left[@]}"; do kill -KILL "${pid}" 2>/dev/null || true; done
-      deadline=$(( $(date +%s) + 10 ))
-      while true; do
-        left=()
-        for pid in "$@"; do pid_is_ours "${pid}" || pid_exiting "${pid}" && left+=("${pid}"); done
-        [ "${#left[@]}" -gt 0 ] || return 0
-        [ "$(date +%s)" -lt "${deadline}" ] || { kd_log "could not stop ${left[*]}"; return 1; }
-        sleep 0.2
-      done
-    fi
-    sleep 0.2
-  done
-}
-
-# start_component NAME BINARY ARGS...: starts it in its own session (so a ^C on
-# the terminal that ran up does not reach it), logs to logs/NAME.log, records
-# its PID and its command line (for restarts).
-start_component() {
-  local name="$1"; shift
-  printf '%s\n' "$@" >"${DIR}/cmd/${name}.args"
-  launch "${name}"
-}
-
-launch() {
-  local name="$1" args
-  mapfile -t args <"${DIR}/cmd/${name}.args"
-  # HOME is set for kwok, which otherwise also loads ~/.kwok/kwok.yaml.
-  ( cd "${DIR}" && HOME="${DIR}/home" exec setsid "${args[@]}" >>"${DIR}/logs/${name}.log" 2>&1 </dev/null 7>&- ) &
-  local pid=$! i
-  echo "${pid}" >"${DIR}/pids/${name}.pid"
-  # Until the subshell has exec'd, /proc/PID is still a copy of this script.
-  for i in $(seq 1 100); do
-    pid_is_ours "${pid}" && return 0
-    [ -e "/proc/${pid}" ] || break
-    sleep 0.05
-  done
-  tail -n 30 "${DIR}/logs/${name}.log" >&2 || true
-  kd_die "${name} did not start (log: ${DIR}/logs/${name}.log)"
-}
-
-# wait_component NAME TIMEOUT CHECK...: waits for CHECK to succeed; fails early
-# with the component's log tail when the process dies.
-wait_component() {
-  local name="$1" timeout="$2"; shift 2
-  local deadline=$(( $(date +%s) + timeout ))
-  while true; do
-    if ! component_pid "${name}" >/dev/null; then
-      tail -n 30 "${DIR}/logs/${name}.log" >&2 || true
-      kd_die "${name} exited during start (log: ${DIR}/logs/${name}.log)"
-    fi
-    if "$@" >/dev/null 2>&1; then return 0; fi
-    if [ "$(date +%s)" -ge "${deadline}" ]; then
-      tail -n 30 "${DIR}/logs/${name}.log" >&2 || true
-      kd_die "${name} not ready after ${timeout}s (log: ${DIR}/logs/${name}.log)"
-    fi
-    sleep 0.25
-  done
-}
-
-# ---------------------------------------------------------------------------
-# ports, certificates, kubeconfigs
-
-port_in_use() {
-  local hex
-  hex="$(printf ':%04X' "$1")"
-  awk -v h="${hex}" 'FNR > 1 && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
-    /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-
-# port_listening PORT: a socket LISTENs on PORT (state 0A); TIME_WAIT leftovers of
-# accepted connections do not count (they do not stop a new listener binding).
-port_listening() {
-  local hex
-  hex="$(printf ':%04X' "$1")"
-  awk -v h="${hex}" 'FNR > 1 && $4 == "0A" && substr($2, length($2) - 4) == h { f = 1 } END { exit !f }' \
-    /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-port_released() { ! port_listening "$1"; }
-
-# pick_port VAR: sets VAR to a free port below the ephemeral range (so outgoing
-# connections do not take it between now and the bind), not yet handed out by this
-# run (a VAR, not $(pick_port): PICKED must grow in this shell, not in a subshell).
-PICKED=" "
-pick_port() {
-  local pp_port
-  for _ in $(seq 1 200); do
-    pp_port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 12000 ))
-    case "${PICKED}" in *" ${pp_port} "*) continue ;; esac
-    port_in_use "${pp_port}" && continue
-    PICKED+="${pp_port} "
-    printf -v "$1" '%s' "${pp_port}"
-    return 0
-  done
-  kd_die "no free port found"
-}
-
-ossl() { openssl "$@" >>"${DIR}/logs/openssl.log" 2>&1 || kd_die "openssl $1 failed (see ${DIR}/logs/openssl.log)"; }
-
-# sign_cert NAME SUBJECT EXT_LINES: key + certificate signed by the cluster CA.
-# TLS keys are ECDSA P-256 (fast to generate, fine for Go and OpenSSL clients);
-# the service-account signing key is RSA (RS256 tokens, the common case).
-sign_cert() {
-  local name="$1" subj="$2" ext="$3" p="${DIR}/pki"
-  ossl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "${p}/${name}.key" -out "${p}/${name}.csr" -subj "${subj}"
-  printf '%b\n' "${ext}" >"${p}/${name}.ext"
-  ossl x509 -req -in "${p}/${name}.csr" -CA "${p}/ca.crt" -CAkey "${p}/ca.key" -CAcreateserial \
-    -days 3650 -sha256 -extfile "${p}/${name}.ext" -out "${p}/${name}.crt"
-  rm -f "${p}/${name}.csr" "${p}/${name}.ext"
-}
-
-gen_pki() {
-  local p="${DIR}/pki"
-  mkdir -p "${p}"
-  ossl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "${p}/ca.key" -out "${p}/ca.crt" -days 3650 \
-    -sha256 -subj "/CN=kdesched-test-ca" \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"
-  local client='basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth'
-  sign_cert apiserver "/CN=kube-apiserver" \
-    "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,IP:${SERVICE_IP},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
-  sign_cert admin "/O=system:masters/CN=kubernetes-admin" "${client}"
-  sign_cert kube-controller-manager "/CN=system:kube-controller-manager" "${client}"
-  sign_cert kube-scheduler "/CN=system:kube-scheduler" "${client}"
-  # Front proxy (aggregation layer / requestheader authentication), as kubeadm
-  # sets it up; without it the delegating authenticators of the controller
-  # manager and scheduler log errors about a missing requestheader CA.
-  ossl req -x509 -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "${p}/front-proxy-ca.key" \
-    -out "${p}/front-proxy-ca.crt" -days 3650 -sha256 -subj "/CN=kdesched-front-proxy-ca" \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"
-  local p2="${p}/front-proxy-client"
-  ossl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "${p2}.key" -out "${p2}.csr" \
-    -subj "/CN=front-proxy-client"
-  printf '%b\n' "${client}" >"${p2}.ext"
-  ossl x509 -req -in "${p2}.csr" -CA "${p}/front-proxy-ca.crt" -CAkey "${p}/front-proxy-ca.key" -CAcreateserial \
-    -days 3650 -sha256 -extfile "${p2}.ext" -out "${p2}.crt"
-  rm -f "${p2}.csr" "${p2}.ext"
-  # Service-account token signing keypair.
-  ossl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "${p}/sa.key"
-  ossl pkey -in "${p}/sa.key" -pubout -out "${p}/sa.pub"
-  chmod 600 "${p}"/*.key
-}
-
-# write_kubeconfig FILE USER CERT_NAME: a kubeconfig with embedded credentials: the client
-# certificate pki/CERT_NAME.{crt,key}, or with CERT_NAME "--token TOKEN" a bearer token.
-write_kubeconfig() {
-  local file="$1" user="$2" p="${DIR}/pki" creds
-  if [ "$3" = --token ]; then
-    creds="    token: $4"
-  else
-    creds="    client-certificate-data: $(base64 -w0 <"${p}/$3.crt")
-    client-key-data: $(base64 -w0 <"${p}/$3.key")"
-  fi
-  cat >"${file}" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: kdesched
-  cluster:
-    server: https://127.0.0.1:${APISERVER_PORT}
-    certificate-authority-data: $(base64 -w0 <"${p}/ca.crt")
-users:
-- name: ${user}
-  user:
-${creds}
-contexts:
-- name: kdesched
-  context:
-    cluster: kdesched
-    user: ${user}
-current-context: kdesched
-EOF
-  chmod 600 "${file}"
-}
-
-# ---------------------------------------------------------------------------
 # health checks
 
 etcd_healthy() { curl -fsS --max-time 2 "http://127.0.0.1:${ETCD_PORT}/health" | grep -q '"health":"true"'; }
@@ -344,71 +126,6 @@ load_state() {
   [ -f "${DIR}/state" ] || kd_die "no cluster at ${DIR} (run: $0 up)"
   # shellcheck disable=SC1091
   . "${DIR}/state"
-}
-
-# ---------------------------------------------------------------------------
-# nodes
-
-# default_spec N [FIRST]: nodeFIRST..node(FIRST+N-1) (FIRST defaults to 1),
-# zones a/b/c round robin.
-default_spec() {
-  local i first="${2:-1}" zones=(zone-a zone-b zone-c)
-  for ((i = first; i < first + $1; i++)); do
-    printf 'node%d topology.kubernetes.io/zone=%s cpu=4,memory=8Gi,pods=110 -\n' "${i}" "${zones[$(((i - 1) % 3))]}"
-  done
-}
-
-# node_json NAME LABELS CAPACITY TAINTS: a kwok-managed Node object.
-node_json() {
-  jq -cn --arg name "$1" --arg labels "${2:--}" --arg cap "${3:--}" --arg taints "${4:--}" \
-    --arg metrics "${METRICS_SERVER:-0}" '
-    def kv: if . == "-" or . == "" then {} else
-      [split(",")[] | select(length > 0) | (index("=")) as $i
-        | if $i == null then {key: ., value: ""} else {key: .[:$i], value: .[$i + 1:]} end]
-      | from_entries end;
-    def taint: (index(":")) as $c
-      | if $c == null then error("taint \(.) needs :Effect") else . end
-      | .[:$c] as $kv | .[$c + 1:] as $effect | ($kv | index("=")) as $e
-      | if $e == null then {key: $kv, effect: $effect}
-        else {key: $kv[:$e], value: $kv[$e + 1:], effect: $effect} end;
-    ({cpu: "4", memory: "8Gi", pods: "110"} + ($cap | kv)) as $capacity
-    | {apiVersion: "v1", kind: "Node",
-       metadata: {name: $name,
-         annotations: ({"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"}
-           + if $metrics == "1" then {"metrics.k8s.io/resource-metrics-path":
-               "/metrics/nodes/\($name)/metrics/resource"} else {} end),
-         labels: ({"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux", "type": "kwok"}
-                  + ($labels | kv) + {"kubernetes.io/hostname": $name})},
-       spec: (if $taints == "-" or $taints == "" then {}
-              else {taints: [$taints | split(",")[] | select(length > 0) | taint]} end),
-       status: {allocatable: $capacity, capacity: $capacity}}'
-}
-
-# create_nodes SPEC_FILE: creates every node of the spec.
-create_nodes() {
-  local spec="$1" name labels cap taints extra count=0
-  local all=""
-  while read -r name labels cap taints extra; do
-    case "${name}" in ''|'#'*) continue ;; esac
-    [ -z "${extra}" ] || kd_die "node spec line for ${name}: too many columns"
-    all+="$(node_json "${name}" "${labels}" "${cap}" "${taints}")"$'\n'
-    count=$((count + 1))
-  done <"${spec}"
-  [ "${count}" -gt 0 ] || return 0
-  jq -s '{apiVersion: "v1", kind: "List", items: .}' <<<"${all}" | kctl create -f - >/dev/null
-  kd_log "created ${count} kwok node(s)"
-}
-
-# parse_nodes_args ARGS...: sets NODE_SPEC (a file) from --nodes/--node-spec.
-parse_node_arg() {
-  case "$1" in
-    --nodes)
-      [[ "$2" =~ ^[0-9]+$ ]] || kd_die "--nodes needs a number"
-      default_spec "$2" >"${DIR}/nodes.spec" ;;
-    --node-spec)
-      [ -f "$2" ] || kd_die "node spec file '$2' not found"
-      cp "$2" "${DIR}/nodes.spec" ;;
-  esac
 }
 
 # ---------------------------------------------------------------------------
@@ -454,9 +171,9 @@ write_env() {
 # ---------------------------------------------------------------------------
 # commands
 
-cmd_up() {
-  local t0 t apiserver_extra=() kcm_extra=() sched_extra=() node_arg=(--nodes 3)
-  t0="$(kd_now_ms)"
+# up_parse_args ARGS...: sets UP_NODE_ARG, APISERVER_EXTRA, KCM_EXTRA, SCHED_EXTRA, METRICS_SERVER.
+up_parse_args() {
+  UP_NODE_ARG=(--nodes 3) APISERVER_EXTRA=() KCM_EXTRA=() SCHED_EXTRA=()
   while [ $# -gt 0 ]; do
     case "$1" in
       --*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;  # --opt=value -> --opt value
@@ -465,34 +182,42 @@ cmd_up() {
       --nodes|--node-spec|--apiserver-arg|--kcm-arg|--scheduler-arg) [ $# -ge 2 ] || kd_die "$1 needs a value" ;;
     esac
     case "$1" in
-      --nodes|--node-spec) node_arg=("$1" "$2"); shift 2 ;;
+      --nodes|--node-spec) UP_NODE_ARG=("$1" "$2"); shift 2 ;;
       --metrics-server) METRICS_SERVER=1; shift ;;
-      --apiserver-arg) apiserver_extra+=("$2"); shift 2 ;;
-      --kcm-arg) kcm_extra+=("$2"); shift 2 ;;
-      --scheduler-arg) sched_extra+=("$2"); shift 2 ;;
+      --apiserver-arg) APISERVER_EXTRA+=("$2"); shift 2 ;;
+      --kcm-arg) KCM_EXTRA+=("$2"); shift 2 ;;
+      --scheduler-arg) SCHED_EXTRA+=("$2"); shift 2 ;;
       *) kd_die "up: unknown argument $1" ;;
     esac
   done
-  if [ "${node_arg[0]}" = --node-spec ]; then
-    node_arg[1]="$(cd "$(dirname "${node_arg[1]}")" && pwd)/$(basename "${node_arg[1]}")"
+  if [ "${UP_NODE_ARG[0]}" = --node-spec ]; then
+    UP_NODE_ARG[1]="$(cd "$(dirname "${UP_NODE_ARG[1]}")" && pwd)/$(basename "${UP_NODE_ARG[1]}")"
   fi
+}
 
-  if [ -e "${DIR}" ]; then
-    [ -f "${MARKER}" ] || kd_die "${DIR} exists and is not a kdesched cluster directory; choose another KDESCHED_CLUSTER_DIR"
-    local alive=()
-    for c in "${COMPONENTS[@]}"; do component_pid "${c}" >/dev/null && alive+=("${c}"); done
-    if [ -f "${DIR}/env" ] && [ "${#alive[@]}" -eq "${#COMPONENTS[@]}" ]; then
-      echo "cluster.sh: already up at ${DIR} (nothing to do; 'cluster.sh down' to stop it)"
-      echo "  export KUBECONFIG=${DIR}/admin.kubeconfig"
-      return 0
-    fi
-    if [ "${#alive[@]}" -gt 0 ]; then
-      kd_die "${DIR} holds a half-running cluster (alive: ${alive[*]}); run 'cluster.sh down' first"
-    fi
-    kd_log "removing stale cluster directory ${DIR} (no process alive)"
-    rm -rf "${DIR}"
+# up_already: succeeds when the cluster at DIR is up already (nothing to do); removes a stale
+# directory (no process alive) and fails the script on a half-running one.
+up_already() {
+  [ -e "${DIR}" ] || return 1
+  [ -f "${MARKER}" ] || kd_die "${DIR} exists and is not a kdesched cluster directory; choose another KDESCHED_CLUSTER_DIR"
+  local c alive=()
+  for c in "${COMPONENTS[@]}"; do component_pid "${c}" >/dev/null && alive+=("${c}"); done
+  if [ -f "${DIR}/env" ] && [ "${#alive[@]}" -eq "${#COMPONENTS[@]}" ]; then
+    echo "cluster.sh: already up at ${DIR} (nothing to do; 'cluster.sh down' to stop it)"
+    echo "  export KUBECONFIG=${DIR}/admin.kubeconfig"
+    return 0
   fi
+  if [ "${#alive[@]}" -gt 0 ]; then
+    kd_die "${DIR} holds a half-running cluster (alive: ${alive[*]}); run 'cluster.sh down' first"
+  fi
+  kd_log "removing stale cluster directory ${DIR} (no process alive)"
+  rm -rf "${DIR}"
+  return 1
+}
 
+# up_binaries: builds what the cache lacks and checks the tools up needs; sets KWOK_STAGES.
+up_binaries() {
+  local b
   for b in etcd kube-apiserver kube-controller-manager kube-scheduler kwok kubectl; do
     if [ ! -x "${BIN}/${b}" ]; then
       kd_log "binaries missing in ${BIN}; running build.sh (a cold build takes a long time)"
@@ -500,24 +225,22 @@ cmd_up() {
       break
     fi
   done
-  local stages; stages="$(dirname "${BIN}")/share/kwok-stages.yaml"
-  [ -s "${stages}" ] || "${KD_CLUSTER_SCRIPTS}/build.sh" kwok
+  KWOK_STAGES="$(dirname "${BIN}")/share/kwok-stages.yaml"
+  [ -s "${KWOK_STAGES}" ] || "${KD_CLUSTER_SCRIPTS}/build.sh" kwok
   command -v openssl >/dev/null || kd_die "openssl not found (apt-get install openssl)"
   command -v jq >/dev/null || kd_die "jq not found (apt-get install jq)"
   command -v curl >/dev/null || kd_die "curl not found (apt-get install curl)"
+}
 
-  mkdir -p "${DIR}"/{pids,logs,cmd,home,etcd}
-  touch "${MARKER}"
-  # From here on, a failure stops whatever was started.
-  trap 'rc=$?; if [ "${rc}" -ne 0 ]; then exec 1>&7 2>&7; kd_log "up failed; stopping what was started"; cmd_down >&2 || true; fi' EXIT
-
-  parse_node_arg "${node_arg[@]}"
-
+# up_ports_and_pki: picks the ports (DIR/state) and writes the certificates and kubeconfigs; sets
+# KWOK_EXTRA.
+up_ports_and_pki() {
+  local t
   pick_port ETCD_PORT; pick_port ETCD_PEER_PORT; pick_port APISERVER_PORT
   pick_port KCM_PORT; pick_port SCHEDULER_PORT
   printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPISERVER_PORT=%s\nKCM_PORT=%s\nSCHEDULER_PORT=%s\n' \
     "${ETCD_PORT}" "${ETCD_PEER_PORT}" "${APISERVER_PORT}" "${KCM_PORT}" "${SCHEDULER_PORT}" >"${DIR}/state"
-  local kwok_extra=()
+  KWOK_EXTRA=()
   if ms_enabled; then
     ms_pick_ports
     printf 'METRICS_SERVER=1\nKWOK_PORT=%s\nMETRICS_SERVER_PORT=%s\n' "${KWOK_PORT}" "${METRICS_SERVER_PORT}" >>"${DIR}/state"
@@ -528,9 +251,12 @@ cmd_up() {
   write_kubeconfig "${DIR}/admin.kubeconfig" kubernetes-admin admin
   write_kubeconfig "${DIR}/kube-controller-manager.kubeconfig" system:kube-controller-manager kube-controller-manager
   write_kubeconfig "${DIR}/kube-scheduler.kubeconfig" system:kube-scheduler kube-scheduler
-  if ms_enabled; then ms_gen_pki; mapfile -t kwok_extra < <(ms_kwok_args); fi
+  if ms_enabled; then ms_gen_pki; mapfile -t KWOK_EXTRA < <(ms_kwok_args); fi
   kd_log "certificates and kubeconfigs: $(kd_elapsed "${t}")"
+}
 
+up_etcd() {
+  local t
   t="$(kd_now_ms)"
   start_component etcd "${BIN}/etcd" \
     --name=default --data-dir="${DIR}/etcd" \
@@ -540,7 +266,10 @@ cmd_up() {
     --unsafe-no-fsync=true --quota-backend-bytes=$((2 * 1024 * 1024 * 1024)) --log-level=warn
   wait_component etcd 30 etcd_healthy
   kd_log "etcd ready on 127.0.0.1:${ETCD_PORT}: $(kd_elapsed "${t}")"
+}
 
+up_apiserver() {
+  local t
   t="$(kd_now_ms)"
   start_component kube-apiserver "${BIN}/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:${ETCD_PORT}" \
@@ -562,10 +291,14 @@ cmd_up() {
     --endpoint-reconciler-type=none \
     --shutdown-watch-termination-grace-period=2s \
     --profiling=false \
-    "${apiserver_extra[@]+"${apiserver_extra[@]}"}"
+    "${APISERVER_EXTRA[@]+"${APISERVER_EXTRA[@]}"}"
   wait_component kube-apiserver 90 apiserver_ready
   kd_log "kube-apiserver ready on https://127.0.0.1:${APISERVER_PORT}: $(kd_elapsed "${t}")"
+}
 
+# up_controllers: kube-controller-manager, kube-scheduler, kwok and the nodes of DIR/nodes.spec.
+up_controllers() {
+  local t
   t="$(kd_now_ms)"
   start_component kube-controller-manager "${BIN}/kube-controller-manager" \
     --kubeconfig="${DIR}/kube-controller-manager.kubeconfig" \
@@ -578,31 +311,50 @@ cmd_up() {
     --root-ca-file="${DIR}/pki/ca.crt" \
     --cluster-signing-cert-file="${DIR}/pki/ca.crt" --cluster-signing-key-file="${DIR}/pki/ca.key" \
     --profiling=false \
-    "${kcm_extra[@]+"${kcm_extra[@]}"}"
+    "${KCM_EXTRA[@]+"${KCM_EXTRA[@]}"}"
   start_component kube-scheduler "${BIN}/kube-scheduler" \
     --kubeconfig="${DIR}/kube-scheduler.kubeconfig" \
     --authentication-kubeconfig="${DIR}/kube-scheduler.kubeconfig" \
     --authorization-kubeconfig="${DIR}/kube-scheduler.kubeconfig" \
     --bind-address=127.0.0.1 --secure-port="${SCHEDULER_PORT}" \
     --leader-elect=false --profiling=false \
-    "${sched_extra[@]+"${sched_extra[@]}"}"
+    "${SCHED_EXTRA[@]+"${SCHED_EXTRA[@]}"}"
   # kwok: default stages of the pinned kwok (see build.sh); nodes are managed
   # only when annotated kwok.x-k8s.io/node=fake, so real nodes would be left alone.
   start_component kwok "${BIN}/kwok" \
     --kubeconfig="${DIR}/admin.kubeconfig" \
-    --config="${stages}" \
+    --config="${KWOK_STAGES}" \
     --manage-all-nodes=false \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
     --node-lease-duration-seconds=40 \
     --node-ip=127.0.0.1 \
     --cidr=10.244.0.1/16 \
-    "${kwok_extra[@]+"${kwok_extra[@]}"}"
+    "${KWOK_EXTRA[@]+"${KWOK_EXTRA[@]}"}"
   create_nodes "${DIR}/nodes.spec"
   wait_component kube-controller-manager 60 secure_healthz "${KCM_PORT}"
   wait_component kube-scheduler 60 secure_healthz "${SCHEDULER_PORT}"
   wait_component kwok 60 all_nodes_ready
   wait_component kube-controller-manager 60 sa_exists
   kd_log "controller-manager, scheduler, kwok and nodes ready: $(kd_elapsed "${t}")"
+}
+
+cmd_up() {
+  local t0
+  t0="$(kd_now_ms)"
+  up_parse_args "$@"
+  if up_already; then return 0; fi
+  up_binaries
+
+  mkdir -p "${DIR}"/{pids,logs,cmd,home,etcd}
+  touch "${MARKER}"
+  # From here on, a failure stops whatever was started.
+  trap 'rc=$?; if [ "${rc}" -ne 0 ]; then exec 1>&7 2>&7; kd_log "up failed; stopping what was started"; cmd_down >&2 || true; fi' EXIT
+
+  parse_node_arg "${UP_NODE_ARG[@]}"
+  up_ports_and_pki
+  up_etcd
+  up_apiserver
+  up_controllers
   if ms_enabled; then ms_up; fi
 
   write_env
@@ -668,19 +420,6 @@ cmd_wait_ready() {
   kd_wait_for "kube-apiserver /readyz" "${timeout}" apiserver_ready || return 1
   kd_wait_for "all nodes Ready" "${timeout}" all_nodes_ready || return 1
   echo "cluster.sh: ready"
-}
-
-# stop_component NAME PID SIGTERM|SIGKILL PORT: stops one component (SIGKILL: a crash) and waits
-# until its port is free. stop_pids waits for an exiting process too (pid_exiting); the listener is
-# checked as well, as binding the same port at once once failed with "address already in use".
-stop_component() {
-  if [ "$3" = SIGKILL ]; then
-    kill -KILL "$2"
-    STOP_TIMEOUT=0 stop_pids "$2" 2>/dev/null
-  else
-    stop_pids "$2"
-  fi
-  kd_wait_for "port $4 released" 15 port_released "$4" || kd_die "$1's port $4 is still bound after it stopped"
 }
 
 cmd_restart_apiserver() {
@@ -758,30 +497,6 @@ cmd_signal_apiserver() {
   pid="$(component_pid kube-apiserver)" || kd_die "kube-apiserver is not running"
   kill "-$1" "${pid}"
   echo "cluster.sh: kube-apiserver (pid ${pid}) ${2}"
-}
-
-cmd_node_notready() {
-  load_state
-  [ -n "${1:-}" ] || kd_die "usage: cluster.sh node-notready NAME"
-  # kwok's node-not-ready stage (loaded from the pinned kwok module) sets
-  # Ready=False on nodes with this label and then heartbeats stop (the
-  # heartbeat stage only runs for Ready nodes); the node lifecycle
-  # controller then adds the node.kubernetes.io/not-ready taints.
-  kctl label node "$1" node-not-ready.stage.kwok.x-k8s.io=true --overwrite >/dev/null
-  kd_wait_for "node $1 Ready=False" 30 node_ready_is "$1" False || kd_die "node $1 did not become NotReady"
-  echo "cluster.sh: node $1 is NotReady"
-}
-
-cmd_node_ready() {
-  load_state
-  [ -n "${1:-}" ] || kd_die "usage: cluster.sh node-ready NAME"
-  kctl label node "$1" node-not-ready.stage.kwok.x-k8s.io- >/dev/null
-  kd_wait_for "node $1 Ready=True" 30 node_ready_is "$1" True || kd_die "node $1 did not become Ready"
-  echo "cluster.sh: node $1 is Ready"
-}
-
-node_ready_is() {
-  [ "$(kctl get node "$1" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = "$2" ]
 }
 
 main() {
