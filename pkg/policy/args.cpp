@@ -269,10 +269,15 @@ Status ArgsReader::readUint32(std::string_view key, std::optional<std::uint32_t>
   if (isUnset(v)) return Status::ok();
   IntegerValue i = parseInteger(v);
   if (!i.ok || i.negative) return error(key, "must be a non-negative integer, got " + describeValue(v));
-  if (!i.inRange || i.value > std::numeric_limits<std::uint32_t>::max()) {
-    return error(key, "must be at most 4294967295, got " + describeValue(v));
-  }
-  out = static_cast<std::uint32_t>(i.value);
+  // Upstream's field is a Go uint (64 bits): it takes any integer up to 18446744073709551615, which a
+  // YAML integer beyond int64 still is (yaml_scalar.h reads anything larger as a float).
+  const api::PlainScalar scalar = scalarOf(v);
+  const bool uint64Integer = i.inRange || scalar.type == ScalarType::Int || scalar.real < 18446744073709551616.0;
+  if (!uint64Integer) return error(key, "must be at most 18446744073709551615, got " + describeValue(v));
+  // Every field read this way is a count or an age in seconds that no cluster reaches beyond
+  // 4294967295 (136 years), so holding the largest value keeps upstream's meaning.
+  constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
+  out = !i.inRange || i.value > kMax ? kMax : static_cast<std::uint32_t>(i.value);
   return Status::ok();
 }
 

@@ -50,6 +50,40 @@ std::string printable(std::string_view s) {
   return out;
 }
 
+// UTF-16 with a byte order mark as UTF-8, as upstream's YAML parser reads it; nullopt when the text
+// is not UTF-16 with a BOM (UTF-32's BOM starts like UTF-16LE's and is not UTF-16). An unpaired
+// surrogate gives "" (an error upstream too).
+std::optional<std::string> fromUtf16(std::string_view text) {
+  const bool le = text.starts_with("\xFF\xFE"), be = text.starts_with("\xFE\xFF");
+  if ((!le && !be) || text.starts_with(std::string_view("\xFF\xFE\0\0", 4))) return std::nullopt;
+  auto unit = [&](std::size_t i) -> std::uint32_t {
+    auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(text[k])); };
+    return le ? b(i) | b(i + 1) << 8 : b(i) << 8 | b(i + 1);
+  };
+  std::string out;
+  for (std::size_t i = 2; i + 1 < text.size(); i += 2) {
+    std::uint32_t c = unit(i);
+    if (c >= 0xD800 && c < 0xDC00 && i + 3 < text.size() && unit(i + 2) >= 0xDC00 && unit(i + 2) < 0xE000) {
+      c = 0x10000 + ((c - 0xD800) << 10) + (unit(i + 2) - 0xDC00);
+      i += 2;
+    } else if (c >= 0xD800 && c < 0xE000) {
+      return std::string();
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += {static_cast<char>(0xC0 | c >> 6), static_cast<char>(0x80 | (c & 0x3F))};
+    } else if (c < 0x10000) {
+      out += {static_cast<char>(0xE0 | c >> 12), static_cast<char>(0x80 | (c >> 6 & 0x3F)),
+              static_cast<char>(0x80 | (c & 0x3F))};
+    } else {
+      out += {static_cast<char>(0xF0 | c >> 18), static_cast<char>(0x80 | (c >> 12 & 0x3F)),
+              static_cast<char>(0x80 | (c >> 6 & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+    }
+  }
+  return out;
+}
+
 // Upstream ignores unknown keys everywhere but inside plugin args (its policy decoder is not
 // strict), so kdesched does too, with a warning; a near miss of a `guarded` key stays an error.
 Status ignoreUnknown(ArgsReader& r, Warnings& warnings, const std::vector<std::string_view>& guarded = {},
@@ -180,7 +214,14 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   RawArgs apiVersionNode, kindNode;
   if (Status s = top.readString("apiVersion", apiVersion); !s) return s;
   if (Status s = top.readRaw("apiVersion", apiVersionNode); !s) return s;
-  if (!apiVersion) return top.error("apiVersion", "missing; set apiVersion: descheduler/v1alpha2");
+  if (!apiVersion) {
+    // Upstream then decodes into its internal type, whose fields have no JSON names: it reads
+    // nothing, validates nothing and runs no profile. So does kdesched, and says so.
+    policy.warnings.push_back(
+        "apiVersion: missing, so upstream reads none of the policy's fields and runs nothing; kdesched "
+        "does the same: set apiVersion: descheduler/v1alpha2");
+    return Status::ok();
+  }
   if (*apiVersion == "descheduler/v1alpha1") {
     return top.error("apiVersion",
                      "descheduler/v1alpha1 is not supported: rewrite the policy as descheduler/v1alpha2 "
@@ -192,9 +233,12 @@ Status readTopLevel(const YAML::Node& root, DeschedulerPolicy& policy) {
   }
   if (Status s = top.readString("kind", kind); !s) return s;
   if (Status s = top.readRaw("kind", kindNode); !s) return s;
-  if (!kind) return top.error("kind", "missing; set kind: DeschedulerPolicy");
-  if (*kind != kKind)
+  if (!kind) {
+    // Upstream's decoder takes the kind from the type it decodes into.
+    policy.warnings.push_back("kind: missing; read as DeschedulerPolicy, as upstream reads it");
+  } else if (*kind != kKind) {
     return top.error("kind", "must be DeschedulerPolicy, got " + describeValue(detail::yamlOf(kindNode)));
+  }
 
   if (Status s = top.readString("nodeSelector", policy.nodeSelector); !s) return s;
   if (policy.nodeSelector) {
@@ -245,10 +289,7 @@ Result<YAML::Node> loadDocument(const std::string& yamlText, const std::string& 
       std::string token = pos < yamlText.size() ? printable(yamlText.substr(pos, 1)) : std::string("end of input");
       return Status::error(sourceName + ": " + at(scan.stuckAt) + "malformed YAML: unexpected \"" + token + "\"");
     }
-    if (scan.nonEmpty == 0) {
-      return Status::error(sourceName + ": the policy is empty; expected a DeschedulerPolicy with apiVersion: " +
-                           std::string(kApiVersion));
-    }
+    if (scan.nonEmpty == 0) return YAML::Node();  // empty: parseUnguarded says what that means
     if (scan.nonEmpty > 1) {
       const YAML::Mark& m = scan.secondDocument;
       std::string where = m.is_null() ? std::string() : "line " + std::to_string(m.line + 1) + ": ";
@@ -259,8 +300,7 @@ Result<YAML::Node> loadDocument(const std::string& yamlText, const std::string& 
     for (const YAML::Node& d : YAML::LoadAll(yamlText)) {
       if (d.IsDefined() && !d.IsNull()) return d;
     }
-    return Status::error(sourceName + ": the policy is empty; expected a DeschedulerPolicy with apiVersion: " +
-                         std::string(kApiVersion));
+    return YAML::Node();
   } catch (const YAML::DeepRecursion& e) {
     return Status::error(sourceName + ": " + at(e.mark) + "malformed YAML: nesting is too deep");
   } catch (const YAML::Exception& e) {
@@ -272,13 +312,21 @@ Result<DeschedulerPolicy> parseUnguarded(const std::string& yamlText, const std:
   Result<YAML::Node> document = loadDocument(yamlText, sourceName);
   if (!document) return document.status();
   const YAML::Node& root = *document;
+  DeschedulerPolicy policy;
+  policy.sourceName = sourceName;
+  if (!root.IsDefined() || root.IsNull()) {
+    // Upstream decodes an empty file into an empty policy and runs nothing: so does kdesched.
+    policy.warnings.push_back(sourceName +
+                              ": the policy is empty, so nothing runs, as upstream runs nothing; expected a "
+                              "DeschedulerPolicy with apiVersion: " +
+                              std::string(kApiVersion));
+    return policy;
+  }
   if (!root.IsMap()) {
     return Status::error(sourceName + ": the policy must be a mapping with apiVersion, kind and profiles, got " +
                          describeValue(root));
   }
 
-  DeschedulerPolicy policy;
-  policy.sourceName = sourceName;
   if (Status s = readTopLevel(root, policy); !s) return std::move(s.prefix(sourceName));
   for (std::string& w : policy.warnings) w = sourceName + ": " + w;
   return policy;
@@ -294,6 +342,11 @@ const PluginConfig* Profile::findConfig(const std::string& plugin) const {
 }
 
 Result<DeschedulerPolicy> parsePolicy(const std::string& yamlText, const std::string& sourceName) {
+  if (std::optional<std::string> utf8 = fromUtf16(yamlText); utf8 && !utf8->empty()) {
+    Result<DeschedulerPolicy> p = parsePolicy(*utf8, sourceName);
+    if (p) p->warnings.push_back(sourceName + ": the file is UTF-16 text; read as upstream reads it");
+    return p;
+  }
   // Before yaml-cpp: a NUL byte came out as "unknown escape character: ?", UTF-16 likewise.
   if (auto text = api::checkTextEncoding(yamlText, "a DeschedulerPolicy in YAML"); !text.isOk())
     return Status::error(sourceName + ": " + text.error());

@@ -29,19 +29,43 @@ Status checkList(policy::ArgsReader& r, const std::string& field, const std::vec
   return Status::ok();
 }
 
+// An empty protectedStorageClasses name: upstream rejects it only when extraEnabled has PodsWithPVC.
+// Without PodsWithPVC the list is unused (a warning); with the legacy ignorePvcPods it is used, and
+// the empty entry, matching no class, turns "protect every pod with a PVC" into "protect the listed
+// classes only": that could evict more than asked, so it stays an error.
+Status checkEmptyStorageClass(const policy::ArgsReader& r, const Args& a, std::optional<std::size_t> empty,
+                              policy::Warnings& warnings) {
+  if (!empty) return Status::ok();
+  const std::string at = "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[" + std::to_string(*empty) + "]";
+  policy::ArgsReader entry(policy::RawArgs{.path = r.pathOf("podProtections") +
+                                                   ".config.PodsWithPVC.protectedStorageClasses[" +
+                                                   std::to_string(*empty) + "]"});
+  const auto& extra = a.extraEnabled;
+  if (std::find(extra.begin(), extra.end(), kPodsWithPVC) != extra.end())
+    return entry.error("name", at + " name cannot be empty");
+  if (a.ignorePvcPods)
+    return entry.error("name", at + " name cannot be empty: with ignorePvcPods upstream accepts it, matches no " +
+                                   "class with it and protects only the other listed classes, so pods with a PVC of " +
+                                   "any other class become evictable");
+  warnings.push_back(entry.pathOf("name") + ": empty, accepted as upstream accepts it; unused, since " + kPodsWithPVC +
+                     " protection is off");
+  return Status::ok();
+}
+
 }  // namespace
 
-Result<Args> decodeArgs(const policy::RawArgs& raw) {
+Result<Args> decodeArgs(const policy::RawArgs& raw, policy::Warnings& warnings) {
   policy::ArgsReader r(raw);
   KD_TRY(r.structural());
   Args a;
   std::optional<std::string> s;
   std::optional<bool> b;
-  Status st;
+  std::optional<std::size_t> emptyClass;  // the first protectedStorageClasses entry without a name
   KD_TRY(r.readString("nodeSelector", s));
+  std::optional<std::string> badNodeSelector;  // why nodeSelector does not parse; checked with nodeFit
   if (s) {
     a.nodeSelector = *s;
-    if (auto sel = api::parseLabelSelector(*s); !sel.isOk()) return r.error("nodeSelector", sel.error());
+    if (auto sel = api::parseLabelSelector(*s); !sel.isOk()) badNodeSelector = sel.error();
   }
   KD_TRY(r.readLabelSelector("labelSelector", a.labelSelector));
   KD_TRY(r.readLabelSelector("namespaceLabelSelector", a.namespaceLabelSelector));
@@ -62,6 +86,12 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   }));
   KD_TRY(r.readBool("nodeFit", b));
   a.nodeFit = b.value_or(false);
+  // Upstream parses it only for nodeFit, then fails every PreEvictionFilter with it (evicting nothing
+  // in the profile), which kdesched says at load; without nodeFit nothing reads it.
+  if (badNodeSelector && a.nodeFit) return r.error("nodeSelector", *badNodeSelector);
+  if (badNodeSelector)
+    warnings.push_back(r.pathOf("nodeSelector") + ": " + *badNodeSelector +
+                       "; accepted as upstream accepts it, and unused without nodeFit");
   std::optional<std::uint32_t> minReplicas;
   KD_TRY(r.readUint32("minReplicas", minReplicas));
   a.minReplicas = minReplicas.value_or(0);
@@ -88,10 +118,8 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
         KD_TRY(vr.readObjectList("protectedStorageClasses", [&](policy::ArgsReader& sr, std::size_t i) -> Status {
           std::optional<std::string> name;
           KD_TRY(sr.readString("name", name));
-          if (!name || name->empty())
-            return sr.error("name", "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[" + std::to_string(i) +
-                                        "] name cannot be empty");
-          a.protectedStorageClasses.push_back(*name);
+          if (name.value_or("").empty() && !emptyClass) emptyClass = i;
+          a.protectedStorageClasses.push_back(name.value_or(""));
           return sr.finish();
         }));
         return vr.finish();
@@ -119,6 +147,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
     return r.error(
         "podProtections",
         "cannot use Deprecated fields alongside PodProtections.ExtraEnabled or PodProtections.DefaultDisabled");
+  KD_TRY(checkEmptyStorageClass(r, a, emptyClass, warnings));
   KD_TRY(r.finish());
   return a;
 }

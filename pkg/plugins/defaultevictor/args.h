@@ -46,8 +46,9 @@ struct Args {
   bool ignorePodsWithoutPDB = false;
 };
 
-// Decodes strictly and validates; errors name the field path.
-Result<Args> decodeArgs(const policy::RawArgs& raw);
+// Decodes strictly and validates; errors name the field path, `warnings` gets what loads as upstream
+// loads it but is worth a word.
+Result<Args> decodeArgs(const policy::RawArgs& raw, policy::Warnings& warnings);
 
 // The protections in force: podProtections when either list is non-empty, else the legacy booleans.
 std::set<std::string> effectiveProtections(const Args& a);

@@ -161,7 +161,11 @@ TEST(ArgsReaderTest, ReadUint32RejectsNegatives) {
       {"v: -1", std::nullopt, "must be a non-negative integer, got -1"},
       {"v: -1.0", std::nullopt, "must be a non-negative integer, got -1.0"},
       {"v: -99999999999999999999", std::nullopt, "must be a non-negative integer, got -99999999999999999999"},
-      {"v: 4294967296", std::nullopt, "must be at most 4294967295, got 4294967296"},
+      // Upstream's Go uint takes up to 2^64-1; no count or age reaches 2^32-1, which is held.
+      {"v: 4294967296", 4294967295LL, ""},
+      {"v: 18446744073709551615", 4294967295LL, ""},
+      {"v: 1.0e19", 4294967295LL, ""},
+      {"v: 18446744073709551616", std::nullopt, "must be at most 18446744073709551615, got 18446744073709551616"},
       {"v: ten", std::nullopt, "must be a non-negative integer, got \"ten\""},
   };
   for (const auto& c : cases) {

@@ -209,7 +209,9 @@ TEST(ParsePolicyRobustnessTest, TheWrongEncodingIsNamed) {
   ASSERT_FALSE(nul.isOk());
   EXPECT_EQ(nul.error(),
             "policy.yaml: binary data (a NUL byte at line 3, column 13): expected a DeschedulerPolicy in YAML");
-  std::string utf16 = "\xFF\xFE";
+  // UTF-16 with a byte order mark is read as upstream reads it (test/unit/policy/strictness_test.cpp);
+  // without one, upstream's parser stops at the NUL bytes too.
+  std::string utf16;
   for (char c : header()) utf16 += std::string{c, '\0'};
   Result<DeschedulerPolicy> wide = parsePolicy(utf16, "policy.yaml");
   ASSERT_FALSE(wide.isOk());

@@ -10,9 +10,13 @@ namespace kdesched::testing {
 namespace {
 
 namespace de = plugins::defaultevictor;
-using de::decodeArgs;
 using de::kName;
 using Protections = std::set<std::string>;
+
+Result<de::Args> decodeArgs(const policy::RawArgs& raw) {
+  policy::Warnings warnings;
+  return de::decodeArgs(raw, warnings);
+}
 
 const Protections kDefaultProtections = {de::kPodsWithLocalStorage, de::kSystemCriticalPods, de::kFailedBarePods,
                                          de::kDaemonSetPods};
@@ -131,6 +135,31 @@ TEST(DefaultEvictorArgs, DeprecatedBooleansAreTheLegacyFormOfPodProtections) {
   }
 }
 
+// Without PodsWithPVC the storage class list is unused, and upstream does not check it.
+TEST(DefaultEvictorArgs, AnEmptyStorageClassNameUnusedLoadsWithAWarning) {
+  policy::Warnings warnings;
+  auto a = de::decodeArgs(
+      rawArgs(kName, "podProtections: {config: {PodsWithPVC: {protectedStorageClasses: [{name: fast}, {}]}}}"),
+      warnings);
+  ASSERT_TRUE(a.isOk()) << a.error();
+  EXPECT_EQ(de::effectiveProtections(*a).count(de::kPodsWithPVC), 0u);
+  EXPECT_EQ(warnings, (policy::Warnings{std::string(kArgsPath) +
+                                        ".podProtections.config.PodsWithPVC.protectedStorageClasses[1].name: empty, "
+                                        "accepted as upstream accepts it; unused, since PodsWithPVC protection is "
+                                        "off"}));
+}
+
+// Upstream reads nodeSelector only for nodeFit.
+TEST(DefaultEvictorArgs, AnInvalidNodeSelectorWithoutNodeFitLoadsWithAWarning) {
+  policy::Warnings warnings;
+  auto a = de::decodeArgs(rawArgs(kName, "nodeSelector: 'a in (b'"), warnings);
+  ASSERT_TRUE(a.isOk()) << a.error();
+  EXPECT_EQ(warnings, (policy::Warnings{std::string(kArgsPath) +
+                                        ".nodeSelector: invalid selector \"a in (b\": at position 7: found end of "
+                                        "string, expected: ',' or ')'; accepted as upstream accepts it, and unused "
+                                        "without nodeFit"}));
+}
+
 class DefaultEvictorArgsRejected : public ::testing::TestWithParam<RejectedArgs> {};
 
 TEST_P(DefaultEvictorArgsRejected, WithItsMessage) {
@@ -141,7 +170,7 @@ TEST_P(DefaultEvictorArgsRejected, WithItsMessage) {
 INSTANTIATE_TEST_SUITE_P(
     Table, DefaultEvictorArgsRejected,
     ::testing::Values(
-        RejectedArgs{"bad_node_selector", "nodeSelector: 'a in (b'",
+        RejectedArgs{"bad_node_selector", "nodeSelector: 'a in (b'\nnodeFit: true",
                      ".nodeSelector: invalid selector \"a in (b\": at position 7: found end of string, expected: ',' "
                      "or ')'"},
         RejectedArgs{"both_thresholds", "priorityThreshold: {value: 1, name: x}",
@@ -175,13 +204,23 @@ INSTANTIATE_TEST_SUITE_P(
         RejectedArgs{"extra_enabled_duplicate", "podProtections: {extraEnabled: [PodsWithPVC, PodsWithPVC]}",
                      ".podProtections.extraEnabled: PodProtections.ExtraEnabled contains duplicate entries"},
         RejectedArgs{"storage_class_without_name",
-                     "podProtections: {config: {PodsWithPVC: {protectedStorageClasses: [{name: fast}, {}]}}}",
+                     "podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: "
+                     "[{name: fast}, {}]}}}",
                      ".podProtections.config.PodsWithPVC.protectedStorageClasses[1].name: "
                      "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[1] name cannot be empty"},
         RejectedArgs{"storage_class_empty_name",
-                     "podProtections: {config: {PodsWithPVC: {protectedStorageClasses: [{name: ''}]}}}",
+                     "podProtections: {extraEnabled: [PodsWithPVC], config: {PodsWithPVC: {protectedStorageClasses: "
+                     "[{name: ''}]}}}",
                      ".podProtections.config.PodsWithPVC.protectedStorageClasses[0].name: "
                      "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[0] name cannot be empty"},
+        // Upstream checks the names only with extraEnabled; with the legacy boolean it accepts the
+        // empty one and then protects only the other listed classes (here none).
+        RejectedArgs{"storage_class_empty_name_legacy",
+                     "ignorePvcPods: true\npodProtections: {config: {PodsWithPVC: {protectedStorageClasses: [{}]}}}",
+                     ".podProtections.config.PodsWithPVC.protectedStorageClasses[0].name: "
+                     "PodProtections.Config.PodsWithPVC.ProtectedStorageClasses[0] name cannot be empty: with "
+                     "ignorePvcPods upstream accepts it, matches no class with it and protects only the other listed "
+                     "classes, so pods with a PVC of any other class become evictable"},
         RejectedArgs{"deprecated_with_lists", "evictDaemonSetPods: true\npodProtections: {extraEnabled: [PodsWithPVC]}",
                      ".podProtections: cannot use Deprecated fields alongside PodProtections.ExtraEnabled or "
                      "PodProtections.DefaultDisabled"},
