@@ -52,10 +52,12 @@ void Planner::setInterest(Interest interest) {
 }
 
 void Planner::subscribe() {
+  cluster::SnapshotPtr snapshot = store_.snapshot();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (subscribed_) return;
     subscribed_ = true;
+    schedule_.seedCarriers(*snapshot);
   }
   store_.subscribe([this](const cluster::StoreEvent& e) { onEvent(e); });
   if (deadlineFn_) rescanDeadlines();

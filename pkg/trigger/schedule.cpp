@@ -4,13 +4,32 @@
 
 namespace kdesched::trigger {
 
+namespace {
+
+// Whether the seeds added to `seeds` from index `pods`/`nodes` on may have broken a rule now.
+bool urgent(const Seeds& seeds, std::size_t pods, std::size_t nodes, const CarrierKeys& carriers) {
+  if (seeds.nodes.size() > nodes) return true;
+  for (std::size_t i = pods; i < seeds.pods.size(); ++i) {
+    const PodSeed& p = seeds.pods[i];
+    if (p.status || p.carriesAntiAffinity || carriers.mightSelect(p.labels)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string TriggerSchedule::onEvent(const cluster::StoreEvent& event, Clock::TimePoint now) {
+  if (auto* c = std::get_if<cluster::Change<api::Pod>>(&event)) {
+    if (c->before) carriers_.remove(*c->before);
+    if (c->after && c->type != cluster::EventType::Deleted) carriers_.add(*c->after);
+  }
   const bool hadBalance = seeds_.balance;
+  const std::size_t pods = seeds_.pods.size(), nodes = seeds_.nodes.size();
   std::string kind = addSeed(event, seeds_, interest_);
   if (kind.empty()) return kind;
-  if (!seeds_.pods.empty() || !seeds_.nodes.empty()) {
+  if (seeds_.pods.size() > pods || seeds_.nodes.size() > nodes) {
     if (!firstEvent_) firstEvent_ = now;
-    lastEvent_ = now;
+    if (urgent(seeds_, pods, nodes, carriers_)) lastUrgent_ = now;
   }
   if (seeds_.balance && !hadBalance && !balanceDue_) {
     balanceDue_ = now + seconds(config_.balanceDebounceSeconds);
@@ -41,7 +60,8 @@ bool TriggerSchedule::setDeadline(const std::string& pod, std::optional<Deadline
 }
 
 Clock::TimePoint TriggerSchedule::batchDue() const {
-  return std::min(*firstEvent_ + seconds(config_.debounceSeconds), lastEvent_ + seconds(config_.quietSeconds));
+  const Clock::TimePoint cap = *firstEvent_ + seconds(config_.debounceSeconds);
+  return lastUrgent_ ? std::min(cap, *lastUrgent_ + seconds(config_.quietSeconds)) : cap;
 }
 
 std::optional<Clock::TimePoint> TriggerSchedule::nextWakeup() const {
@@ -64,6 +84,7 @@ DueWork TriggerSchedule::take(Clock::TimePoint now) {
     due.seeds.nodes = std::exchange(seeds_.nodes, {});
     due.seedsFirstEvent = *firstEvent_;
     firstEvent_.reset();
+    lastUrgent_.reset();
   }
   if (balanceDue_ && *balanceDue_ <= now) {
     due.balance = true;

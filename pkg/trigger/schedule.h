@@ -10,6 +10,7 @@
 
 #include "pkg/base/clock.h"
 #include "pkg/trigger/affected.h"
+#include "pkg/trigger/carriers.h"
 #include "pkg/trigger/config.h"
 #include "pkg/trigger/deadlines.h"
 
@@ -44,10 +45,16 @@ class TriggerSchedule {
       : config_(config), interest_(interest), deadlines_(config.maxDeadlines) {}
   void setInterest(Interest interest) { interest_ = interest; }
 
-  // Adds what `event` seeds, at `now`. A deschedule batch is due once events pause for `quiet`,
-  // and at the latest `debounce` after its first event; a balance run `balanceDebounce` after the
-  // first event that asked for one. Returns the event's kind ("" when it cannot matter).
+  // Adds what `event` seeds, at `now`. A deschedule batch is due at the latest `debounce` after its
+  // first event, and sooner once the events that may have broken a rule pause for `quiet`: a pod
+  // bound or relabelled counts only when it carries required anti-affinity or some term in the
+  // cache could select it (CarrierKeys); node changes and status changes always count. So churn
+  // around a violation (relabels, rollouts elsewhere) does not hold its run back to the debounce.
+  // A balance run is due `balanceDebounce` after the first event that asked for one. Returns the
+  // event's kind ("" when it cannot matter).
   std::string onEvent(const cluster::StoreEvent& event, Clock::TimePoint now);
+  // Counts the required anti-affinity terms of every pod in `snapshot` (then events keep it).
+  void seedCarriers(const cluster::Snapshot& snapshot) { carriers_.rebuild(snapshot); }
   // Adds a deferred candidate; a pod already waiting keeps its place (and its due time).
   void defer(Deferred d);
   // A balance run, `balanceDebounce` after `now` unless one is already pending.
@@ -73,7 +80,8 @@ class TriggerSchedule {
   std::optional<Clock::TimePoint> rescanDue_;
   Seeds seeds_;
   std::optional<Clock::TimePoint> firstEvent_;  // of the pending deschedule batch
-  Clock::TimePoint lastEvent_{};
+  std::optional<Clock::TimePoint> lastUrgent_;  // the pending batch's last event that may break a rule
+  CarrierKeys carriers_;
   std::optional<Clock::TimePoint> balanceDue_;
   Clock::TimePoint balanceFirstEvent_{};
   std::vector<Deferred> deferred_;

@@ -98,6 +98,61 @@ TEST_F(PlannerTest, AStreamWithoutPausesRunsAtTheDebounceAfterItsFirstEvent) {
   EXPECT_EQ(rec.runs.size(), 1u);
 }
 
+// Churn that cannot break an anti-affinity rule: web pods relabelled, every 10 ms.
+void relabelWeb(cluster::Store& store, int i) {
+  store.upsert(
+      PodBuilder("web-" + std::to_string(i % 7)).app("web").label("rev", std::to_string(i)).node("node1").build());
+}
+
+TEST_F(PlannerTest, AViolationAmidChurnRunsAQuietAfterItsOwnEventNotAtTheDebounce) {
+  addPayments(store);  // carriers in the store before subscribe: counted from the snapshot
+  for (int i = 0; i < 7; ++i) relabelWeb(store, i);
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.subscribe();
+  const Clock::TimePoint first = clock->now();
+  for (int i = 0; i < 100; ++i) {
+    relabelWeb(store, 7 + i);
+    if (i == 30) bindOrder(store, 0);  // the violation, at 0.3 s
+    clock->advanceSeconds(0.01);
+    if (planner.runDue()) break;
+  }
+  ASSERT_EQ(rec.runs.size(), 1u);
+  // Due at 0.3 s + quiet: the relabels around it do not hold it back to the 1 s debounce.
+  EXPECT_EQ(clock->now(), first + seconds(0.5));
+  EXPECT_EQ(rec.runs[0].pods->size(), 5u);
+  EXPECT_EQ(rec.firstEvents[0], first);
+}
+
+TEST_F(PlannerTest, ChurnAloneRunsAtTheDebounce) {
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.subscribe();
+  addPayments(store);  // carriers arriving as events are counted too
+  clock->advanceSeconds(1);
+  planner.runDue();
+  rec.runs.clear();
+  const Clock::TimePoint first = clock->now();
+  relabelWeb(store, 0);
+  EXPECT_EQ(*planner.nextWakeup(), first + seconds(1));
+  clock->advanceSeconds(0.5);
+  bindOrder(store, 1);  // a pod the payments' terms select: now the quiet applies
+  EXPECT_EQ(*planner.nextWakeup(), first + seconds(0.7));
+}
+
+TEST_F(PlannerTest, AWildcardTermMakesEveryPodEventCount) {
+  api::LabelSelector notIn;
+  notIn.matchExpressions.push_back({"app", api::LabelSelectorOp::NotIn, {"payment"}});
+  api::PodAffinityTerm term;
+  term.labelSelector = notIn;
+  term.topologyKey = "kubernetes.io/hostname";
+  store.upsert(NodeBuilder("node1").build());
+  store.upsert(PodBuilder("loner").label("team", "a").node("node1").antiAffinityTerm(term).build());
+  trigger::Planner planner(store, config(), rec, clock);
+  planner.subscribe();
+  const Clock::TimePoint first = clock->now();
+  store.upsert(PodBuilder("x").label("team", "b").node("node1").build());  // no app label: selected
+  EXPECT_EQ(*planner.nextWakeup(), first + seconds(0.2));
+}
+
 TEST_F(PlannerTest, MidRolloutCandidatesWaitForTheGraceWindow) {
   store.upsert(NodeBuilder("node1").build());
   store.upsert(NodeBuilder("node2").build());
@@ -157,6 +212,8 @@ TEST_F(PlannerTest, APodBoundBesideItsDuplicateMakesADebouncedBalanceRun) {
   planner.subscribe();
   store.upsert(PodBuilder("web-2").ownerUid("ReplicaSet", "web", "rs1").node("node1").build());
   clock->advanceSeconds(0.2);
+  EXPECT_FALSE(planner.runDue());  // no anti-affinity term can select web-2: the batch waits the debounce
+  clock->advanceSeconds(0.8);
   EXPECT_TRUE(planner.runDue());  // the deschedule batch: nothing in scope, a balance run asked for
   EXPECT_TRUE(rec.runs.empty());
   ASSERT_TRUE(planner.nextWakeup());
