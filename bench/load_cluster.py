@@ -60,7 +60,7 @@ class Api:
             self.local.conn = c
         return c
 
-    def request(self, method, path, body=None, ok=(200, 201), tolerate=(), attempts=12):
+    def request(self, method, path, body=None, ok=(200, 201), tolerate=(), attempts=12, content_type="application/json"):
         delay = 0.2
         last = None
         for attempt in range(attempts):
@@ -68,7 +68,7 @@ class Api:
                 c = self._conn(fresh=attempt > 0 and last == "conn")
                 headers = {"Accept": "application/json"}
                 if body is not None:
-                    headers["Content-Type"] = "application/json"
+                    headers["Content-Type"] = content_type
                 c.request(method, path, body=body, headers=headers)
                 r = c.getresponse()
                 data = r.read()

@@ -2,7 +2,7 @@
 # kdesched benchmarks: scale, memory and reaction time, side by side with upstream descheduler.
 #
 # Usage: bench/run.sh [PART...]        PART: engine plugins side-by-side reaction profile usage chaos absorb
-#                                      plan-rss report all
+#                                      plan-rss steady report all
 #                          (default: all = engine plugins side-by-side reaction profile report)
 #
 #   engine        kdesched's engine offline on generated snapshots S1 S2 S3 S3d: one process per
@@ -27,6 +27,9 @@
 #                 `all`).
 #   absorb        pod watch events per second on one core: decode, store update, trigger mapping
 #                 (absorb_bench; not in `all`).
+#   steady        a daemon for BENCH_STEADY_MINUTES against a loaded cluster under churn (pod relabels
+#                 and rolls, node taints) with order/payment probes: RSS, CPU, fds and event-to-
+#                 eviction over time, kdesched and upstream (bench/run_steady.sh; not in `all`).
 #   plan-rss      `kdesched plan`'s peak RSS against its input's size, and its wall time, at S2 and S3
 #                 (bench/run_plan_rss.sh; not in `all`).
 #   report        bench/results/<date>-<machine>.md and .png from the raw results.
@@ -47,6 +50,8 @@
 #   BENCH_USAGE_SIZE/ROUNDS/CYCLES  the usage part's size, rounds and cycles per run [S3/5/5]
 #   BENCH_CHAOS_SEEDS/ROUNDS  the chaos part's seeds and rounds per seed ["1 2 3"/10]
 #   BENCH_PLAN_RSS_SIZES/RUNS  the plan-rss part's sizes and runs per size [S2 S3/3]
+#   BENCH_STEADY_SIZE/MINUTES/RATE/INTERVAL/IMPLS/WARMUP/TAIL  the steady part
+#                        [S2/30/50/30s/"kdesched upstream"/70 s/20 min]
 #
 # Time on 2 cores (2026-11-30): engine 30 s, plugins ~10 min, side-by-side 2.4 min for S1 and
 # 17.5 min for S2, reaction 7 min, profile 5.5 min (see bench/README.md). Clusters are always torn
@@ -543,6 +548,8 @@ source "${BENCH}/run_usage.sh"
 source "${BENCH}/run_chaos.sh"
 # shellcheck source=bench/run_plan_rss.sh
 source "${BENCH}/run_plan_rss.sh"
+# shellcheck source=bench/run_steady.sh
+source "${BENCH}/run_steady.sh"
 
 # ---------------------------------------------------------------------------------------------
 
@@ -573,9 +580,10 @@ for p in "${parts[@]}"; do
     chaos) part_chaos ;;
     absorb) part_absorb ;;
     plan-rss) part_plan_rss ;;
+    steady) part_steady ;;
     all) part_engine; part_plugins; part_side_by_side; part_reaction; part_profile; part_report ;;
     -h|--help|help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage chaos absorb plan-rss report all)" ;;
+    *) die "unknown part ${p} (engine plugins side-by-side reaction profile usage chaos absorb plan-rss steady report all)" ;;
   esac
 done
 log "done; results in ${OUT}"
