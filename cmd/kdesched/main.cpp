@@ -186,6 +186,12 @@ CLI::App* addPlanCommand(CLI::App& app, PlanFlags& f) {
                    "The JSON answer of Prometheus' /api/v1/query to the policy's metricsUtilization.prometheus.query "
                    "(a vector, one sample per node: instance = node name, value in [0, 1]); also for a plan read "
                    "from the cluster, which never queries Prometheus itself");
+  plan->add_option("--explain", f.options.explain,
+                   "After the plan, say for pod NAMESPACE/NAME what every profile and plugin made of it, in order: "
+                   "skipped (and why, with the numbers), refused (by which filter, limit or PDB) or evicted; "
+                   "repeatable; a pod that is not there fails the plan (exit 2) after it is printed")
+      ->expected(1)
+      ->take_all();
   addPlanLiveFlags(plan, f);
   return plan;
 }

@@ -49,6 +49,7 @@ struct CycleScope {
   bool runBalance = true;
   std::vector<std::string> plugins;  // only these plugin names (empty: all)
   PodScope pods;                     // deschedule candidates (null: all pods)
+  Explainer* explain = nullptr;      // `plan --explain`: records what happened to the asked pods
 };
 
 // The cycle's nodes: ready (no Ready condition other than True) and matching `nodeSelector`.

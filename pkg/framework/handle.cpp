@@ -1,6 +1,13 @@
 #include "pkg/framework/plugin.h"
 
 namespace kdesched::framework {
+namespace {
+
+void explainFilter(Explainer& e, const api::Pod& pod, const Handle& h, const FilterResult& r, const char* kind) {
+  e.record(pod, {h.profile(), h.plugin(), ExplainOutcome::Refused, r.by, kind, r.reason});
+}
+
+}  // namespace
 
 std::vector<const api::Pod*> Handle::podsOnNode(const api::Node& node, PodPhases phases) const {
   std::vector<const api::Pod*> out;
@@ -12,17 +19,35 @@ std::vector<const api::Pod*> Handle::podsOnNode(const api::Node& node, PodPhases
   return out;
 }
 
+void Handle::record(const api::Pod& pod, std::string_view why) const {
+  explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Skipped, "", "", std::string(why)});
+}
+
 FilterResult Handle::filter(const api::Pod& pod) const {
-  return evictor_ ? evictor_->filter(pod, *this) : FilterResult::pass();
+  if (!evictor_) return FilterResult::pass();
+  FilterResult r = evictor_->filter(pod, *this);
+  if (!r.ok && explaining(pod)) explainFilter(*explainer_, pod, *this, r, "Filter");
+  return r;
 }
 
 FilterResult Handle::preEvictionFilter(const api::Pod& pod) const {
-  return evictor_ ? evictor_->preEvictionFilter(pod, *this) : FilterResult::pass();
+  if (!evictor_) return FilterResult::pass();
+  FilterResult r = evictor_->preEvictionFilter(pod, *this);
+  if (!r.ok && explaining(pod)) explainFilter(*explainer_, pod, *this, r, "PreEvictionFilter");
+  return r;
 }
 
 EvictResult Handle::evict(const api::Pod& pod, const std::string& reason) const {
   if (!evictor_) return EvictResult::refused(Refusal::Filter, "handle", "no evictor in this context");
-  return evictor_->evict(pod, reason, *this);
+  EvictResult r = evictor_->evict(pod, reason, *this);
+  if (explaining(pod)) {
+    if (r.evicted)
+      explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Evicted, "", "", reason});
+    else
+      explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Refused, r.by, std::string(toString(r.refusal)),
+                               r.detail + " (wanted: " + reason + ")"});
+  }
+  return r;
 }
 
 }  // namespace kdesched::framework

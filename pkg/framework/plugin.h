@@ -15,6 +15,7 @@
 #include "pkg/base/status.h"
 #include "pkg/cluster/snapshot.h"
 #include "pkg/framework/compat.h"
+#include "pkg/framework/explain.h"
 #include "pkg/usage/usage.h"
 
 namespace kdesched::framework {
@@ -206,7 +207,11 @@ class Handle {
   bool isEvicted(const api::Pod& pod) const { return state_.isEvicted(pod); }
   // Deschedule plugins consider only pods in scope as candidates (every pod still counts as a
   // conflicting party, for usage and for domains).
-  bool inScope(const api::Pod& pod) const { return !scope_ || scope_->count(pod.key()) != 0; }
+  bool inScope(const api::Pod& pod) const {
+    if (!scope_ || scope_->count(pod.key()) != 0) return true;
+    if (explainer_) passOver(pod, "out of scope: this event-triggered run acts only on the pods its events named");
+    return false;
+  }
   bool scoped() const { return scope_ != nullptr; }
   CycleState& state() const { return state_; }
   // Pods on `node` not yet evicted this cycle.
@@ -216,6 +221,20 @@ class Handle {
   // The measured usage the cycle was given; null when none was (a cycle by requests only).
   const usage::ClusterUsage* usage() const { return usage_; }
 
+  // `plan --explain`: the explainer, null unless someone asked (the cycle runner sets it).
+  void setExplainer(Explainer* e) { explainer_ = e; }
+  // Whether `pod` is asked about: a plugin builds a pass-over reason only then, so nobody asking
+  // costs one null test.
+  bool explaining(const api::Pod& pod) const { return explainer_ && explainer_->wants(pod); }
+  // Whether anyone asked at all: guards a loop that exists only to explain.
+  bool explainingAny() const { return explainer_ != nullptr; }
+  // The running plugin passed over `pod` (not a candidate, and why, with the numbers). Recorded only
+  // when explaining(pod); a reason that is more than a literal is built only under explaining(pod).
+  void passOver(const api::Pod& pod, std::string_view why) const {
+    if (explaining(pod)) record(pod, why);
+  }
+
+  // Filter and PreEvictionFilter refusals and every eviction answer are recorded for asked pods.
   FilterResult filter(const api::Pod& pod) const;
   FilterResult preEvictionFilter(const api::Pod& pod) const;
   EvictResult evict(const api::Pod& pod, const std::string& reason) const;
@@ -229,6 +248,9 @@ class Handle {
   std::string plugin_;
   PodScope scope_;
   const usage::ClusterUsage* usage_;
+  Explainer* explainer_ = nullptr;
+
+  void record(const api::Pod& pod, std::string_view why) const;
 };
 
 }  // namespace kdesched::framework

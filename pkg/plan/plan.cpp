@@ -35,12 +35,56 @@ std::string plural(std::size_t n, const std::string& word) {
 }
 
 struct PlanData {
+  const framework::Explainer* explain;  // null: no --explain
   const evictor::PlanSink& sink;
   const framework::CycleResult& cycle;
   const cluster::LoadReport& report;
   const cluster::Snapshot& snapshot;
   const Engine& engine;
 };
+
+const api::Pod* findPod(const cluster::Snapshot& snapshot, const framework::Explainer::Asked& a) {
+  for (const api::Pod* p : snapshot.pods())
+    if (p->name == a.name && p->ns.view() == a.ns) return p;
+  return nullptr;
+}
+
+// Each asked pod: its node, then one line per profile and plugin step, in the order they happened.
+void renderExplainTable(const PlanData& d, std::ostream& out) {
+  for (const auto& a : d.explain->asked()) {
+    out << "\nExplain " << a.ns << "/" << a.name;
+    const api::Pod* pod = findPod(d.snapshot, a);
+    if (!pod) {
+      out << ": no such pod in the cluster state the plan read\n";
+      continue;
+    }
+    out << " (node " << (pod->nodeName.empty() ? "<none>" : pod->nodeName.str()) << "):\n";
+    std::vector<Row> rows;
+    for (const auto& s : a.steps)
+      rows.push_back({s.profile.empty() ? "-" : s.profile, s.plugin.empty() ? "-" : s.plugin,
+                      std::string(framework::toString(s.outcome)), s.by.empty() ? "-" : s.by, s.why});
+    writeTable(out, {"PROFILE", "PLUGIN", "OUTCOME", "BY", "WHY"}, rows);
+  }
+}
+
+nlohmann::ordered_json explainJson(const PlanData& d) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const auto& a : d.explain->asked()) {
+    const api::Pod* pod = findPod(d.snapshot, a);
+    nlohmann::ordered_json e{{"namespace", a.ns}, {"name", a.name}, {"found", pod != nullptr}};
+    e["node"] = pod && !pod->nodeName.empty() ? nlohmann::ordered_json(pod->nodeName.str()) : nullptr;
+    e["steps"] = nlohmann::ordered_json::array();
+    for (const auto& s : a.steps)
+      e["steps"].push_back({{"profile", s.profile},
+                            {"plugin", s.plugin},
+                            {"outcome", std::string(framework::toString(s.outcome))},
+                            {"by", s.by},
+                            {"kind", s.kind},
+                            {"why", s.why}});
+    j.push_back(std::move(e));
+  }
+  return j;
+}
 
 void renderTable(const PlanData& d, std::ostream& out) {
   if (d.sink.evictions().empty()) {
@@ -78,6 +122,7 @@ void renderTable(const PlanData& d, std::ostream& out) {
     }
   }
   out << "\n";
+  if (d.explain) renderExplainTable(d, out);
 }
 
 // {"expected": "node2", "fits": [up to 3, best first], "fitCount": 5, "fitCountExact": true} (false:
@@ -135,8 +180,30 @@ void renderJson(const PlanData& d, std::ostream& out) {
   summary["skippedObjects"] = d.report.skipped;
   summary["warnings"] = d.report.warnings;
   j["summary"] = summary;
+  if (d.explain) j["explain"] = explainJson(d);
   // Profile and plugin names come from the policy and may hold any bytes: never throw on them.
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+// `--explain` takes "namespace/name", both parts non-empty.
+Status checkExplainKeys(const std::vector<std::string>& keys) {
+  for (const std::string& k : keys) {
+    const auto slash = k.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == k.size() ||
+        k.find('/', slash + 1) != std::string::npos)
+      return Status::error("--explain \"" + k + "\": want namespace/name, e.g. --explain default/order-7c9d-1");
+  }
+  return Status::ok();
+}
+
+// The plan is written whole; then a pod that was asked about and is not there fails it, so a
+// script notices the typo.
+Status missingExplained(const framework::Explainer& e, const cluster::Snapshot& snapshot, const std::string& source) {
+  std::string missing;
+  for (const auto& a : e.asked())
+    if (!findPod(snapshot, a)) missing += (missing.empty() ? "" : ", ") + a.ns + "/" + a.name;
+  if (missing.empty()) return Status::ok();
+  return Status::error("--explain: no pod " + missing + " in " + source);
 }
 
 }  // namespace
@@ -146,6 +213,7 @@ framework::WallSeconds planClock(const PlanOptions& options) {
 }
 
 Status runPlan(const PlanOptions& options, std::ostream& out) {
+  KD_TRY(checkExplainKeys(options.explain));
   cluster::Store store;
   PlanInput input;
   auto report = cluster::loadSnapshotFile(options.snapshotPath, store, options.maxSnapshotBytes, &input.metrics);
@@ -166,25 +234,29 @@ Status runPlan(const PlanOptions& options, std::ostream& out) {
 }
 
 Status writePlan(const Engine& engine, PlanInput input, const PlanOptions& options, std::ostream& out) {
+  KD_TRY(checkExplainKeys(options.explain));
   std::vector<std::string> usageNotes;
   auto usage =
       planUsage({std::move(input.metrics), input.sourceName, options.prometheusResultPath, options.now, input.live},
                 engine.usageNeeds(), usageNotes);
   if (!usage.isOk()) return usage.status();
 
+  std::optional<framework::Explainer> explainer;
+  framework::CycleScope scope;
+  if (!options.explain.empty()) scope.explain = &explainer.emplace(options.explain);
   evictor::PlanSink sink;
   evictor::EvictionChain chain(engine.limits(), sink);
-  framework::CycleResult cycle = engine.runCycle(*input.snapshot, chain, nullptr, {}, &*usage);
+  framework::CycleResult cycle = engine.runCycle(*input.snapshot, chain, nullptr, scope, &*usage);
 
   cluster::LoadReport& shown = input.report;
   shown.warnings.insert(shown.warnings.end(), usageNotes.begin(), usageNotes.end());
   shown.warnings.insert(shown.warnings.begin(), engine.policy.warnings.begin(), engine.policy.warnings.end());
-  PlanData data{sink, cycle, shown, *input.snapshot, engine};
+  PlanData data{explainer ? &*explainer : nullptr, sink, cycle, shown, *input.snapshot, engine};
   if (options.format == OutputFormat::Json)
     renderJson(data, out);
   else
     renderTable(data, out);
-  return Status::ok();
+  return explainer ? missingExplained(*explainer, *input.snapshot, input.sourceName) : Status::ok();
 }
 
 }  // namespace kdesched::plan

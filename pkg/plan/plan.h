@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "pkg/api/types.h"
 #include "pkg/base/status.h"
@@ -25,6 +26,9 @@ struct PlanOptions {
   // A saved Prometheus /api/v1/query answer, for a policy whose LowNodeUtilization balances by a
   // Prometheus query ("" when not given).
   std::string prometheusResultPath;
+  // `--explain ns/name` (repeatable): the pods whose fate every profile and plugin explains, after
+  // the plan. A name the cluster state does not hold is said so, and the plan then fails (exit 2).
+  std::vector<std::string> explain;
 };
 
 // Runs the plan on options.snapshotPath and writes it to `out`. Bad input returns an error (the

@@ -12,6 +12,8 @@
 #     -o json.
 #  3. a ServiceAccount bound to the chart's rules cut down to their list verbs alone gets the same
 #     plan: list is all a live plan needs. One with no rules exits 1, naming pods and list.
+#  4. --explain on order: the anti-affinity plugin found no violated term for it; with a PDB on
+#     payment: refused by that PDB with its numbers; -o json carries the same; an unknown pod: exit 2.
 #
 # Own cluster directory (${KDESCHED_LIVEPLAN_DIR:-/tmp/kdesched-liveplan.PID}); kdesched is
 # ${KDESCHED_BIN:-build/kdesched}. Prints "liveplan: N passed, N failed" (test/e2e/lib.sh).
@@ -176,5 +178,33 @@ check "no rules: exit 1 (rc=${KDS_RC})" [ "${KDS_RC}" = 1 ]
 check "no rules: the error names pods and list, with the fix" grep -q \
   'kdesched: cannot list pods: 403 Forbidden: .*(grant list on pods to this identity' "${WORK}/nothing.err"
 check "no rules: nothing on stdout" [ ! -s "${WORK}/nothing.out" ]
+
+# ---------------------------------------------------------------------------
+phase "4. --explain: order is no candidate, payment refused by its PDB (with the numbers)"
+must "PDB payment (minAvailable 1) applied" kds_apply payment-pdb.yaml
+must "disruption controller set disruptionsAllowed 0" kd_wait_for "PDB status" 60 kds_pdb_settled
+live_plan explain "${WORK}/sa.kubeconfig" --explain "${KDS_NS}/${ORDER_POD}" --explain "${KDS_NS}/${PAYMENT_POD}"
+sed 's/^/        | /' "${WORK}/explain.out"
+check "--explain: exit 0 (rc=${KDS_RC})" [ "${KDS_RC}" = 0 ]
+# explain_line POD PATTERN: a line of POD's explain section matches PATTERN.
+explain_line() {
+  awk -v p="Explain ${KDS_NS}/$1 " 'index($0, p) == 1 {on = 1; next} /^Explain / {on = 0} on' "${WORK}/explain.out" |
+    grep -Eq "$2"
+}
+check "order: the anti-affinity plugin found no violated term for it" explain_line "${ORDER_POD}" \
+  "RemovePodsViolatingInterPodAntiAffinity +skipped +- +not a candidate: no violated term"
+payment_pdb_line="RemovePodsViolatingInterPodAntiAffinity +refused +PodDisruptionBudget ${KDS_NS}/payment +"
+payment_pdb_line+="disruptionsAllowed 0 [(]minAvailable 1, currentHealthy 1, desiredHealthy 1[)]"
+check "payment: refused by PodDisruptionBudget ${KDS_NS}/payment, allowed 0, healthy 1, desired 1" \
+  explain_line "${PAYMENT_POD}" "${payment_pdb_line}"
+live_plan explain-json "${WORK}/sa.kubeconfig" -o json --explain "${KDS_NS}/${PAYMENT_POD}"
+check "-o json: .explain says the same as data" jq -e --arg p "${PAYMENT_POD}" '.explain[0] | .name == $p and .found and
+  ([.steps[] | select(.outcome == "refused" and .kind == "pdb")] | length == 1)' "${WORK}/explain-json.out"
+live_plan explain-missing "${WORK}/sa.kubeconfig" --explain "${KDS_NS}/no-such-pod"
+missing_said() {
+  [ "${KDS_RC}" = 2 ] && grep -q "no such pod" "${WORK}/explain-missing.out" &&
+    grep -q "no pod ${KDS_NS}/no-such-pod" "${WORK}/explain-missing.err"
+}
+check "--explain of a pod that is not there: exit 2 (rc=${KDS_RC}), said on stdout and stderr" missing_said
 check "payment and order untouched at the end" untouched
 end_phase

@@ -80,22 +80,41 @@ std::string describeTerm(const api::PodAffinityTerm& term) {
   return out;
 }
 
+namespace {
+
+// Why find() found nothing, for `plan --explain`.
+std::string noViolation(const api::Pod& pod, const api::Node& node) {
+  const auto& c = pod.constraints();
+  if (!c.podAntiAffinity || c.podAntiAffinity->required.empty())
+    return "not a candidate: no violated term (the pod has no required podAntiAffinity term)";
+  return "not a candidate: no violated term (none of its " + std::to_string(c.podAntiAffinity->required.size()) +
+         " required podAntiAffinity terms matches another live pod in its domain on node " + node.name + ")";
+}
+
+}  // namespace
+
 Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h) {
   Evaluator eval(h, args_);
   for (const api::Node* node : h.nodes()) {
     std::vector<const api::Pod*> pods;
     for (const api::Pod* p : h.podsOnNode(*node))
-      if (args_.filter.allows(*p)) pods.push_back(p);
+      if (args_.filter.admits(h, *p)) pods.push_back(p);
     std::stable_sort(pods.begin(), pods.end(),
                      [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
     for (const api::Pod* pod : pods) {
       if (h.isEvicted(*pod)) continue;
       // A terminating pod is already leaving; upstream hands it to the evictor, whose Filter passes
       // it when it carries the evict annotation.
-      if (pod->isTerminating() && h.state().compat().terminatingNotCandidate) continue;
+      if (pod->isTerminating() && h.state().compat().terminatingNotCandidate) {
+        h.passOver(*pod, "not a candidate: the pod is terminating (compat terminatingNotCandidate)");
+        continue;
+      }
       if (!h.inScope(*pod)) continue;
       auto v = eval.find(*pod, *node);
-      if (!v) continue;
+      if (!v) {
+        if (h.explaining(*pod)) h.passOver(*pod, noViolation(*pod, *node));
+        continue;
+      }
       std::string reason = "required podAntiAffinity term " + describeTerm(*v->term) + " is violated by pod " +
                            v->by->key() + " on node " + v->on->name;
       framework::EvictResult res = h.evict(*pod, reason);

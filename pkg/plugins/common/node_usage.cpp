@@ -175,29 +175,96 @@ bool DestinationTaints::toleratedBy(const api::Pod& pod) {
   return ok;
 }
 
+const char* idleReason(std::size_t under, std::size_t nodes, std::int64_t numberOfNodes, bool noPeers,
+                       const char* noPeersWhy) {
+  if (under == 0) return "no node is underutilized";
+  if (static_cast<std::int64_t>(under) <= numberOfNodes)
+    return "the number of underutilized nodes is not above numberOfNodes";
+  if (under == nodes) return "all nodes are underutilized";
+  return noPeers ? noPeersWhy : nullptr;
+}
+
+void explainClassified(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                       const std::vector<NodeUsage>& nodes, const std::vector<NodeUsage*>& sources,
+                       const PerResource<std::optional<double>>& thresholds, const std::string& idle,
+                       std::string_view notSource) {
+  for (const NodeUsage& n : nodes) {
+    if (idle.empty() && std::find(sources.begin(), sources.end(), &n) != sources.end()) continue;
+    std::string why;
+    for (const api::Pod* pod : h.snapshot().podsOnNode(n.node->nameSym)) {
+      if (!h.explaining(*pod)) continue;
+      if (why.empty()) {
+        const std::string usage = describeUsage(tracked, n.percent, [&](std::size_t k, double) {
+          return thresholds[k] ? " vs " + formatPercent(*thresholds[k]) + "%" : std::string();
+        });
+        why = idle.empty()
+                  ? "not a candidate: its node " + n.node->name + " " + std::string(notSource) + " (" + usage + ")"
+                  : "nothing to do: " + idle + " (its node " + n.node->name + ": " + usage + ")";
+      }
+      h.passOver(*pod, why);
+    }
+  }
+}
+
 void Drain::from(const std::vector<NodeUsage*>& sources) {
   for (NodeUsage* source : sources)
     if (!fromNode(*source)) return;
 }
 
+// The candidates after `last` (or from `last` on, when it was not evicted) that the loop stops before.
+void Drain::explainRest(const std::vector<const api::Pod*>& candidates, const api::Pod* from,
+                        const std::string& why) const {
+  auto it = std::find(candidates.begin(), candidates.end(), from);
+  if (it != candidates.end() && h.isEvicted(**it)) ++it;
+  for (; it != candidates.end(); ++it)
+    if (h.explaining(**it)) h.passOver(**it, "stopped before it: " + why);
+}
+
 bool Drain::fromNode(NodeUsage& source) {
   std::vector<const api::Pod*> candidates;
-  for (const api::Pod* p : h.podsOnNode(*source.node))
-    if (h.filter(*p).ok && (!removable || removable(*p))) candidates.push_back(p);
+  for (const api::Pod* p : h.podsOnNode(*source.node)) {
+    if (!h.filter(*p).ok) continue;
+    if (removable && !removable(*p)) {
+      h.passOver(*p, "not removable: the pod requests none of the threshold resources (onlyThresholdingResources)");
+      continue;
+    }
+    candidates.push_back(p);
+  }
   if (candidates.empty()) return true;
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
 
-  if (!keepGoing(source, available)) return true;
+  if (!keepGoing(source, available)) {
+    for (const api::Pod* pod : candidates)
+      h.passOver(*pod,
+                 "no room: the destination nodes have no room left below their caps, or the node is no "
+                 "longer above them");
+    return true;
+  }
   std::uint32_t evicted = 0;
   for (const api::Pod* pod : candidates) {
-    if (evictionLimitNode && evicted >= *evictionLimitNode) break;
-    if (!taints.toleratedBy(*pod)) continue;
-    if (excludedNamespaces.count(pod->ns.view())) continue;
+    if (evictionLimitNode && evicted >= *evictionLimitNode) {
+      if (h.explainingAny())
+        explainRest(candidates, pod,
+                    "a limit: evictionLimitNode (" + std::to_string(*evictionLimitNode) + ") reached on node " +
+                        source.node->name);
+      break;
+    }
+    if (!taints.toleratedBy(*pod)) {
+      h.passOver(*pod, "not movable: the pod tolerates the taints of none of the destination nodes");
+      continue;
+    }
+    if (excludedNamespaces.count(pod->ns.view())) {
+      h.passOver(*pod, "excluded namespace: the pod's namespace is in evictableNamespaces.exclude");
+      continue;
+    }
     std::optional<PerResource<std::int64_t>> moved;
     if (podUsage && !unaccounted) {
       moved = podUsage(*pod);
-      if (!moved) continue;  // upstream: "unable to get pod usage", the pod stays
+      if (!moved) {  // upstream: "unable to get pod usage", the pod stays
+        h.passOver(*pod, "no usage: the metrics source has no usage for the pod");
+        continue;
+      }
     }
     // PreEvictionFilter (nodeFit, namespaceLabelSelector) runs in the eviction chain, which
     // records a refusal; upstream's skip-and-continue is the same decision.
@@ -207,7 +274,11 @@ bool Drain::fromNode(NodeUsage& source) {
       if (res.refusal == framework::Refusal::NodeLimit) break;
       continue;
     }
-    if (unaccounted && !evictionLimitNode) break;
+    if (unaccounted && !evictionLimitNode) {
+      if (h.explainingAny())
+        explainRest(candidates, pod, "one pod per node and cycle: a Prometheus score has no per-pod usage");
+      break;
+    }
     ++evicted;
     if (unaccounted) continue;
     for (std::size_t k = 0; k < tracked.size(); ++k) {
@@ -215,7 +286,13 @@ bool Drain::fromNode(NodeUsage& source) {
       source.usage[k] -= amount;
       available[k] -= amount;
     }
-    if (!keepGoing(source, available)) break;
+    if (!keepGoing(source, available)) {
+      if (h.explainingAny())
+        explainRest(candidates, pod,
+                    "enough: after the evictions before it node " + source.node->name +
+                        " is no longer above its caps, or the destinations are full");
+      break;
+    }
   }
   return true;
 }

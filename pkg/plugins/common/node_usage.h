@@ -75,6 +75,20 @@ std::string describeUsage(const std::vector<api::Symbol>& tracked, const PerReso
 // "node2 (cpu 10%, ...), node3 (...) and 2 more": the first few nodes, so a reason stays readable.
 std::string describeNodes(const std::vector<api::Symbol>& tracked, const std::vector<NodeUsage*>& nodes);
 
+// Why a node-utilization plugin has nothing to do (upstream's early returns, in its order), or null:
+// no underutilized node, not more of them than numberOfNodes, all underutilized, or `noPeers`
+// (no overutilized source, no schedulable destination) with `noPeersWhy`.
+const char* idleReason(std::size_t under, std::size_t nodes, std::int64_t numberOfNodes, bool noPeers,
+                       const char* noPeersWhy);
+
+// `plan --explain` for a node-utilization plugin, after it classified the nodes: with `idle` (why
+// it has nothing to do), every asked pod on `nodes` hears that; else the asked pods on nodes that
+// are not `sources` hear "its node X <notSource> (cpu 40% vs 50%, ...)" against `thresholds`.
+void explainClassified(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                       const std::vector<NodeUsage>& nodes, const std::vector<NodeUsage*>& sources,
+                       const PerResource<std::optional<double>>& thresholds, const std::string& idle,
+                       std::string_view notSource);
+
 // Upstream's PodToleratesTaints against the destination nodes: the pod tolerates every taint (any
 // effect) of at least one of them, trying a node only when the pod has at least as many
 // tolerations as the node has taints. Identical taint sets are checked once, and the answer is
@@ -120,6 +134,8 @@ struct Drain {
  private:
   // False when the total limit ends the plugin.
   bool fromNode(NodeUsage& source);
+  // `plan --explain`: the candidates from `from` on (after it, when it was evicted) hear `why`.
+  void explainRest(const std::vector<const api::Pod*>& candidates, const api::Pod* from, const std::string& why) const;
 };
 
 }  // namespace kdesched::plugins::nodeusage

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "pkg/api/types.h"
+#include "pkg/framework/plugin.h"
 #include "pkg/policy/args.h"
 
 namespace kdesched::plugins {
@@ -17,6 +18,13 @@ struct PodListFilter {
     if (labelSelector && !labelSelector->matches(pod.labels)) return false;
     return true;
   }
+  // allows(), and when `plan --explain` asks about the pod, which of the two left it out.
+  bool admits(const framework::Handle& h, const api::Pod& pod) const {
+    if (allows(pod)) return true;
+    if (h.explaining(pod)) h.passOver(pod, whyNot(pod));
+    return false;
+  }
+  std::string whyNot(const api::Pod& pod) const;
 };
 
 // Reads `namespaces` and `labelSelector` with upstream's validation.

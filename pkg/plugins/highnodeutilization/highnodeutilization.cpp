@@ -71,15 +71,19 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
                                   {"destinations", destinations.size()},
                                   {"nodes", nodes.size()}});
 
-  auto nothingToDo = [&](const char* why) {
-    log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", why}});
+  const char* idle = nodeusage::idleReason(under.size(), nodes.size(), args_.numberOfNodes, destinations.empty(),
+                                           "no other node is schedulable");
+  if (h.explainingAny())
+    nodeusage::explainClassified(h, tracked, nodes, under, low,
+                                 idle ? std::string(idle) + " (" + std::to_string(under.size()) + " underutilized of " +
+                                            std::to_string(nodes.size()) + " nodes; numberOfNodes " +
+                                            std::to_string(args_.numberOfNodes) + ")"
+                                      : std::string(),
+                                 "is not underutilized: some resource above thresholds");
+  if (idle) {
+    log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", idle}});
     return Status::ok();
-  };
-  if (under.empty()) return nothingToDo("no node is underutilized");
-  if (static_cast<std::int64_t>(under.size()) <= args_.numberOfNodes)
-    return nothingToDo("the number of underutilized nodes is not above numberOfNodes");
-  if (under.size() == nodes.size()) return nothingToDo("all nodes are underutilized");
-  if (destinations.empty()) return nothingToDo("no other node is schedulable");
+  }
 
   nodeusage::setCaps(tracked, destinations, high);
   PerResource<std::int64_t> available = nodeusage::roomBelowCaps(destinations, tracked.size());

@@ -148,15 +148,20 @@ Status LowNodeUtilization::drain(framework::Handle& h, std::vector<NodeUsage>& n
                                   {"overutilized", over.size()},
                                   {"nodes", nodes.size()}});
 
-  auto nothingToDo = [&](const char* why) {
-    log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", why}});
+  const char* idle = nodeusage::idleReason(under.size(), nodes.size(), args_.numberOfNodes, over.empty(),
+                                           "no node is above targetThresholds");
+  if (h.explainingAny())
+    nodeusage::explainClassified(h, tracked, nodes, over, t.high,
+                                 idle ? std::string(idle) + " (" + std::to_string(under.size()) + " underutilized, " +
+                                            std::to_string(over.size()) + " overutilized of " +
+                                            std::to_string(nodes.size()) + " nodes; numberOfNodes " +
+                                            std::to_string(args_.numberOfNodes) + ")"
+                                      : std::string(),
+                                 "is not overutilized: no resource above targetThresholds");
+  if (idle) {
+    log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", idle}});
     return Status::ok();
-  };
-  if (under.empty()) return nothingToDo("no node is underutilized");
-  if (static_cast<std::int64_t>(under.size()) <= args_.numberOfNodes)
-    return nothingToDo("the number of underutilized nodes is not above numberOfNodes");
-  if (under.size() == nodes.size()) return nothingToDo("all nodes are underutilized");
-  if (over.empty()) return nothingToDo("no node is above targetThresholds");
+  }
 
   nodeusage::setCaps(tracked, under, t.high);
   nodeusage::setCaps(tracked, over, t.high);

@@ -63,22 +63,43 @@ Status RemovePodsViolatingNodeAffinity::deschedule(framework::Handle& h) {
     bool stop = false;
     for (const api::Node* node : h.nodes()) {
       for (const api::Pod* pod : h.podsOnNode(*node)) {
-        if (h.isEvicted(*pod) || !args_.filter.allows(*pod)) continue;
+        if (h.isEvicted(*pod) || !args_.filter.admits(h, *pod)) continue;
         if (!h.inScope(*pod)) continue;
         const auto& c = pod->constraints();
-        if (!c.nodeAffinity) continue;
+        if (!c.nodeAffinity) {
+          h.passOver(*pod, "not a candidate: the pod has no node affinity");
+          continue;
+        }
         std::string reason;
         if (required) {
           // Cheap checks first: most pods still match their node.
-          if (!c.nodeAffinity->required) continue;
-          if (api::podMatchesNodeSelectorAndAffinity(*pod, *node)) continue;
+          if (!c.nodeAffinity->required) {
+            if (h.explaining(*pod))
+              h.passOver(*pod, "not a candidate for " + type + ": the pod's node affinity has no required terms");
+            continue;
+          }
+          if (api::podMatchesNodeSelectorAndAffinity(*pod, *node)) {
+            if (h.explaining(*pod))
+              h.passOver(*pod, "not a candidate: its node " + node->name + " still matches required node affinity " +
+                                   describeNodeSelector(*c.nodeAffinity->required));
+            continue;
+          }
           if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
-          if (!fitsSomeNode(h, *pod)) continue;
+          if (!fitsSomeNode(h, *pod)) {
+            if (h.explaining(*pod))
+              h.passOver(*pod, "violates its required node affinity on " + node->name +
+                                   ", but fits no other node of the cycle");
+            continue;
+          }
           reason = "required node affinity " + describeNodeSelector(*c.nodeAffinity->required);
           if (!c.nodeSelector.empty()) reason += " with nodeSelector " + describeNodeSelectorMap(c.nodeSelector);
           reason += " no longer matches node " + node->name;
         } else {
-          if (c.nodeAffinity->preferred.empty()) continue;
+          if (c.nodeAffinity->preferred.empty()) {
+            if (h.explaining(*pod))
+              h.passOver(*pod, "not a candidate for " + type + ": the pod's node affinity has no preferred terms");
+            continue;
+          }
           std::int64_t current = api::preferredNodeAffinityScore(*pod, *node);
           std::int64_t best = current;
           const api::Node* bestNode = nullptr;
@@ -89,9 +110,19 @@ Status RemovePodsViolatingNodeAffinity::deschedule(framework::Handle& h) {
               bestNode = n;
             }
           }
-          if (!bestNode) continue;
+          if (!bestNode) {
+            if (h.explaining(*pod))
+              h.passOver(*pod, "not a candidate: preferred node affinity scores " + std::to_string(current) +
+                                   " on its node " + node->name + ", no cycle node scores higher");
+            continue;
+          }
           if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
-          if (!fitsSomeNode(h, *pod)) continue;
+          if (!fitsSomeNode(h, *pod)) {
+            if (h.explaining(*pod))
+              h.passOver(*pod, "node " + bestNode->name + " scores higher (" + std::to_string(best) + " > " +
+                                   std::to_string(current) + "), but the pod fits no other node of the cycle");
+            continue;
+          }
           reason = "preferred node affinity scores " + std::to_string(best) + " on node " + bestNode->name +
                    ", higher than " + std::to_string(current) + " on its node " + node->name;
         }

@@ -102,6 +102,37 @@ std::optional<std::string> matchExitCode(const Args& a, const api::Pod& pod) {
   return std::nullopt;
 }
 
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
+  return "[" + out + "]";
+}
+
+// Which criterion the pod does not meet, with the numbers: for `plan --explain`.
+std::string whyNot(const Args& a, const api::Pod& pod, api::Timestamp now) {
+  if (!a.filter.allows(pod)) return a.filter.whyNot(pod);
+  if (!ownerKindsAllow(a, pod))
+    return a.ownerKindsInclude.empty()
+               ? "excluded: an owner's kind is in ownerKinds.exclude " + joined(a.ownerKindsExclude)
+               : "excluded: no owner's kind is in ownerKinds.include " + joined(a.ownerKindsInclude);
+  if (a.maxPodLifeTimeSeconds && !matchAge(*a.maxPodLifeTimeSeconds, pod, now)) {
+    if (!pod.creationTimestamp || *pod.creationTimestamp > now)
+      return "not a candidate: the pod has no creationTimestamp in the past";
+    return "not a candidate: pod is " + formatAge(static_cast<std::uint64_t>(now - *pod.creationTimestamp)) +
+           " old, maxPodLifeTimeSeconds is " + std::to_string(*a.maxPodLifeTimeSeconds) + " (" +
+           formatAge(*a.maxPodLifeTimeSeconds) + ")";
+  }
+  if (!a.states.empty() && !matchState(a, pod))
+    return "not a candidate: phase " + std::string(api::toString(pod.phase)) +
+           ", no status or container reason is in states " + joined(a.states);
+  if (!a.conditions.empty() && !matchCondition(a, pod, now))
+    return "not a candidate: no condition matches the plugin's conditions (type, status, reason and "
+           "minTimeSinceLastTransitionSeconds)";
+  if (!a.exitCodes.empty() && !matchExitCode(a, pod))
+    return "not a candidate: no container exited with one of exitCodes";
+  return "not a candidate";
+}
+
 }  // namespace
 
 std::string formatAge(std::uint64_t seconds) {
@@ -160,7 +191,10 @@ Status PodLifeTime::deschedule(framework::Handle& h) {
     for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
       if (!h.inScope(*pod)) continue;
       auto reason = match(*pod, now);
-      if (!reason) continue;
+      if (!reason) {
+        if (h.explaining(*pod)) h.passOver(*pod, whyNot(args_, *pod, now));
+        continue;
+      }
       // As upstream, the evictor's filters pick the candidates, so a pod they keep is not reported.
       if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
       candidates.push_back({pod, std::move(*reason)});

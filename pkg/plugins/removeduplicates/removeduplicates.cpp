@@ -9,6 +9,7 @@
 
 #include "pkg/api/scheduling.h"
 #include "pkg/base/log.h"
+#include "pkg/plugins/common/pod_list_filter.h"
 #include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::removeduplicates {
@@ -116,13 +117,22 @@ std::string describeOwner(const OwnerKey& k) {
 void collect(framework::Handle& h, const Args& a, const api::Node& node, std::map<OwnerKey, Group>& groups) {
   std::set<std::vector<std::string>> seen;
   for (const api::Pod* pod : h.podsOnNode(node)) {
-    if (pod->owners.empty() || excludedOwner(a, *pod)) continue;
+    if (pod->owners.empty() || excludedOwner(a, *pod)) {
+      h.passOver(*pod, pod->owners.empty() ? "not a candidate: the pod has no owner"
+                                           : "excluded: an owner's kind is in excludeOwnerKinds");
+      continue;
+    }
     // A pod without containers is invalid in Kubernetes; upstream would index an empty key list.
     if (pod->containerImages().empty()) continue;
-    if (a.namespaces && !a.namespaces->allows(pod->ns.view())) continue;
+    if (a.namespaces && !a.namespaces->allows(pod->ns.view())) {
+      if (h.explaining(*pod)) h.passOver(*pod, PodListFilter{a.namespaces, std::nullopt}.whyNot(*pod));
+      continue;
+    }
     if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
     std::vector<std::string> images = sortedImages(*pod);
     bool duplicate = !seen.insert(containerKeys(*pod, images)).second;
+    if (!duplicate && h.explaining(*pod))
+      h.passOver(*pod, "not a duplicate: the first pod of its owners with its images on node " + node.name);
     // A pod with several owner references counts, and is a duplicate, once per owner (upstream).
     for (const api::OwnerReference& o : pod->owners) {
       Group& g = groups[OwnerKey{pod->ns.str(), o.kind.str(), o.name.str(), images}];
@@ -130,6 +140,24 @@ void collect(framework::Handle& h, const Args& a, const api::Node& node, std::ma
       if (duplicate) g.duplicates[node.name].push_back(pod);
     }
   }
+}
+
+// The duplicates the group keeps, for `plan --explain`: all when fewer than two nodes could take
+// them, else those within the per-node average.
+void explainGroup(const framework::Handle& h, const OwnerKey& owner, const Group& g, std::size_t targets) {
+  const auto upperAvg = targets < 2 ? 0 : static_cast<std::size_t>((g.occurrences + targets - 1) / targets);
+  for (const auto& [node, pods] : g.duplicates)
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      if (!h.explaining(*pods[i])) continue;
+      if (targets < 2)
+        h.passOver(*pods[i], "a duplicate of " + describeOwner(owner) + " on " + node + ", but only " +
+                                 std::to_string(targets) + " node(s) could run it: fewer than 2");
+      else if (i + 1 < upperAvg)
+        h.passOver(*pods[i], "within the average: " + std::to_string(pods.size() + 1) + " pods of " +
+                                 describeOwner(owner) + " on " + node + ", at most " + std::to_string(upperAvg) +
+                                 " per node (" + std::to_string(g.occurrences) + " pods over " +
+                                 std::to_string(targets) + " nodes)");
+    }
 }
 
 }  // namespace
@@ -142,6 +170,7 @@ Status RemoveDuplicates::balance(framework::Handle& h) {
   for (const auto& [owner, g] : groups) {
     if (g.duplicates.empty()) continue;
     std::size_t targets = targetNodeCount(g, targetNodes);
+    if (h.explainingAny()) explainGroup(h, owner, g, targets);
     if (targets < 2) {
       log::debug("fewer than two nodes the duplicates could run on, none evicted",
                  {{"owner", describeOwner(owner)}, {"nodes", static_cast<std::int64_t>(targets)}});

@@ -20,7 +20,8 @@ class RemoveFailedPods : public framework::DeschedulePlugin, public framework::D
 
   // Why `pod` should go ("pod failed with reason OOMKilled, created 2h0m ago, ..."), or "" when it
   // does not match the args. Filters of the evictor are not consulted here.
-  std::string violation(const api::Pod& pod, api::Timestamp now) const;
+  // With `whyNot`, a pod that is no candidate gets the reason there (for `plan --explain`).
+  std::string violation(const api::Pod& pod, api::Timestamp now, std::string* whyNot = nullptr) const;
   // When a failed pod that matches the args reaches minPodLifetimeSeconds.
   std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const override;
 

@@ -38,14 +38,31 @@ std::string_view RemovePodsHavingTooManyRestarts::matchingState(const api::Pod& 
   return "";
 }
 
+std::string RemovePodsHavingTooManyRestarts::notInStates(const api::Pod& pod) const {
+  std::string states;
+  for (const api::Symbol& st : args_.states) states += (states.empty() ? "" : ",") + st.str();
+  return "phase " + std::string(api::toString(pod.phase)) + " and no container waiting reason is in states [" + states +
+         "]";
+}
+
 Status RemovePodsHavingTooManyRestarts::deschedule(framework::Handle& h) {
   for (const api::Node* node : h.nodes()) {
     std::vector<std::pair<std::int64_t, const api::Pod*>> candidates;
     for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
-      if (h.isEvicted(*pod) || !h.inScope(*pod) || !args_.filter.allows(*pod)) continue;
+      if (h.isEvicted(*pod) || !h.inScope(*pod) || !args_.filter.admits(h, *pod)) continue;
       const std::int64_t n = restarts(*pod);
-      if (n < args_.podRestartThreshold) continue;
-      if (!args_.states.empty() && matchingState(*pod).empty()) continue;
+      if (n < args_.podRestartThreshold) {
+        if (h.explaining(*pod))
+          h.passOver(*pod, "under threshold: containers restarted " + std::to_string(n) + " times" +
+                               (args_.includingInitContainers ? " (init containers included)" : "") +
+                               ", podRestartThreshold is " + std::to_string(args_.podRestartThreshold));
+        continue;
+      }
+      if (!args_.states.empty() && matchingState(*pod).empty()) {
+        if (h.explaining(*pod))
+          h.passOver(*pod, "not a candidate: " + std::to_string(n) + " restarts, but " + notInStates(*pod));
+        continue;
+      }
       if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
       candidates.emplace_back(n, pod);
     }

@@ -22,6 +22,8 @@ class RemovePodsHavingTooManyRestarts : public framework::DeschedulePlugin {
   std::int64_t restarts(const api::Pod& pod) const;
   // The state of `states` the pod is in ("" when states is empty or none matches).
   std::string_view matchingState(const api::Pod& pod) const;
+  // Why the pod is not in one of the states (phase, waiting reasons): for `plan --explain`.
+  std::string notInStates(const api::Pod& pod) const;
 
  private:
   Args args_;

@@ -11,6 +11,18 @@ std::string describeTaint(const api::Taint& taint) {
   return out + ":" + std::string(api::toString(taint.effect));
 }
 
+namespace {
+
+// Pods on a node without a considered taint are not looked at one by one; asked ones still hear why.
+void explainUntainted(const framework::Handle& h, const api::Node& node) {
+  for (const api::Pod* pod : h.snapshot().podsOnNode(node.nameSym))
+    if (h.explaining(*pod))
+      h.passOver(*pod, "not a candidate: node " + node.name + " has no taint the plugin considers (" +
+                           std::to_string(node.taints.size()) + " taints, none with a considered effect or key)");
+}
+
+}  // namespace
+
 Status RemovePodsViolatingNodeTaints::deschedule(framework::Handle& h) {
   std::vector<const api::Taint*> considered;
   for (const api::Node* node : h.nodes()) {
@@ -18,9 +30,12 @@ Status RemovePodsViolatingNodeTaints::deschedule(framework::Handle& h) {
     for (const api::Taint& t : node->taints)
       if (args_.considers(t)) considered.push_back(&t);
     // Most nodes carry no taint the plugin looks at: skip their pods altogether.
-    if (considered.empty()) continue;
+    if (considered.empty()) {
+      if (h.explainingAny()) explainUntainted(h, *node);
+      continue;
+    }
     for (const api::Pod* pod : h.podsOnNode(*node)) {
-      if (h.isEvicted(*pod) || !args_.filter.allows(*pod) || !h.inScope(*pod)) continue;
+      if (h.isEvicted(*pod) || !args_.filter.admits(h, *pod) || !h.inScope(*pod)) continue;
       const api::Taint* untolerated = nullptr;
       for (const api::Taint* t : considered) {
         if (!api::toleratesTaint(pod->constraints().tolerations, *t)) {
@@ -28,7 +43,13 @@ Status RemovePodsViolatingNodeTaints::deschedule(framework::Handle& h) {
           break;
         }
       }
-      if (!untolerated) continue;
+      if (!untolerated) {
+        if (h.explaining(*pod))
+          h.passOver(*pod, "not a candidate: the pod tolerates every considered taint of node " + node->name + " (" +
+                               std::to_string(considered.size()) + " of " + std::to_string(node->taints.size()) +
+                               " taints considered)");
+        continue;
+      }
       // Upstream lists only pods passing both filters, so a pod failing them is skipped silently.
       if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
       framework::EvictResult res = h.evict(*pod, "node " + node->name + " has taint " + describeTaint(*untolerated) +

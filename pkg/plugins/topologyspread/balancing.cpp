@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <tuple>
 
 #include "pkg/base/log.h"
@@ -20,6 +21,12 @@ std::string describe(const Constraint& c) {
   if (d.nodeAffinityPolicy == api::InclusionPolicy::Ignore) out += ", nodeAffinityPolicy: Ignore";
   if (d.nodeTaintsPolicy == api::InclusionPolicy::Honor) out += ", nodeTaintsPolicy: Honor";
   return out + "}";
+}
+
+std::string formatAverage(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
 }
 
 }  // namespace
@@ -101,7 +108,10 @@ void ConstraintBalancer::run() {
   if (domains == 0) return;
   // Upstream's "balanced": max - min <= maxSkew over all domains, empty ones included.
   skewBefore_ = c_.initialSkew();
-  if (skewBefore_ <= c_.maxSkew) return;
+  if (skewBefore_ <= c_.maxSkew) {
+    if (h_.explainingAny()) explain();
+    return;
+  }
 
   idealAvg_ = static_cast<double>(c_.countedPods) / domains;
   size_ = c_.initial;
@@ -132,6 +142,27 @@ void ConstraintBalancer::run() {
     }
     moveBetween(di, dj, move);
   }
+  if (h_.explainingAny()) explain();
+}
+
+// `plan --explain`: the asked pods this constraint counts and did not choose, with the skew.
+void ConstraintBalancer::explain() const {
+  if (c_.description.empty()) c_.description = describe(c_);
+  for (int d = 0; d < c_.countedDomains; ++d)
+    for (int ei : c_.domainPods[static_cast<std::size_t>(d)]) {
+      const api::Pod& pod = *ns_.entry(ei).pod;
+      if (!h_.explaining(pod)) continue;
+      if (std::any_of(candidates_.begin(), candidates_.end(), [&](const Candidate& c) { return c.pod == &pod; }))
+        continue;
+      const std::string head = c_.description + " skew " + std::to_string(skewBefore_);
+      const std::string domain = "its domain " + c_.domainValue[static_cast<std::size_t>(d)].str() + " holds " +
+                                 std::to_string(c_.initial[static_cast<std::size_t>(d)]);
+      if (skewBefore_ <= c_.maxSkew)
+        h_.passOver(pod, "skew within maxSkew: " + head + " <= maxSkew " + std::to_string(c_.maxSkew) + "; " + domain);
+      else
+        h_.passOver(pod, "not chosen: " + head + " > maxSkew " + std::to_string(c_.maxSkew) + "; " + domain +
+                             ", the balancing moves other pods (ideal average " + formatAverage(idealAvg_) + ")");
+    }
 }
 
 // Ascending by size; ties by domain value so the plan does not depend on hash order. The largest

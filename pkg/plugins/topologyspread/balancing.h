@@ -110,6 +110,8 @@ class ConstraintBalancer {
 
   const framework::Handle& h_;
   const Args& args_;
+  void explain() const;
+
   NamespaceDomains& ns_;
   const int k_;
   Constraint& c_;

@@ -87,7 +87,8 @@ std::string randomBytes(std::size_t n) {
 INSTANTIATE_TEST_SUITE_P(
     Table, PlanBadInput,
     ::testing::Values(
-        Bad{"empty_policy", "", " ", "policy.yaml"},
+        // An empty policy loads with a warning and runs nothing, as upstream (docs/policy-strictness.md).
+        Bad{"second_document", "", kGoodPolicyHead + "---\n" + kGoodPolicyHead, "second YAML document"},
         Bad{"wrong_api_version", "", "apiVersion: descheduler/v1beta9\nkind: DeschedulerPolicy\n", "apiVersion"},
         Bad{"v1alpha1", "", "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {}\n", "v1alpha2"},
         Bad{"malformed_yaml", "", kGoodPolicyHead + "profiles: [\n", "policy.yaml"},
