@@ -47,7 +47,6 @@ class Explainer {
   const std::vector<Asked>& asked() const { return asked_; }
   // Steps recorded for `profile`/`plugin` since the start of the cycle, for any asked pod.
   bool has(const Asked& a, std::string_view profile, std::string_view plugin) const;
-  std::vector<Asked>& mutableAsked() { return asked_; }
 
  private:
   Asked* find(const api::Pod& pod);

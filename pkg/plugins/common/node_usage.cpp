@@ -184,6 +184,14 @@ const char* idleReason(std::size_t under, std::size_t nodes, std::int64_t number
   return noPeers ? noPeersWhy : nullptr;
 }
 
+std::string idleDetail(const char* idle, std::size_t under, std::optional<std::size_t> over, std::size_t nodes,
+                       std::int64_t numberOfNodes) {
+  if (!idle) return {};
+  std::string out = std::string(idle) + " (" + std::to_string(under) + " underutilized";
+  if (over) out += ", " + std::to_string(*over) + " overutilized";
+  return out + " of " + std::to_string(nodes) + " nodes; numberOfNodes " + std::to_string(numberOfNodes) + ")";
+}
+
 void explainClassified(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
                        const std::vector<NodeUsage>& nodes, const std::vector<NodeUsage*>& sources,
                        const PerResource<std::optional<double>>& thresholds, const std::string& idle,

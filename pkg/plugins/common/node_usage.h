@@ -80,6 +80,11 @@ std::string describeNodes(const std::vector<api::Symbol>& tracked, const std::ve
 // (no overutilized source, no schedulable destination) with `noPeersWhy`.
 const char* idleReason(std::size_t under, std::size_t nodes, std::int64_t numberOfNodes, bool noPeers,
                        const char* noPeersWhy);
+// `idle` with the counts behind it, for `plan --explain`: "<idle> (2 underutilized, 0 overutilized
+// of 5 nodes; numberOfNodes 0)"; `over` is left out when the plugin has no such class. Empty when
+// `idle` is null (the plugin has work).
+std::string idleDetail(const char* idle, std::size_t under, std::optional<std::size_t> over, std::size_t nodes,
+                       std::int64_t numberOfNodes);
 
 // `plan --explain` for a node-utilization plugin, after it classified the nodes: with `idle` (why
 // it has nothing to do), every asked pod on `nodes` hears that; else the asked pods on nodes that
