@@ -45,6 +45,19 @@ void CarrierKeys::count(const api::Pod& pod, int delta) {
   for (const api::PodAffinityTerm& term : c.podAntiAffinity->required) countTerm(pod, term, delta);
 }
 
+void CarrierKeys::update(const api::Pod& before, const api::Pod& after) {
+  const api::SchedulingConstraints& c = after.constraints();
+  if (&c == &before.constraints()) {
+    if (!c.hasRequiredAntiAffinity()) return;
+    const auto& terms = c.podAntiAffinity->required;
+    const bool readsLabels = std::any_of(terms.begin(), terms.end(),
+                                         [](const api::PodAffinityTerm& t) { return !t.matchLabelKeys.empty(); });
+    if (!readsLabels || before.labels == after.labels) return;
+  }
+  remove(before);
+  add(after);
+}
+
 void CarrierKeys::rebuild(const cluster::Snapshot& snapshot) {
   pairs_.clear();
   keys_.clear();

@@ -22,6 +22,10 @@ class CarrierKeys {
   // Counts `pod`'s required anti-affinity terms in (add) or out (remove).
   void add(const api::Pod& pod) { count(pod, 1); }
   void remove(const api::Pod& pod) { count(pod, -1); }
+  // A pod's update: nothing to recount when both versions share one constraints block (pods are
+  // decoded into interned blocks) and no term reads the pod's labels (matchLabelKeys), or the
+  // labels are unchanged.
+  void update(const api::Pod& before, const api::Pod& after);
   // Every pod of the snapshot, in place of what was counted.
   void rebuild(const cluster::Snapshot& snapshot);
   // False only when no counted term can select a pod with these labels.

@@ -20,8 +20,13 @@ bool urgent(const Seeds& seeds, std::size_t pods, std::size_t nodes, const Carri
 
 std::string TriggerSchedule::onEvent(const cluster::StoreEvent& event, Clock::TimePoint now) {
   if (auto* c = std::get_if<cluster::Change<api::Pod>>(&event)) {
-    if (c->before) carriers_.remove(*c->before);
-    if (c->after && c->type != cluster::EventType::Deleted) carriers_.add(*c->after);
+    const bool live = c->after && c->type != cluster::EventType::Deleted;
+    if (c->before && live)
+      carriers_.update(*c->before, *c->after);
+    else if (c->before)
+      carriers_.remove(*c->before);
+    else if (live)
+      carriers_.add(*c->after);
   }
   const bool hadBalance = seeds_.balance;
   const std::size_t pods = seeds_.pods.size(), nodes = seeds_.nodes.size();

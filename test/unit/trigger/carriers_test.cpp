@@ -80,5 +80,30 @@ TEST(CarrierKeysTest, TwoCarriersOfOneRequirementCountTwice) {
   EXPECT_FALSE(k.mightSelect(api::Labels{{"app", "cart"}}));
 }
 
+TEST(CarrierKeysTest, AnUpdateRecountsOnlyWhatItChanged) {
+  trigger::CarrierKeys k;
+  api::PodAffinityTerm t = term({});
+  t.labelSelector->matchLabels = {{"app", "cart"}};
+  api::PodAffinityTerm byHash = term({{"x", api::LabelSelectorOp::NotIn, {"1"}}});
+  byHash.matchLabelKeys = {"pod-template-hash"};
+  const auto before =
+      PodBuilder("p").label("pod-template-hash", "abc").antiAffinityTerm(t).antiAffinityTerm(byHash).build();
+  k.add(*before);
+  // A copy shares the constraints block; its new label is what the matchLabelKeys term reads.
+  api::Pod after = *before;
+  after.labels = api::Labels{{"pod-template-hash", "def"}};
+  ASSERT_EQ(&after.constraints(), &before->constraints());
+  k.update(*before, after);
+  EXPECT_TRUE(k.mightSelect(api::Labels{{"pod-template-hash", "def"}}));
+  EXPECT_FALSE(k.mightSelect(api::Labels{{"pod-template-hash", "abc"}}));
+  api::Pod same = after;
+  same.phase = api::PodPhase::Running;
+  k.update(after, same);  // nothing to recount
+  // A new constraints block without the terms takes the old ones out, once.
+  const auto plain = PodBuilder("p").build();
+  k.update(same, *plain);
+  EXPECT_TRUE(k.empty());
+}
+
 }  // namespace
 }  // namespace kdesched::testing
