@@ -16,7 +16,10 @@ DefaultEvictor::DefaultEvictor(Args args, std::int32_t priorityThreshold, framew
       now_(std::move(now)) {
   if (!args_.nodeSelector.empty()) {
     auto sel = api::parseLabelSelector(args_.nodeSelector);
-    if (sel.isOk()) nodeSelector_ = *sel;
+    if (sel.isOk())
+      nodeSelector_ = *sel;
+    else
+      badNodeSelector_ = sel.error();
   }
 }
 
@@ -85,6 +88,12 @@ FilterResult DefaultEvictor::filter(const api::Pod& pod, const framework::Handle
 }
 
 FilterResult DefaultEvictor::preEvictionFilter(const api::Pod& pod, const framework::Handle& h) const {
+  if (args_.nodeFit && !badNodeSelector_.empty()) {
+    // Upstream parses the selector in every PreEvictionFilter and fails it on the error, so a
+    // profile with a selector that does not parse evicts nothing (the policy loaded with a warning).
+    return FilterResult::fail("nodeFit: nodeSelector \"" + args_.nodeSelector +
+                              "\" does not parse: " + badNodeSelector_);
+  }
   if (args_.nodeFit) {
     // The ready nodes matching the selector depend on the snapshot alone: once per cycle, not per
     // candidate (5,000 nodes x 150,000 candidates made it quadratic).

@@ -27,6 +27,7 @@ class DefaultEvictor : public framework::FilterPlugin, public framework::PreEvic
   std::set<std::string> protections_;
   std::int32_t priorityThreshold_;
   std::optional<api::LabelSelector> nodeSelector_;
+  std::string badNodeSelector_;  // why nodeSelector does not parse: with nodeFit, every pod fails on it
   framework::WallSeconds now_;
 };
 

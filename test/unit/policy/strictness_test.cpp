@@ -238,7 +238,7 @@ std::vector<Row> evictorRows() {
        kEvictorArgs + ".podProtections.config.PodsWithPVC.protectedStorageClasses[0].name: empty"},
       {"D10", evictor("{evictDaemonSetPods: true, podProtections: {extraEnabled: [PodsWithPVC]}}"), Error,
        kEvictorArgs + ".podProtections: cannot use Deprecated fields"},
-      {"D11", evictor("{nodeFit: true, nodeSelector: \"a in (b\"}"), Error,
+      {"D11", evictor("{nodeFit: true, nodeSelector: \"a in (b\"}"), Warning,
        kEvictorArgs + ".nodeSelector: invalid selector"},
       {"D12", evictor("{nodeSelector: \"a in (b\"}"), Warning, kEvictorArgs + ".nodeSelector: invalid selector"},
       {"D13", evictor("{minPodAge: soon}"), Error, kEvictorArgs + ".minPodAge: must be a duration"},

@@ -160,6 +160,17 @@ TEST(DefaultEvictorArgs, AnInvalidNodeSelectorWithoutNodeFitLoadsWithAWarning) {
                                         "without nodeFit"}));
 }
 
+// With nodeFit upstream fails every PreEvictionFilter on it (defaultevictor_test checks the refusal).
+TEST(DefaultEvictorArgs, AnInvalidNodeSelectorWithNodeFitLoadsWithAWarning) {
+  policy::Warnings warnings;
+  auto a = de::decodeArgs(rawArgs(kName, "nodeSelector: 'a in (b'\nnodeFit: true"), warnings);
+  ASSERT_TRUE(a.isOk()) << a.error();
+  EXPECT_EQ(warnings, (policy::Warnings{std::string(kArgsPath) +
+                                        ".nodeSelector: invalid selector \"a in (b\": at position 7: found end of "
+                                        "string, expected: ',' or ')'; with nodeFit every eviction of this profile is "
+                                        "refused on it, as upstream refuses them"}));
+}
+
 class DefaultEvictorArgsRejected : public ::testing::TestWithParam<RejectedArgs> {};
 
 TEST_P(DefaultEvictorArgsRejected, WithItsMessage) {
@@ -170,9 +181,6 @@ TEST_P(DefaultEvictorArgsRejected, WithItsMessage) {
 INSTANTIATE_TEST_SUITE_P(
     Table, DefaultEvictorArgsRejected,
     ::testing::Values(
-        RejectedArgs{"bad_node_selector", "nodeSelector: 'a in (b'\nnodeFit: true",
-                     ".nodeSelector: invalid selector \"a in (b\": at position 7: found end of string, expected: ',' "
-                     "or ')'"},
         RejectedArgs{"both_thresholds", "priorityThreshold: {value: 1, name: x}",
                      ".priorityThreshold: priority threshold misconfigured, only one of priorityThreshold fields can "
                      "be set"},

@@ -144,6 +144,27 @@ TEST(DefaultEvictorPreEviction, NodeFitNeedsAnotherReadyNode) {
   EXPECT_TRUE(f->preEvictionFilter(*snap2->pods()[0], h2).ok);
 }
 
+// Upstream loads a nodeSelector that does not parse and fails every PreEvictionFilter on it when
+// nodeFit is on: the profile evicts nothing, even a pod that fits elsewhere.
+TEST(DefaultEvictorPreEviction, NodeFitWithANodeSelectorThatDoesNotParseRefusesEveryPod) {
+  ClusterBuilder b;
+  b.add(NodeBuilder("n1").build()).add(NodeBuilder("n2").build());
+  b.add(PodBuilder("p").node("n1").requests(100, kMi).build());
+  auto snap = b.snapshot();
+  framework::CycleState state;
+  framework::Handle h(*snap, snap->nodes(), state, nullptr, "p", "x");
+  auto plugin = build("nodeFit: true\nnodeSelector: 'a in (b'");
+  ASSERT_NE(plugin, nullptr);
+  auto r = dynamic_cast<framework::PreEvictionFilterPlugin*>(plugin.get())->preEvictionFilter(*snap->pods()[0], h);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.reason,
+            "nodeFit: nodeSelector \"a in (b\" does not parse: invalid selector \"a in (b\": at position 7: "
+            "found end of string, expected: ',' or ')'");
+  // Without nodeFit nothing reads it.
+  auto off = build("nodeSelector: 'a in (b'");
+  EXPECT_TRUE(dynamic_cast<framework::PreEvictionFilterPlugin*>(off.get())->preEvictionFilter(*snap->pods()[0], h).ok);
+}
+
 TEST(DefaultEvictorPreEviction, NamespaceLabelSelector) {
   ClusterBuilder b;
   b.add(NodeBuilder("n1").build());
