@@ -185,8 +185,11 @@ int run(const Options& o) {
   if (!rt->startUsage()) return rt->finish(kExitOk);
 
   const plan::Engine& engine = rt->engine();
-  evictor::ApiSink apiSink(rt->evictionApi(), {engine.policy.gracePeriodSeconds,
-                                               engine.policy.evictionFailureEventNotification.value_or(false)});
+  evictor::ApiSink apiSink(rt->evictionApi(),
+                           {.gracePeriodSeconds = engine.policy.gracePeriodSeconds,
+                            .failureEvents = engine.policy.evictionFailureEventNotification.value_or(false),
+                            .clock = clock.get(),
+                            .repeatQuiet = std::chrono::seconds(600)});
   evictor::DryRunSink dryRunSink;
   std::unique_ptr<metrics::EvictionMetrics> evictionMetrics;
   std::unique_ptr<metrics::PluginTimer> pluginTimer;

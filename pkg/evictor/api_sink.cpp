@@ -96,14 +96,34 @@ EvictResult ApiSink::evict(const Decision& d) {
   return res;
 }
 
+bool ApiSink::repeats(const RefusedDecision& r) {
+  if (!options_.clock) return false;
+  const Clock::TimePoint now = options_.clock->now();
+  std::string what = std::string(framework::toString(r.result.refusal)) + "/" + r.result.by;
+  std::lock_guard<std::mutex> lock(mu_);
+  constexpr std::size_t kMaxPods = 100000;  // bounded: a cluster's worth of refused pods
+  if (logged_.size() >= kMaxPods)
+    std::erase_if(logged_, [&](const auto& kv) { return now - kv.second.at >= options_.repeatQuiet; });
+  if (logged_.size() >= kMaxPods) logged_.clear();
+  auto [it, fresh] = logged_.try_emplace(r.wanted.pod->uid, Logged{what, now});
+  if (fresh) return false;
+  if (it->second.what == what && now - it->second.at < options_.repeatQuiet) return true;
+  it->second = Logged{std::move(what), now};
+  return false;
+}
+
 void ApiSink::refused(const RefusedDecision& r) {
-  log::info("eviction refused", {{"pod", r.wanted.pod->key()},
-                                 {"node", r.wanted.node},
-                                 {"plugin", r.wanted.plugin},
-                                 {"profile", r.wanted.profile},
-                                 {"by", r.result.by},
-                                 {"refusal", framework::toString(r.result.refusal)},
-                                 {"detail", r.result.detail}});
+  // A repeat within the quiet window is a debug line, and says so.
+  const bool repeat = repeats(r);
+  log::write(repeat ? log::Level::Debug : log::Level::Info, "eviction refused",
+             {{"pod", r.wanted.pod->key()},
+              {"node", r.wanted.node},
+              {"plugin", r.wanted.plugin},
+              {"profile", r.wanted.profile},
+              {"by", r.result.by},
+              {"refusal", framework::toString(r.result.refusal)},
+              {"detail", r.result.detail},
+              {"repeat", repeat}});
   bool limit = r.result.refusal == Refusal::TotalLimit || r.result.refusal == Refusal::NodeLimit ||
                r.result.refusal == Refusal::NamespaceLimit;
   if (options_.failureEvents && limit)

@@ -4,6 +4,7 @@
 
 #include "pkg/base/log.h"
 #include "test/unit/testing/builders.h"
+#include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::testing {
 namespace {
@@ -154,6 +155,40 @@ TEST(ApiSink, AFailedEvictionSaysHowLongItWasOut) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("eviction failed"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("seconds=12.5"), std::string::npos) << lines[0];
+}
+
+// A refusal that repeats the last one logged for its pod (same refusal, same refuser) is a debug
+// line until the quiet window has passed; a different refusal, or another pod, is info at once.
+TEST(ApiSink, ARepeatedRefusalIsLoggedAtInfoOncePerWindow) {
+  std::vector<std::string> lines;
+  log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
+  log::setLevel(log::Level::Info);
+  FakeApi api;
+  FakeClock clock;
+  evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt,
+                              .failureEvents = false,
+                              .clock = &clock,
+                              .repeatQuiet = std::chrono::seconds(600)});
+  auto a = PodBuilder("a").node("node2").build();
+  auto b = PodBuilder("b").node("node2").build();
+  auto refuse = [&](const api::Pod& p, framework::Refusal r, const std::string& by) {
+    sink.refused({decision(p), framework::EvictResult::refused(r, by, "detail")});
+  };
+  refuse(*a, framework::Refusal::AntiFlapping, "anti-flapping");
+  clock.advanceSeconds(1);
+  refuse(*a, framework::Refusal::AntiFlapping, "anti-flapping");    // a repeat: debug
+  refuse(*b, framework::Refusal::AntiFlapping, "anti-flapping");    // another pod
+  refuse(*a, framework::Refusal::Pdb, "PodDisruptionBudget ns/a");  // another refusal
+  refuse(*a, framework::Refusal::Pdb, "PodDisruptionBudget ns/a");  // a repeat: debug
+  clock.advanceSeconds(600);
+  refuse(*a, framework::Refusal::Pdb, "PodDisruptionBudget ns/a");  // the window has passed
+  log::setWriter(nullptr);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_NE(lines[0].find("pod=default/a"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("pod=default/b"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("refusal=pdb"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("refusal=pdb"), std::string::npos) << lines[3];
+  for (const std::string& l : lines) EXPECT_NE(l.find("repeat=false"), std::string::npos) << l;
 }
 
 TEST(ApiSink, PodWithoutUidIsNotEvicted) {
