@@ -3,12 +3,15 @@
 namespace kdesched::plugins::nodeusage {
 
 Status validateThresholds(const policy::ArgsReader& r, const std::string& field, const policy::ResourceThresholds& t,
-                          const std::string& prefix) {
+                          const std::string& prefix, policy::Warnings& warnings) {
   if (t.empty()) return r.error(field, prefix + "no resource threshold is configured");
   // A reader over no node, only to build `<field>.<resource>` paths with the usual quoting.
   policy::ArgsReader at(policy::RawArgs{.path = r.pathOf(field)});
   for (const auto& [resource, percent] : t) {
-    if (resource.empty()) return r.error(field, prefix + "a resource name is empty");
+    if (resource.empty())
+      warnings.push_back(r.pathOf(field) +
+                         ": a resource name is empty; no node has such a resource, so, as with "
+                         "upstream, the plugin finds no room to move pods to and evicts nothing");
     if (percent < 0 || percent > 100) return at.error(resource, prefix + resource + " threshold not in [0, 100] range");
   }
   return Status::ok();

@@ -7,14 +7,17 @@
 
 #include "pkg/base/status.h"
 #include "pkg/policy/args.h"
+#include "pkg/policy/policy.h"
 
 namespace kdesched::plugins::nodeusage {
 
 // Upstream's validateThresholds: non-empty, each percentage in [0, 100]. `prefix` starts each
 // message, as upstream's callers wrap it ("thresholds config is not valid: " for
 // LowNodeUtilization, nothing for HighNodeUtilization). Errors name `<field>.<resource>`.
+// An empty resource name loads with a warning, as upstream loads it: no node has such a resource,
+// so, like any extended resource no node has, it leaves no room to move pods to.
 Status validateThresholds(const policy::ArgsReader& r, const std::string& field, const policy::ResourceThresholds& t,
-                          const std::string& prefix);
+                          const std::string& prefix, policy::Warnings& warnings);
 
 // `evictableNamespaces: {include, exclude}`, read by hand rather than with readNamespaces: upstream
 // rejects any include list with its own message (checkEvictableNamespaces), before and instead of

@@ -4,7 +4,7 @@
 
 namespace kdesched::plugins::highnodeutilization {
 
-Result<Args> decodeArgs(const policy::RawArgs& raw) {
+Result<Args> decodeArgs(const policy::RawArgs& raw, policy::Warnings& warnings) {
   policy::ArgsReader r(raw);
   KD_TRY(r.structural());
   Args a;
@@ -23,7 +23,7 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
 
   // Upstream's validation order: namespaces, thresholds, then eviction modes.
   KD_TRY(nodeusage::checkEvictableNamespaces(r, include));
-  KD_TRY(nodeusage::validateThresholds(r, "thresholds", a.thresholds, ""));
+  KD_TRY(nodeusage::validateThresholds(r, "thresholds", a.thresholds, "", warnings));
   const std::vector<std::string> listed = modes.value_or(std::vector<std::string>{});
   for (std::size_t i = 0; i < listed.size(); ++i) {
     if (listed[i] != kOnlyThresholdingResources)

@@ -32,6 +32,6 @@ struct Args {
 
 // Decodes strictly and validates with upstream's messages; errors name the field path.
 // metricsUtilization is validated as LowNodeUtilization's.
-Result<Args> decodeArgs(const policy::RawArgs& raw);
+Result<Args> decodeArgs(const policy::RawArgs& raw, policy::Warnings& warnings);
 
 }  // namespace kdesched::plugins::highnodeutilization

@@ -7,7 +7,6 @@
 namespace kdesched::plugins::lownodeutilization {
 namespace {
 
-// The first resource (by name) one map has and the other lacks, or "".
 // The first resource of `from` that `in` lacks. Optional, not "": an empty resource name is a key
 // like any other here (it used to slip through as "none missing" and abort on map::at).
 std::optional<std::string> firstMissing(const policy::ResourceThresholds& from, const policy::ResourceThresholds& in) {
@@ -16,9 +15,12 @@ std::optional<std::string> firstMissing(const policy::ResourceThresholds& from, 
   return std::nullopt;
 }
 
+// A resource name in a message: the empty one quoted, so it shows.
+std::string shown(const std::string& resource) { return resource.empty() ? "\"\"" : resource; }
+
 }  // namespace
 
-Result<Args> decodeArgs(const policy::RawArgs& raw) {
+Result<Args> decodeArgs(const policy::RawArgs& raw, policy::Warnings& warnings) {
   policy::ArgsReader r(raw);
   KD_TRY(r.structural());
   Args a;
@@ -47,15 +49,15 @@ Result<Args> decodeArgs(const policy::RawArgs& raw) {
   // Upstream's validation order: namespaces, thresholds, targetThresholds, then the pair.
   KD_TRY(nodeusage::checkEvictableNamespaces(r, include));
   // Upstream names the map as the message prefix ("thresholds config is not valid: ...").
-  KD_TRY(nodeusage::validateThresholds(r, "thresholds", a.thresholds, "thresholds config is not valid: "));
+  KD_TRY(nodeusage::validateThresholds(r, "thresholds", a.thresholds, "thresholds config is not valid: ", warnings));
   KD_TRY(nodeusage::validateThresholds(r, "targetThresholds", a.targetThresholds,
-                                       "targetThresholds config is not valid: "));
+                                       "targetThresholds config is not valid: ", warnings));
   if (auto m = firstMissing(a.thresholds, a.targetThresholds))
-    return r.error("targetThresholds", "thresholds and targetThresholds configured different resources (" + *m +
+    return r.error("targetThresholds", "thresholds and targetThresholds configured different resources (" + shown(*m) +
                                            " is not in targetThresholds)");
   if (auto m = firstMissing(a.targetThresholds, a.thresholds))
-    return r.error("thresholds",
-                   "thresholds and targetThresholds configured different resources (" + *m + " is not in thresholds)");
+    return r.error("thresholds", "thresholds and targetThresholds configured different resources (" + shown(*m) +
+                                     " is not in thresholds)");
   if (!a.useDeviationThresholds) {
     policy::ArgsReader at(policy::RawArgs{.path = r.pathOf("thresholds")});
     for (const auto& [resource, percent] : a.thresholds)

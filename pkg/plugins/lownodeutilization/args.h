@@ -36,6 +36,6 @@ struct Args {
 // Decodes strictly and validates with upstream's messages (validation.go); errors name the field
 // path. Which source metricsUtilization resolves to, and whether the policy configures it, is
 // decided when the plugin is built (lownodeutilization.h).
-Result<Args> decodeArgs(const policy::RawArgs& raw);
+Result<Args> decodeArgs(const policy::RawArgs& raw, policy::Warnings& warnings);
 
 }  // namespace kdesched::plugins::lownodeutilization

@@ -9,7 +9,11 @@
 namespace kdesched::testing {
 namespace {
 
-using plugins::highnodeutilization::decodeArgs;
+// The args alone; warnings_test-style checks call plugins::highnodeutilization::decodeArgs.
+Result<plugins::highnodeutilization::Args> decodeArgs(const policy::RawArgs& raw) {
+  policy::Warnings warnings;
+  return plugins::highnodeutilization::decodeArgs(raw, warnings);
+}
 using plugins::highnodeutilization::kName;
 
 TEST(HighNodeUtilizationArgs, Defaults) {

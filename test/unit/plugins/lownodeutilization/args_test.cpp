@@ -11,7 +11,11 @@
 namespace kdesched::testing {
 namespace {
 
-using plugins::lownodeutilization::decodeArgs;
+// The args alone; warnings_test-style checks call plugins::lownodeutilization::decodeArgs.
+Result<plugins::lownodeutilization::Args> decodeArgs(const policy::RawArgs& raw) {
+  policy::Warnings warnings;
+  return plugins::lownodeutilization::decodeArgs(raw, warnings);
+}
 using plugins::lownodeutilization::kName;
 
 TEST(LowNodeUtilizationArgs, Defaults) {
@@ -29,6 +33,20 @@ TEST(LowNodeUtilizationArgs, Defaults) {
     EXPECT_FALSE(a->evictionLimitNode.has_value());
     EXPECT_FALSE(a->metricsUtilization.has_value());
   }
+}
+
+// Upstream's validation has no word against an empty resource name; no node has that resource.
+TEST(LowNodeUtilizationArgs, AnEmptyResourceNameLoadsWithAWarning) {
+  policy::Warnings warnings;
+  auto a = plugins::lownodeutilization::decodeArgs(
+      rawArgs(kName, "{thresholds: {\"\": 20, cpu: 20}, targetThresholds: {\"\": 50, cpu: 50}}"), warnings);
+  ASSERT_TRUE(a.isOk()) << a.error();
+  EXPECT_EQ(a->thresholds.at(""), 20);
+  const std::string why =
+      ": a resource name is empty; no node has such a resource, so, as with upstream, the plugin "
+      "finds no room to move pods to and evicts nothing";
+  EXPECT_EQ(warnings, (policy::Warnings{std::string(kArgsPath) + ".thresholds" + why,
+                                        std::string(kArgsPath) + ".targetThresholds" + why}));
 }
 
 TEST(LowNodeUtilizationArgs, DecodesEveryField) {
@@ -97,10 +115,13 @@ INSTANTIATE_TEST_SUITE_P(
                      ".targetThresholds: thresholds and targetThresholds configured different resources (memory is "
                      "not in targetThresholds)"},
         // Used to abort (std::out_of_range from map::at): "" read as "no resource missing".
+        // An empty resource name loads (with a warning), but only in both maps.
         RejectedArgs{"empty_resource_name", "thresholds: {\"\": 0, cpu: 20}\ntargetThresholds: {cpu: 50}",
-                     ".thresholds: thresholds config is not valid: a resource name is empty"},
+                     ".targetThresholds: thresholds and targetThresholds configured different resources (\"\" is not "
+                     "in targetThresholds)"},
         RejectedArgs{"empty_resource_name_in_target", "thresholds: {cpu: 20}\ntargetThresholds: {\"\": 0, cpu: 50}",
-                     ".targetThresholds: targetThresholds config is not valid: a resource name is empty"},
+                     ".thresholds: thresholds and targetThresholds configured different resources (\"\" is not in "
+                     "thresholds)"},
         RejectedArgs{"different_resources_other_way", "thresholds: {cpu: 20}\ntargetThresholds: {cpu: 50, pods: 50}",
                      ".thresholds: thresholds and targetThresholds configured different resources (pods is not in "
                      "thresholds)"},

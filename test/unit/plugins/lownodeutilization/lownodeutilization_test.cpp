@@ -113,6 +113,12 @@ std::vector<Case> cases() {
                 "",
                 {},
                 evicted({"p1", "p2", "p3", "p4"})});
+  // The same with a resource no node has (an empty name, as upstream loads it, or an extended one):
+  // no room for it on n2, so nothing moves (upstream v0.36 evicts nothing either).
+  for (const char* missing : {"\"\"", "example.com/none"})
+    cs.push_back({std::string("a threshold on a resource no node has: ") + missing, threeNodes(), basicPods(),
+                  std::string("      thresholds: {cpu: 30, pods: 30, ") + missing + ": 30}\n" +
+                      "      targetThresholds: {cpu: 50, pods: 50, " + missing + ": 50}\n"});
   {
     std::vector<PodPtr> pods;
     for (int i = 1; i <= 5; ++i)
