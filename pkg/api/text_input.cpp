@@ -1,6 +1,7 @@
 #include "pkg/api/text_input.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "pkg/base/utf8.h"
 
@@ -42,6 +43,37 @@ Result<std::string_view> checkTextEncoding(std::string_view text, std::string_vi
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
     return Status::error("binary data (a NUL byte at " + textPosition(text, nul) + "): expected " + std::string(what));
   return text;
+}
+
+std::optional<std::string> fromUtf16(std::string_view text) {
+  const bool le = text.starts_with("\xFF\xFE"), be = text.starts_with("\xFE\xFF");
+  if ((!le && !be) || text.starts_with(std::string_view("\xFF\xFE\0\0", 4))) return std::nullopt;
+  auto unit = [&](std::size_t i) -> std::uint32_t {
+    auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(text[k])); };
+    return le ? b(i) | b(i + 1) << 8 : b(i) << 8 | b(i + 1);
+  };
+  std::string out;
+  for (std::size_t i = 2; i + 1 < text.size(); i += 2) {
+    std::uint32_t c = unit(i);
+    if (c >= 0xD800 && c < 0xDC00 && i + 3 < text.size() && unit(i + 2) >= 0xDC00 && unit(i + 2) < 0xE000) {
+      c = 0x10000 + ((c - 0xD800) << 10) + (unit(i + 2) - 0xDC00);
+      i += 2;
+    } else if (c >= 0xD800 && c < 0xE000) {
+      return std::string();
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += {static_cast<char>(0xC0 | c >> 6), static_cast<char>(0x80 | (c & 0x3F))};
+    } else if (c < 0x10000) {
+      out += {static_cast<char>(0xE0 | c >> 12), static_cast<char>(0x80 | (c >> 6 & 0x3F)),
+              static_cast<char>(0x80 | (c & 0x3F))};
+    } else {
+      out += {static_cast<char>(0xF0 | c >> 18), static_cast<char>(0x80 | (c >> 12 & 0x3F)),
+              static_cast<char>(0x80 | (c >> 6 & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+    }
+  }
+  return out;
 }
 
 std::optional<std::size_t> firstInvalidUtf8(std::string_view text) {

@@ -21,6 +21,11 @@ std::string textPosition(std::string_view text, std::size_t offset);
 // named by line and column). `what` names the expected content: "JSON or YAML".
 Result<std::string_view> checkTextEncoding(std::string_view text, std::string_view what);
 
+// UTF-16 text with a byte order mark (what PowerShell's `>` writes) as UTF-8, as upstream's YAML
+// parser reads a policy; nullopt when the text is not UTF-16 with a BOM (UTF-32's BOM starts like
+// UTF-16LE's and is not UTF-16). An unpaired surrogate gives "" (an error upstream too).
+std::optional<std::string> fromUtf16(std::string_view text);
+
 // The offset of the first byte that does not start a valid UTF-8 sequence, if any.
 std::optional<std::size_t> firstInvalidUtf8(std::string_view text);
 

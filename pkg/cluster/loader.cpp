@@ -302,6 +302,16 @@ Result<LoadReport> loadText(std::string_view text, const char* readableEnd, std:
   out.readableEnd = readableEnd;
   out.release = std::move(release);
   out.report.bytes = text.size();
+  // PowerShell's `kubectl get ... > FILE` writes UTF-16 with a byte order mark: read as UTF-8 (a
+  // copy of half the size; the original goes when this returns).
+  if (std::optional<std::string> utf8 = api::fromUtf16(text); utf8 && !utf8->empty()) {
+    auto r = loadText(*utf8, utf8->data() + utf8->size(), nullptr, sourceName, store, metrics);
+    if (r.isOk()) {
+      r->bytes = text.size();
+      r->warnings.push_back("the file is UTF-16 text; read as the same text in UTF-8 would be");
+    }
+    return r;
+  }
   auto checked = api::checkTextEncoding(text, "the JSON or YAML text that kubectl get -o json|yaml writes");
   if (!checked.isOk()) return Status::error(sourceName + ": " + checked.error());
   text = *checked;

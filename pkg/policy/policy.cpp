@@ -50,40 +50,6 @@ std::string printable(std::string_view s) {
   return out;
 }
 
-// UTF-16 with a byte order mark as UTF-8, as upstream's YAML parser reads it; nullopt when the text
-// is not UTF-16 with a BOM (UTF-32's BOM starts like UTF-16LE's and is not UTF-16). An unpaired
-// surrogate gives "" (an error upstream too).
-std::optional<std::string> fromUtf16(std::string_view text) {
-  const bool le = text.starts_with("\xFF\xFE"), be = text.starts_with("\xFE\xFF");
-  if ((!le && !be) || text.starts_with(std::string_view("\xFF\xFE\0\0", 4))) return std::nullopt;
-  auto unit = [&](std::size_t i) -> std::uint32_t {
-    auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(text[k])); };
-    return le ? b(i) | b(i + 1) << 8 : b(i) << 8 | b(i + 1);
-  };
-  std::string out;
-  for (std::size_t i = 2; i + 1 < text.size(); i += 2) {
-    std::uint32_t c = unit(i);
-    if (c >= 0xD800 && c < 0xDC00 && i + 3 < text.size() && unit(i + 2) >= 0xDC00 && unit(i + 2) < 0xE000) {
-      c = 0x10000 + ((c - 0xD800) << 10) + (unit(i + 2) - 0xDC00);
-      i += 2;
-    } else if (c >= 0xD800 && c < 0xE000) {
-      return std::string();
-    }
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += {static_cast<char>(0xC0 | c >> 6), static_cast<char>(0x80 | (c & 0x3F))};
-    } else if (c < 0x10000) {
-      out += {static_cast<char>(0xE0 | c >> 12), static_cast<char>(0x80 | (c >> 6 & 0x3F)),
-              static_cast<char>(0x80 | (c & 0x3F))};
-    } else {
-      out += {static_cast<char>(0xF0 | c >> 18), static_cast<char>(0x80 | (c >> 12 & 0x3F)),
-              static_cast<char>(0x80 | (c >> 6 & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
-    }
-  }
-  return out;
-}
-
 // Upstream ignores unknown keys everywhere but inside plugin args (its policy decoder is not
 // strict), so kdesched does too, with a warning; a near miss of a `guarded` key stays an error.
 Status ignoreUnknown(ArgsReader& r, Warnings& warnings, const std::vector<std::string_view>& guarded = {},
@@ -342,7 +308,7 @@ const PluginConfig* Profile::findConfig(const std::string& plugin) const {
 }
 
 Result<DeschedulerPolicy> parsePolicy(const std::string& yamlText, const std::string& sourceName) {
-  if (std::optional<std::string> utf8 = fromUtf16(yamlText); utf8 && !utf8->empty()) {
+  if (std::optional<std::string> utf8 = api::fromUtf16(yamlText); utf8 && !utf8->empty()) {
     Result<DeschedulerPolicy> p = parsePolicy(*utf8, sourceName);
     if (p) p->warnings.push_back(sourceName + ": the file is UTF-16 text; read as upstream reads it");
     return p;

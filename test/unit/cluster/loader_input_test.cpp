@@ -51,6 +51,30 @@ TEST(LoaderInput, UnicodeByteOrderMarkIsSkipped) {
   EXPECT_EQ(s.count(api::Kind::Node), 1u);
 }
 
+// ASCII text as UTF-16 with a byte order mark, little- or big-endian.
+std::string utf16(const std::string& ascii, bool bigEndian) {
+  std::string out = bigEndian ? "\xFE\xFF" : "\xFF\xFE";
+  for (char c : ascii) out += bigEndian ? std::string{'\0', c} : std::string{c, '\0'};
+  return out;
+}
+
+// PowerShell's `kubectl get ... > snap.json` writes UTF-16LE with a BOM.
+TEST(LoaderInput, Utf16WithAByteOrderMarkIsReadAsUtf8) {
+  for (bool bigEndian : {false, true}) {
+    Store s;
+    auto r = load(utf16(list(node("n1") + "," + pod("d", "a")), bigEndian), s);
+    ASSERT_TRUE(r.isOk()) << r.error();
+    EXPECT_EQ(s.count(api::Kind::Node), 1u);
+    EXPECT_EQ(s.count(api::Kind::Pod), 1u);
+    EXPECT_THAT(r->warnings, ::testing::Contains(HasSubstr("the file is UTF-16 text; read as")));
+  }
+  // An error in it is found in the text as read, with the file's name.
+  Store s;
+  auto r = load(utf16(list(pod("d", "B")), false), s);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_THAT(r.error(), HasSubstr("snap.json: document.items[0] (Pod d/B): metadata.name"));
+}
+
 TEST(LoaderInput, YamlFlowStyleIsYaml) {
   Store s;
   auto r = loadSnapshot("{kind: List, items: [{kind: Node, metadata: {name: n1}}]}\n", "snap.yaml", s);
@@ -132,7 +156,8 @@ INSTANTIATE_TEST_SUITE_P(
             "line 1, column 501: not valid JSON: nesting deeper than 500 levels"},
         // yaml-cpp's own message for this was "bad file".
         Bad{"deep_yaml", "items: " + std::string(600, '[') + "\n", ": nesting deeper than 500 levels"},
-        Bad{"utf16", "\xFF\xFE{\0\"\0"s,
+        // An unpaired surrogate: not UTF-16 either.
+        Bad{"utf16_unpaired_surrogate", "\xFF\xFE\0\xD8{\0"s,
             "the file is UTF-16 text: convert it to UTF-8 (iconv -f UTF-16 -t UTF-8 FILE; in PowerShell, "
             "Out-File -Encoding utf8)"},
         Bad{"nul", "kind: List\nitems: [\0]"s,
