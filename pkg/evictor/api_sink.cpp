@@ -105,7 +105,8 @@ bool ApiSink::repeats(const RefusedDecision& r) {
   if (logged_.size() >= kMaxPods)
     std::erase_if(logged_, [&](const auto& kv) { return now - kv.second.at >= options_.repeatQuiet; });
   if (logged_.size() >= kMaxPods) logged_.clear();
-  auto [it, fresh] = logged_.try_emplace(r.wanted.pod->uid, Logged{what, now});
+  const api::Pod& pod = *r.wanted.pod;
+  auto [it, fresh] = logged_.try_emplace(pod.uid.empty() ? pod.key() : pod.uid, Logged{what, now});
   if (fresh) return false;
   if (it->second.what == what && now - it->second.at < options_.repeatQuiet) return true;
   it->second = Logged{std::move(what), now};

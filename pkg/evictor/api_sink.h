@@ -46,7 +46,7 @@ class ApiSink : public Sink {
     Clock::TimePoint at;
   };
   std::mutex mu_;
-  std::unordered_map<std::string, Logged> logged_;  // by pod UID
+  std::unordered_map<std::string, Logged> logged_;  // by pod UID (namespace/name without one)
 };
 
 }  // namespace kdesched::evictor
