@@ -88,12 +88,11 @@ Result<Args> decodeArgs(const policy::RawArgs& raw, policy::Warnings& warnings) 
   a.nodeFit = b.value_or(false);
   // Upstream parses it only for nodeFit, then fails every PreEvictionFilter with it (evicting nothing
   // in the profile); kdesched does the same and says so at load. Without nodeFit nothing reads it.
-  if (badNodeSelector && a.nodeFit)
+  if (badNodeSelector)
     warnings.push_back(r.pathOf("nodeSelector") + ": " + *badNodeSelector +
-                       "; with nodeFit every eviction of this profile is refused on it, as upstream refuses them");
-  else if (badNodeSelector)
-    warnings.push_back(r.pathOf("nodeSelector") + ": " + *badNodeSelector +
-                       "; accepted as upstream accepts it, and unused without nodeFit");
+                       (a.nodeFit ? "; with nodeFit every eviction of this profile is refused on it, as upstream "
+                                    "refuses them"
+                                  : "; accepted as upstream accepts it, and unused without nodeFit"));
   std::optional<std::uint32_t> minReplicas;
   KD_TRY(r.readUint32("minReplicas", minReplicas));
   a.minReplicas = minReplicas.value_or(0);
