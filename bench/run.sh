@@ -40,7 +40,8 @@
 #   BENCH_BUILD_DIR      kdesched build with -DKDESCHED_BENCH=ON [build-bench]
 #   BENCH_ENGINE_SIZES   [S1 S2 S3 S3d]      BENCH_SBS_SIZES [S1 S2]
 #   BENCH_SBS_IMPLS      side-by-side runs, in order [upstream kdesched]; kdesched-list is kdesched
-#                        with --watch-list=false (the paged LIST sync, as before watch-lists)
+#                        with --watch-list=false (the paged LIST sync, as before watch-lists);
+#                        kdesched-c<N> is kdesched with --eviction-concurrency N
 #   BENCH_QPS/BURST      client QPS and burst for both deschedulers [50/100]
 #   BENCH_REACTION_N     violations per reaction run [20]
 #   BENCH_UPSTREAM_INTERVAL  upstream's interval in the reaction run [10s]
@@ -378,7 +379,8 @@ sbs_run() {
     upstream) cmd=("$("${BENCH}/build-upstream.sh" --print-bin)" --v=1) ;;
     kdesched) cmd=("${BUILD}/kdesched") ;;
     kdesched-list) cmd=("${BUILD}/kdesched" --watch-list=false) ;;
-    *) die "unknown side-by-side impl ${impl} (upstream, kdesched, kdesched-list)" ;;
+    kdesched-c[0-9]*) cmd=("${BUILD}/kdesched" --eviction-concurrency "${impl#kdesched-c}") ;;
+    *) die "unknown side-by-side impl ${impl} (upstream, kdesched, kdesched-list, kdesched-c<N>)" ;;
   esac
   cmd+=(--policy-config-file "${POLICY}" --kubeconfig "${kc}" --descheduling-interval 0
     --client-connection-qps "${QPS}" --client-connection-burst "${BURST}" --secure-port 0)
