@@ -76,6 +76,13 @@ Status readTimestamp(Ctx& c, od::value& v, std::optional<Timestamp>& out) {
   return Status::ok();
 }
 
+Status readTimestamp(Ctx& c, od::value& v, OptionalTime& out) {
+  std::optional<Timestamp> t;
+  KD_TRY(readTimestamp(c, v, t));
+  out = t;
+  return Status::ok();
+}
+
 Status readCondition(Ctx& c, od::value& v, std::string_view type, std::optional<std::string_view>& status) {
   return forEachElement(c, v, [&](od::value& e) -> Status {
     std::string_view t, s;
@@ -147,7 +154,7 @@ Status decodePodAnnotations(Ctx& c, od::value& v, Pod& pod) {
       if (key == kAnnotationMirror) pod.mirror = true;
       return Status::ok();
     }
-    if (key == kAnnotationConfigSource) return readString(c, f, pod.configSource);
+    if (key == kAnnotationConfigSource) return readSymbol(c, f, pod.configSource);
     return Status::ok();
   });
 }
@@ -158,12 +165,19 @@ Status decodeMeta(Ctx& c, od::value& v, const MetaTargets& m) {
   return forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
     if (key == "name" && m.name) return readString(c, f, *m.name);
     if (key == "namespace" && m.ns) return readSymbol(c, f, *m.ns);
-    if (key == "uid" && m.uid) return readString(c, f, *m.uid);
+    if (key == "uid" && m.uid) {
+      std::string_view uid;
+      KD_TRY(readString(c, f, uid));
+      *m.uid = Uid(uid);
+      return Status::ok();
+    }
     if (key == "labels" && m.labels) return readLabels(c, f, *m.labels);
     if (key == "annotations" && m.annotationsOf) return decodePodAnnotations(c, f, *m.annotationsOf);
     if (key == "ownerReferences" && m.owners) {
-      m.owners->clear();
-      return forEachElement(c, f, [&](od::value& e) { return decodeOwnerReference(c, e, m.owners->emplace_back()); });
+      std::vector<OwnerReference> refs;
+      KD_TRY(forEachElement(c, f, [&](od::value& e) { return decodeOwnerReference(c, e, refs.emplace_back()); }));
+      *m.owners = OwnerRefs(std::move(refs));
+      return Status::ok();
     }
     if (key == "creationTimestamp" && m.created) return readTimestamp(c, f, *m.created);
     if (key == "deletionTimestamp" && m.deleted) return readTimestamp(c, f, *m.deleted);

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <limits>
 
+#include "pkg/api/detail/intern_pool.h"
+
 namespace kdesched::api {
 
 // ---------------------------------------------------------------------------------------------
@@ -17,45 +19,70 @@ auto findKey(const std::vector<Labels::Item>& items, std::string_view key) {
 }  // namespace
 
 Labels::Labels(std::initializer_list<std::pair<std::string_view, std::string_view>> kv) {
-  for (const auto& [k, v] : kv) set(k, v);
+  std::vector<Item> items;
+  items.reserve(kv.size());
+  for (const auto& [k, v] : kv) items.emplace_back(Symbol(k), Symbol(v));
+  *this = fromUnsorted(std::move(items));
+}
+
+const std::vector<Labels::Item>& Labels::items() const {
+  static const auto* none = new std::vector<Item>();  // never destroyed: labels may outlive statics
+  return items_ ? *items_ : *none;
+}
+
+void Labels::assign(std::vector<Item> items) {
+  if (items.empty()) {
+    items_.reset();
+    return;
+  }
+  static auto* pool = new detail::InternPool<std::vector<Item>>();  // never destroyed, as above
+  std::size_t hash = 0xcbf29ce484222325ULL;
+  for (const auto& [k, v] : items) hash = (((hash ^ k.hash()) * 0x100000001b3ULL) ^ v.hash()) * 0x100000001b3ULL;
+  items.shrink_to_fit();
+  items_ = pool->intern(std::move(items), hash);
 }
 
 Labels Labels::fromUnsorted(std::vector<Item> items) {
   // Stable, so among equal keys the input order survives and the last one can be kept.
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& a, const Item& b) { return a.first.view() < b.first.view(); });
-  Labels out;
-  out.items_.reserve(items.size());
+  std::vector<Item> unique;
+  unique.reserve(items.size());
   for (auto& item : items) {
-    if (!out.items_.empty() && out.items_.back().first == item.first) {
-      out.items_.back().second = item.second;
+    if (!unique.empty() && unique.back().first == item.first) {
+      unique.back().second = item.second;
     } else {
-      out.items_.push_back(item);
+      unique.push_back(item);
     }
   }
+  Labels out;
+  out.assign(std::move(unique));
   return out;
 }
 
 std::optional<std::string_view> Labels::get(std::string_view key) const {
-  auto it = findKey(items_, key);
-  if (it != items_.end() && it->first.view() == key) return it->second.view();
+  const auto& items = this->items();
+  auto it = findKey(items, key);
+  if (it != items.end() && it->first.view() == key) return it->second.view();
   return std::nullopt;
 }
 
 void Labels::set(std::string_view key, std::string_view value) {
-  auto it = findKey(items_, key);
-  if (it != items_.end() && it->first.view() == key) {
-    auto pos = items_.begin() + (it - items_.cbegin());
+  std::vector<Item> items = this->items();
+  auto it = findKey(items, key);
+  if (it != items.end() && it->first.view() == key) {
+    auto pos = items.begin() + (it - items.cbegin());
     pos->second = Symbol(value);
   } else {
-    items_.insert(it, {Symbol(key), Symbol(value)});
+    items.insert(it, {Symbol(key), Symbol(value)});
   }
+  assign(std::move(items));
 }
 
 std::string Labels::toString() const {
   std::string out;
-  for (const auto& [k, v] : items_) {
-    if (&k != &items_.front().first) out += ',';
+  for (const auto& [k, v] : items()) {
+    if (!out.empty()) out += ',';
     out += k.view();
     out += '=';
     out += v.view();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,16 +27,20 @@ class Labels {
 
   std::optional<std::string_view> get(std::string_view key) const;
   bool has(std::string_view key) const { return get(key).has_value(); }
-  void set(std::string_view key, std::string_view value);  // insert or replace
-  std::size_t size() const { return items_.size(); }
-  bool empty() const { return items_.empty(); }
-  auto begin() const { return items_.begin(); }
-  auto end() const { return items_.end(); }
-  bool operator==(const Labels&) const = default;
+  void set(std::string_view key, std::string_view value);  // insert or replace (copies the set)
+  std::size_t size() const { return items().size(); }
+  bool empty() const { return items_ == nullptr; }
+  auto begin() const { return items().begin(); }
+  auto end() const { return items().end(); }
+  bool operator==(const Labels& o) const { return items_ == o.items_ || items() == o.items(); }
   std::string toString() const;  // "a=b,c=d" in key order
 
  private:
-  std::vector<Item> items_;
+  // Immutable and hash-consed: the pods of one ReplicaSet share one copy of their label set.
+  // Null when empty.
+  const std::vector<Item>& items() const;
+  void assign(std::vector<Item> items);
+  std::shared_ptr<const std::vector<Item>> items_;
 };
 
 // In/NotIn/Exists/DoesNotExist are the LabelSelector operators; Gt/Lt only come from the string

@@ -36,6 +36,32 @@ std::string_view toString(TaintEffect e) {
   return "";
 }
 
+OwnerRefs::OwnerRefs(std::vector<OwnerReference> refs) {
+  if (refs.empty()) return;
+  static auto* pool =
+      new detail::InternPool<std::vector<OwnerReference>>();  // never destroyed: pods may outlive statics
+  std::size_t hash = 0xcbf29ce484222325ULL;
+  for (const auto& o : refs) {
+    for (std::size_t part : {o.apiVersion.hash(), o.kind.hash(), o.name.hash(), std::hash<std::string>()(o.uid),
+                             std::size_t{o.controller}}) {
+      hash = (hash ^ part) * 0x100000001b3ULL;
+    }
+  }
+  refs.shrink_to_fit();
+  refs_ = pool->intern(std::move(refs), hash);
+}
+
+const std::vector<OwnerReference>& OwnerRefs::list() const {
+  static const auto* none = new std::vector<OwnerReference>();  // never destroyed, as above
+  return refs_ ? *refs_ : *none;
+}
+
+void OwnerRefs::push_back(OwnerReference ref) {
+  std::vector<OwnerReference> refs = list();
+  refs.push_back(std::move(ref));
+  *this = OwnerRefs(std::move(refs));
+}
+
 bool Pod::hasOwnerKind(std::string_view kind) const {
   return std::any_of(owners.begin(), owners.end(), [&](const OwnerReference& o) { return o.kind.view() == kind; });
 }

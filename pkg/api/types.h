@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,11 +16,36 @@
 #include "pkg/api/labels.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/symbol.h"
+#include "pkg/api/uid.h"
 
 namespace kdesched::api {
 
 // Seconds since the Unix epoch (Kubernetes timestamps have second precision on the wire).
 using Timestamp = std::int64_t;
+
+// An optional timestamp in 8 bytes (std::optional<Timestamp> takes 16, and a cached pod has
+// three). The one value it cannot hold, the smallest int64, is no RFC 3339 time.
+class OptionalTime {
+ public:
+  constexpr OptionalTime() = default;
+  constexpr OptionalTime(std::nullopt_t) {}                                    // NOLINT(google-explicit-constructor)
+  constexpr OptionalTime(Timestamp t) : t_(t) {}                               // NOLINT(google-explicit-constructor)
+  constexpr OptionalTime(std::optional<Timestamp> t) : t_(t ? *t : kUnset) {}  // NOLINT(google-explicit-constructor)
+
+  constexpr bool has_value() const { return t_ != kUnset; }  // NOLINT(readability-identifier-naming): optional's API
+  constexpr explicit operator bool() const { return has_value(); }
+  constexpr Timestamp operator*() const { return t_; }
+  constexpr Timestamp value_or(Timestamp otherwise) const { return has_value() ? t_ : otherwise; }
+  constexpr std::optional<Timestamp> optional() const {
+    return has_value() ? std::optional<Timestamp>(t_) : std::nullopt;
+  }
+  constexpr void reset() { t_ = kUnset; }
+  constexpr bool operator==(const OptionalTime&) const = default;
+
+ private:
+  static constexpr Timestamp kUnset = std::numeric_limits<Timestamp>::min();
+  Timestamp t_ = kUnset;
+};
 
 // ---------------------------------------------------------------------------------------------
 // Node selectors and node affinity (core/v1 NodeSelector*).
@@ -152,6 +179,29 @@ struct OwnerReference {
   bool operator==(const OwnerReference&) const = default;
 };
 
+// A pod's owner references, immutable and hash-consed: the pods of one ReplicaSet share one copy.
+// Reads like a vector; push_back and clear copy the list (tests and builders, not the decoder).
+class OwnerRefs {
+ public:
+  OwnerRefs() = default;
+  OwnerRefs(std::initializer_list<OwnerReference> refs) : OwnerRefs(std::vector<OwnerReference>(refs)) {}
+  explicit OwnerRefs(std::vector<OwnerReference> refs);
+
+  const std::vector<OwnerReference>& list() const;
+  std::size_t size() const { return list().size(); }
+  bool empty() const { return refs_ == nullptr; }
+  auto begin() const { return list().begin(); }
+  auto end() const { return list().end(); }
+  const OwnerReference& front() const { return list().front(); }
+  const OwnerReference& operator[](std::size_t i) const { return list()[i]; }
+  void push_back(OwnerReference ref);
+  void clear() { refs_.reset(); }
+  bool operator==(const OwnerRefs& o) const { return refs_ == o.refs_ || list() == o.list(); }
+
+ private:
+  std::shared_ptr<const std::vector<OwnerReference>> refs_;  // null when there are none
+};
+
 enum class PodPhase { Pending, Running, Succeeded, Failed, Unknown };
 enum class QosClass { BestEffort, Burstable, Guaranteed };
 
@@ -222,9 +272,9 @@ std::shared_ptr<const ImageList> internImages(ImageList images);
 struct Pod {
   Symbol ns;
   std::string name;
-  std::string uid;
+  Uid uid;
   Labels labels;
-  std::vector<OwnerReference> owners;
+  OwnerRefs owners;
   Symbol nodeName;  // empty = not bound
   PodPhase phase = PodPhase::Pending;
   std::optional<std::int32_t> priority;  // unset differs from 0
@@ -236,9 +286,9 @@ struct Pod {
   bool hasLocalStorage = false;            // an emptyDir or hostPath volume
   bool hasResourceClaims = false;          // spec.resourceClaims non-empty
   bool ready = false;                      // status condition Ready=True
-  std::optional<Timestamp> creationTimestamp;
-  std::optional<Timestamp> deletionTimestamp;
-  std::optional<Timestamp> startTime;
+  OptionalTime creationTimestamp;
+  OptionalTime deletionTimestamp;
+  OptionalTime startTime;
   std::shared_ptr<const ImageList> images;              // null when the spec has no containers
   std::shared_ptr<const PodStatusDetail> statusDetail;  // null when there is nothing in it
 
@@ -246,11 +296,11 @@ struct Pod {
   bool annotationEvict = false;             // descheduler.alpha.kubernetes.io/evict
   bool annotationPreferNoEviction = false;  // descheduler.alpha.kubernetes.io/prefer-no-eviction
   bool mirror = false;                      // kubernetes.io/config.mirror
-  std::string configSource;                 // kubernetes.io/config.source ("" when absent)
+  Symbol configSource;                      // kubernetes.io/config.source (empty when absent)
 
   bool isTerminating() const { return deletionTimestamp.has_value(); }
   bool isTerminal() const { return phase == PodPhase::Succeeded || phase == PodPhase::Failed; }
-  bool isStatic() const { return !configSource.empty() && configSource != "api"; }
+  bool isStatic() const { return !configSource.empty() && configSource.view() != "api"; }
   bool hasOwnerKind(std::string_view kind) const;
   const OwnerReference* controllerRef() const;
   const SchedulingConstraints& constraints() const;
@@ -268,7 +318,7 @@ struct Node {
   // Ready condition: unset when the node reports no Ready condition at all.
   std::optional<bool> readyCondition;
   ResourceList allocatable;  // status.allocatable, or status.capacity when allocatable is empty
-  std::optional<Timestamp> creationTimestamp;
+  OptionalTime creationTimestamp;
 
   // Upstream's "ready": no Ready condition whose status is anything other than True.
   bool isReady() const { return readyCondition.value_or(true); }

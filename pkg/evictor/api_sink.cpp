@@ -61,7 +61,7 @@ EvictResult ApiSink::evict(const Decision& d) {
     // Upstream refuses too: without a UID there is no precondition, and no certainty which pod goes.
     return EvictResult::refused(Refusal::ApiError, "evictor", "pod has no UID");
   }
-  EvictionRequest req{pod.ns.str(), pod.name, pod.uid, options_.gracePeriodSeconds,
+  EvictionRequest req{pod.ns.str(), pod.name, pod.uid.str(), options_.gracePeriodSeconds,
                       "triggered by " + d.profile + "/" + d.plugin + ": " + d.reason};
   ApiAnswer a = api_.evict(req);
   if (a.status >= 200 && a.status < 300) {
@@ -75,7 +75,7 @@ EvictResult ApiSink::evict(const Decision& d) {
                               {"expected_node", expectedNode(d.landing)},
                               {"landing", d.landing.describe()},
                               {"result", "success"}});
-    api_.recordEvent({req.ns, pod.name, pod.uid, "Normal", d.plugin, "Descheduled", evictedNote(d)});
+    api_.recordEvent({req.ns, pod.name, pod.uid.str(), "Normal", d.plugin, "Descheduled", evictedNote(d)});
     return EvictResult::success();
   }
   EvictResult res = refusalFor(a);
@@ -91,7 +91,7 @@ EvictResult ApiSink::evict(const Decision& d) {
                                 {"seconds", a.seconds},
                                 {"result", "error"}});
   if (options_.failureEvents)
-    api_.recordEvent({req.ns, pod.name, pod.uid, "Warning", "EvictionFailed", "Descheduled",
+    api_.recordEvent({req.ns, pod.name, pod.uid.str(), "Warning", "EvictionFailed", "Descheduled",
                       eventNote(d) + " failed: " + res.detail});
   return res;
 }
@@ -106,7 +106,7 @@ bool ApiSink::repeats(const RefusedDecision& r) {
     std::erase_if(logged_, [&](const auto& kv) { return now - kv.second.at >= options_.repeatQuiet; });
   if (logged_.size() >= kMaxPods) logged_.clear();
   const api::Pod& pod = *r.wanted.pod;
-  auto [it, fresh] = logged_.try_emplace(pod.uid.empty() ? pod.key() : pod.uid, Logged{what, now});
+  auto [it, fresh] = logged_.try_emplace(pod.uid.empty() ? pod.key() : pod.uid.str(), Logged{what, now});
   if (fresh) return false;
   if (it->second.what == what && now - it->second.at < options_.repeatQuiet) return true;
   it->second = Logged{std::move(what), now};
@@ -128,7 +128,7 @@ void ApiSink::refused(const RefusedDecision& r) {
   bool limit = r.result.refusal == Refusal::TotalLimit || r.result.refusal == Refusal::NodeLimit ||
                r.result.refusal == Refusal::NamespaceLimit;
   if (options_.failureEvents && limit)
-    api_.recordEvent({r.wanted.pod->ns.str(), r.wanted.pod->name, r.wanted.pod->uid, "Warning", "EvictionFailed",
+    api_.recordEvent({r.wanted.pod->ns.str(), r.wanted.pod->name, r.wanted.pod->uid.str(), "Warning", "EvictionFailed",
                       "Descheduled", eventNote(r.wanted) + " failed: " + r.result.detail});
 }
 

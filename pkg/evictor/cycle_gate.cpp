@@ -2,7 +2,7 @@
 
 namespace kdesched::evictor {
 
-void RecentEvictions::add(const std::string& uid) {
+void RecentEvictions::add(const api::Uid& uid) {
   if (uid.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
   const Clock::TimePoint now = clock_->now();
@@ -12,12 +12,12 @@ void RecentEvictions::add(const std::string& uid) {
   at_[uid] = now;
 }
 
-void RecentEvictions::forget(const std::string& uid) {
+void RecentEvictions::forget(const api::Uid& uid) {
   std::lock_guard<std::mutex> lock(mu_);
   at_.erase(uid);
 }
 
-bool RecentEvictions::contains(const std::string& uid) {
+bool RecentEvictions::contains(const api::Uid& uid) {
   if (uid.empty()) return false;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = at_.find(uid);

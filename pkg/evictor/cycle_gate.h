@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+
+#include "pkg/api/uid.h"
 
 #include "pkg/base/clock.h"
 #include "pkg/evictor/evictor.h"
@@ -25,15 +27,15 @@ class RecentEvictions {
  public:
   explicit RecentEvictions(std::shared_ptr<Clock> clock, std::chrono::seconds ttl = std::chrono::minutes(10))
       : clock_(std::move(clock)), ttl_(ttl) {}
-  void add(const std::string& uid);
-  void forget(const std::string& uid);  // its eviction failed after all
-  bool contains(const std::string& uid);
+  void add(const api::Uid& uid);
+  void forget(const api::Uid& uid);  // its eviction failed after all
+  bool contains(const api::Uid& uid);
 
  private:
   std::shared_ptr<Clock> clock_;
   std::chrono::seconds ttl_;
   std::mutex mu_;
-  std::map<std::string, Clock::TimePoint> at_;
+  std::unordered_map<api::Uid, Clock::TimePoint> at_;
 };
 
 // Checked right before each eviction request of one cycle:

@@ -113,7 +113,7 @@ void AntiFlapping::evicted(const evictor::Decision& d) {
     o.lastRule = rule;
     o.awaitingReplacement = true;
     o.lastCounted = false;
-    if (repeat) notice = flap(o, {d.pod->ns.str(), d.pod->name, d.pod->uid});
+    if (repeat) notice = flap(o, {d.pod->ns.str(), d.pod->name, d.pod->uid.str()});
   }
   deliver(notice);
 }

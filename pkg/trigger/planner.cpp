@@ -154,7 +154,7 @@ void Planner::onEvent(const cluster::StoreEvent& e) {
         c && c->after && !c->after->nodeName.empty() && (!c->before || c->before->nodeName.empty())) {
       if (const api::OwnerReference* o = c->after->controllerRef())
         antiFlapping_->replacementBound(o->uid, c->after->nodeName.str(),
-                                        {c->after->ns.str(), c->after->name, c->after->uid});
+                                        {c->after->ns.str(), c->after->name, c->after->uid.str()});
     }
   }
   if (deadlineFn_) updateDeadline(e);

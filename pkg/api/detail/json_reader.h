@@ -328,6 +328,7 @@ Status readLabels(Ctx& c, od::value& v, Labels& out);
 Status readQuantity(Ctx& c, od::value& v, std::int64_t& out);
 Status readResourceList(Ctx& c, od::value& v, ResourceList& out);
 Status readTimestamp(Ctx& c, od::value& v, std::optional<Timestamp>& out);
+Status readTimestamp(Ctx& c, od::value& v, OptionalTime& out);
 // The status of the condition of type `type` in a conditions array, if there is one.
 Status readCondition(Ctx& c, od::value& v, std::string_view type, std::optional<std::string_view>& status);
 
@@ -340,12 +341,12 @@ Status decodeLabelSelector(Ctx& c, od::value& v, std::optional<LabelSelector>& o
 struct MetaTargets {
   std::string* name = nullptr;
   Symbol* ns = nullptr;
-  std::string* uid = nullptr;
+  Uid* uid = nullptr;
   Labels* labels = nullptr;
   Pod* annotationsOf = nullptr;
-  std::vector<OwnerReference>* owners = nullptr;
-  std::optional<Timestamp>* created = nullptr;
-  std::optional<Timestamp>* deleted = nullptr;
+  OwnerRefs* owners = nullptr;
+  OptionalTime* created = nullptr;
+  OptionalTime* deleted = nullptr;
   std::int64_t* generation = nullptr;
 };
 

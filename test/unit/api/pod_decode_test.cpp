@@ -37,7 +37,7 @@ void expectRealisticPod(const Pod& p) {
   EXPECT_TRUE(p.annotationPreferNoEviction);
   EXPECT_FALSE(p.annotationEvict);
   EXPECT_FALSE(p.mirror);
-  EXPECT_EQ(p.configSource, "api");
+  EXPECT_EQ(p.configSource.view(), "api");
   EXPECT_FALSE(p.isStatic());
   EXPECT_TRUE(p.hasLocalStorage);
   EXPECT_FALSE(p.hasResourceClaims);
@@ -201,7 +201,7 @@ TEST(DecodePodTest, AnnotationsAndMirrorPods) {
   EXPECT_TRUE(pod->mirror);
   EXPECT_TRUE(pod->annotationEvict);
   EXPECT_FALSE(pod->annotationPreferNoEviction);
-  EXPECT_EQ(pod->configSource, "file");
+  EXPECT_EQ(pod->configSource.view(), "file");
   EXPECT_TRUE(pod->isStatic());
   EXPECT_EQ(pod->deletionTimestamp, 1704164645);
   EXPECT_TRUE(pod->isTerminating());

@@ -49,9 +49,9 @@ TEST(PodTest, KeyStateAndDefaults) {
   p.phase = PodPhase::Succeeded;
   EXPECT_TRUE(p.isTerminal());
   EXPECT_FALSE(p.isStatic());
-  p.configSource = "api";
+  p.configSource = Symbol("api");
   EXPECT_FALSE(p.isStatic());
-  p.configSource = "file";
+  p.configSource = Symbol("file");
   EXPECT_TRUE(p.isStatic());
 
   PodDisruptionBudget pdb;

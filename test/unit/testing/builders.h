@@ -139,7 +139,7 @@ class PodBuilder {
     return *this;
   }
   PodBuilder& staticPod() {
-    p_.configSource = "file";
+    p_.configSource = api::Symbol("file");
     return *this;
   }
   PodBuilder& evictAnnotation() {
