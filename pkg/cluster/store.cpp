@@ -11,47 +11,38 @@ std::string objectKey(const api::Namespace& n) { return n.name; }
 std::string objectKey(const api::PriorityClass& p) { return p.name; }
 std::string objectKey(const api::PersistentVolumeClaim& p) { return p.ns.str() + "/" + p.name; }
 
+std::size_t Store::KeyHash::operator()(const KeyView& k) const {
+  const std::size_t h = std::hash<std::string_view>()(k.ns);
+  return h ^ (std::hash<std::string_view>()(k.name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
 template <typename T>
-void Store::upsertInto(Table<T>& table, std::shared_ptr<const T> obj, std::string key) {
+void Store::upsertInto(Table<T>& table, std::shared_ptr<const T> obj) {
   std::vector<StoreEvent> events;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto [it, inserted] = table.try_emplace(std::move(key), obj);
-    if (inserted) {
+    auto it = table.find(keyOf(*obj));
+    if (it == table.end()) {
       events.push_back(Change<T>{EventType::Added, nullptr, obj});
+      table.insert(std::move(obj));
     } else {
-      events.push_back(Change<T>{EventType::Modified, it->second, obj});
-      it->second = obj;
+      // The entry is the object, so a new version takes the old one's node (no allocation).
+      events.push_back(Change<T>{EventType::Modified, *it, obj});
+      auto node = table.extract(it);
+      node.value() = std::move(obj);
+      table.insert(std::move(node));
     }
     cached_.reset();
   }
   notify(events);
 }
 
-void Store::upsert(PodPtr p) {
-  auto k = objectKey(*p);
-  upsertInto(pods_, std::move(p), std::move(k));
-}
-void Store::upsert(NodePtr n) {
-  auto k = objectKey(*n);
-  upsertInto(nodes_, std::move(n), std::move(k));
-}
-void Store::upsert(PdbPtr p) {
-  auto k = objectKey(*p);
-  upsertInto(pdbs_, std::move(p), std::move(k));
-}
-void Store::upsert(NamespacePtr n) {
-  auto k = objectKey(*n);
-  upsertInto(namespaces_, std::move(n), std::move(k));
-}
-void Store::upsert(PriorityClassPtr p) {
-  auto k = objectKey(*p);
-  upsertInto(priorityClasses_, std::move(p), std::move(k));
-}
-void Store::upsert(PvcPtr p) {
-  auto k = objectKey(*p);
-  upsertInto(pvcs_, std::move(p), std::move(k));
-}
+void Store::upsert(PodPtr p) { upsertInto(pods_, std::move(p)); }
+void Store::upsert(NodePtr n) { upsertInto(nodes_, std::move(n)); }
+void Store::upsert(PdbPtr p) { upsertInto(pdbs_, std::move(p)); }
+void Store::upsert(NamespacePtr n) { upsertInto(namespaces_, std::move(n)); }
+void Store::upsert(PriorityClassPtr p) { upsertInto(priorityClasses_, std::move(p)); }
+void Store::upsert(PvcPtr p) { upsertInto(pvcs_, std::move(p)); }
 
 void Store::upsert(api::Object object) {
   std::visit(
@@ -64,11 +55,18 @@ void Store::upsert(api::Object object) {
 
 bool Store::remove(api::Kind kind, const std::string& key) {
   std::vector<StoreEvent> events;
+  // "namespace/name" for namespaced kinds (objectKey), the name alone for the others.
+  const bool namespaced =
+      kind == api::Kind::Pod || kind == api::Kind::PodDisruptionBudget || kind == api::Kind::PersistentVolumeClaim;
+  const std::size_t slash = key.find('/');
+  if (namespaced && slash == std::string::npos) return false;
+  const std::string_view k(key);
+  const KeyView view = namespaced ? KeyView{k.substr(0, slash), k.substr(slash + 1)} : KeyView{{}, k};
   auto erase = [&](auto& table) {
-    using T = std::remove_const_t<typename std::decay_t<decltype(table)>::mapped_type::element_type>;
-    auto it = table.find(key);
+    using T = std::remove_const_t<typename std::decay_t<decltype(table)>::value_type::element_type>;
+    auto it = table.find(view);
     if (it == table.end()) return false;
-    events.push_back(Change<T>{EventType::Deleted, it->second, nullptr});
+    events.push_back(Change<T>{EventType::Deleted, *it, nullptr});
     table.erase(it);
     return true;
   };
@@ -99,18 +97,23 @@ std::size_t Store::replaceTable(Table<T>& table, std::vector<std::shared_ptr<con
     Table<T> fresh;
     fresh.reserve(objs.size());
     for (auto& o : objs) {
-      std::string key = objectKey(*o);
-      auto old = table.find(key);
+      auto old = table.find(keyOf(*o));
       if (old == table.end()) {
         events.push_back(Change<T>{EventType::Added, nullptr, o});
       } else {
-        events.push_back(Change<T>{EventType::Modified, old->second, o});
+        events.push_back(Change<T>{EventType::Modified, *old, o});
         table.erase(old);
       }
-      fresh.insert_or_assign(std::move(key), std::move(o));
+      // A list naming one object twice: the later copy wins, as with a map.
+      auto [at, inserted] = fresh.insert(o);
+      if (!inserted) {
+        auto node = fresh.extract(at);
+        node.value() = std::move(o);
+        fresh.insert(std::move(node));
+      }
     }
     // Whatever is left vanished while we were not watching: deliver it as a delete.
-    for (auto& [key, obj] : table) {
+    for (const auto& obj : table) {
       events.push_back(Change<T>{EventType::Deleted, obj, nullptr});
       ++deletes;
     }
@@ -123,7 +126,7 @@ std::size_t Store::replaceTable(Table<T>& table, std::vector<std::shared_ptr<con
 
 std::size_t Store::replace(api::Kind kind, std::vector<api::Object> objects) {
   auto collect = [&](auto& table) {
-    using T = std::remove_const_t<typename std::decay_t<decltype(table)>::mapped_type::element_type>;
+    using T = std::remove_const_t<typename std::decay_t<decltype(table)>::value_type::element_type>;
     std::vector<std::shared_ptr<const T>> typed;
     typed.reserve(objects.size());
     for (auto& o : objects) {
@@ -149,7 +152,7 @@ SnapshotPtr Store::snapshot() const {
   Objects o;
   auto fill = [](const auto& table, auto& out) {
     out.reserve(table.size());
-    for (const auto& [k, v] : table) out.push_back(v);
+    for (const auto& v : table) out.push_back(v);
   };
   fill(pods_, o.pods);
   fill(nodes_, o.nodes);
@@ -177,7 +180,7 @@ std::size_t Store::count(api::Kind kind) const {
 
 bool Store::hasNode(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return nodes_.count(name) != 0;
+  return nodes_.find(KeyView{{}, name}) != nodes_.end();
 }
 
 void Store::subscribe(Listener listener) {

@@ -6,7 +6,8 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "pkg/api/object.h"
@@ -55,10 +56,45 @@ class Store {
   void subscribe(Listener listener);
 
  private:
+  // An object's key as views into the object itself: a table entry is the object's pointer, and
+  // "namespace/name" is built only by objectKey, never stored.
+  struct KeyView {
+    std::string_view ns;  // empty for cluster-scoped kinds
+    std::string_view name;
+    bool operator==(const KeyView&) const = default;
+  };
   template <typename T>
-  using Table = std::unordered_map<std::string, std::shared_ptr<const T>>;
+  static KeyView keyOf(const T& o) {
+    if constexpr (requires { o.ns.view(); }) {
+      return {o.ns.view(), o.name};
+    } else {
+      return {{}, o.name};  // cluster-scoped
+    }
+  }
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(const KeyView& k) const;
+    template <typename T>
+    std::size_t operator()(const std::shared_ptr<const T>& o) const {
+      return (*this)(keyOf(*o));
+    }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) == view(b);
+    }
+    static KeyView view(const KeyView& k) { return k; }
+    template <typename T>
+    static KeyView view(const std::shared_ptr<const T>& o) {
+      return keyOf(*o);
+    }
+  };
   template <typename T>
-  void upsertInto(Table<T>& table, std::shared_ptr<const T> obj, std::string key);
+  using Table = std::unordered_set<std::shared_ptr<const T>, KeyHash, KeyEq>;
+  template <typename T>
+  void upsertInto(Table<T>& table, std::shared_ptr<const T> obj);
   template <typename T>
   std::size_t replaceTable(Table<T>& table, std::vector<std::shared_ptr<const T>> objs);
   void notify(const std::vector<StoreEvent>& events);

@@ -43,6 +43,41 @@ TEST(Store, ReplaceTurnsVanishedObjectsIntoDeletes) {
   EXPECT_EQ(s.count(api::Kind::Pod), 2u);
 }
 
+// Entries are keyed by views into the objects themselves: a new version must re-key its entry, so
+// the old version is freed (not kept alive, not read through a dangling key) and lookups still work.
+TEST(Store, KeysFollowTheCurrentVersion) {
+  cluster::Store s;
+  std::shared_ptr<const api::Pod> first = PodBuilder("a", "shop").node("n1").build();
+  std::weak_ptr<const api::Pod> old = first;
+  s.upsert(std::move(first));
+  s.upsert(PodBuilder("a", "shop").node("n2").build());
+  s.upsert(NodeBuilder("n1").build());
+  EXPECT_TRUE(old.expired()) << "the store still holds the replaced version";
+  EXPECT_EQ(s.count(api::Kind::Pod), 1u);
+  ASSERT_EQ(s.snapshot()->pods().size(), 1u);
+  EXPECT_EQ(s.snapshot()->pods()[0]->nodeName.view(), "n2");
+  EXPECT_TRUE(s.hasNode("n1"));
+  EXPECT_FALSE(s.hasNode("shop/a"));
+  EXPECT_FALSE(s.remove(api::Kind::Pod, "a")) << "a namespaced key has a namespace";
+  EXPECT_FALSE(s.remove(api::Kind::Pod, "default/a"));
+  EXPECT_FALSE(s.remove(api::Kind::Node, "shop/a"));
+  EXPECT_TRUE(s.remove(api::Kind::Pod, "shop/a"));
+  EXPECT_TRUE(s.remove(api::Kind::Node, "n1"));
+  EXPECT_EQ(s.count(api::Kind::Pod), 0u);
+  EXPECT_EQ(s.count(api::Kind::Node), 0u);
+}
+
+// A relist naming one object twice keeps the later copy, as before.
+TEST(Store, ReplaceKeepsTheLaterOfTwoCopies) {
+  cluster::Store s;
+  std::vector<api::Object> fresh;
+  fresh.emplace_back(*PodBuilder("a").node("n1").build());
+  fresh.emplace_back(*PodBuilder("a").node("n2").build());
+  EXPECT_EQ(s.replace(api::Kind::Pod, std::move(fresh)), 0u);
+  ASSERT_EQ(s.snapshot()->pods().size(), 1u);
+  EXPECT_EQ(s.snapshot()->pods()[0]->nodeName.view(), "n2");
+}
+
 TEST(Store, SnapshotIsImmutableAndCached) {
   cluster::Store s;
   s.upsert(NodeBuilder("n1").build());
