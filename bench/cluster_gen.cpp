@@ -27,6 +27,14 @@ struct Workload {
 };
 
 std::string nodeName(int i) { return "node-" + std::to_string(i); }
+
+// A UID in the API server's form (a canonical version-4 UUID), unique per kind and index, so the
+// generated objects cost what real ones do (kdesched keeps such UIDs as 16 bytes).
+std::string fakeUid(unsigned kind, unsigned long long index) {
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-0000-4000-8000-%012llx", kind, index);
+  return buf;
+}
 std::string zoneOf(int node, int zones) { return "zone-" + std::to_string(node % zones); }
 bool ssd(int node) { return node % 2 == 0; }
 
@@ -241,7 +249,7 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats, std::stri
     auto& out = em.next();
     int maxPods = dense ? 250 : 110;
     out << R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" << nodeName(i) << '"';
-    if (!o.kwok) out << R"(,"uid":"uid-)" << nodeName(i) << '"';
+    if (!o.kwok) out << R"(,"uid":")" << fakeUid(1, static_cast<unsigned long long>(i)) << '"';
     if (o.kwok) out << R"(,"annotations":{"kwok.x-k8s.io/node":"fake","node.alpha.kubernetes.io/ttl":"0"})";
     if (o.wire) out << R"(,"resourceVersion":")" << rv++ << R"(","creationTimestamp":")" << kCreated << '"';
     out << R"(,"labels":{"kubernetes.io/hostname":")" << nodeName(i)
@@ -379,7 +387,9 @@ std::string generateSnapshotJson(const GenOptions& o, GenStats* stats, std::stri
       std::string image = "registry.example/" + w.name + ":1.0";
       auto& out = em.next();
       out << R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" << pod << R"(","namespace":")" << w.ns << '"';
-      if (!o.kwok) out << R"(,"uid":"uid-)" << pod << R"(","creationTimestamp":")" << kCreated << '"';
+      if (!o.kwok)
+        out << R"(,"uid":")" << fakeUid(2, static_cast<unsigned long long>(podIndex)) << R"(","creationTimestamp":")"
+            << kCreated << '"';
       if (o.wire) wirePodMetadata(out, rv++);
       out << R"(,"labels":{"app":")" << w.name << R"(","pod-template-hash":")" << w.hash << R"(","tier":")"
           << (r % 2 ? "backend" : "frontend")
