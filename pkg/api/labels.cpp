@@ -36,10 +36,13 @@ void Labels::assign(std::vector<Item> items) {
     return;
   }
   static auto* pool = new detail::InternPool<std::vector<Item>>();  // never destroyed, as above
-  std::size_t hash = 0xcbf29ce484222325ULL;
-  for (const auto& [k, v] : items) hash = (((hash ^ k.hash()) * 0x100000001b3ULL) ^ v.hash()) * 0x100000001b3ULL;
+  detail::HashMix hash;
+  for (const auto& [k, v] : items) {
+    hash.add(k.hash());
+    hash.add(v.hash());
+  }
   items.shrink_to_fit();
-  items_ = pool->intern(std::move(items), hash);
+  items_ = pool->intern(std::move(items), hash.value());
 }
 
 Labels Labels::fromUnsorted(std::vector<Item> items) {

@@ -59,9 +59,9 @@ std::optional<Timestamp> PodCondition::lastTransitionTime() const {
 
 std::shared_ptr<const ImageList> internImages(ImageList images) {
   static auto* pool = new detail::InternPool<ImageList>();  // never destroyed: pods may outlive statics
-  std::size_t hash = 0xcbf29ce484222325ULL;
-  for (const Symbol& s : images) hash = (hash ^ s.hash()) * 0x100000001b3ULL;
-  return pool->intern(std::move(images), hash);
+  detail::HashMix hash;
+  for (const Symbol& s : images) hash.add(s.hash());
+  return pool->intern(std::move(images), hash.value());
 }
 
 const PodStatusDetail& Pod::status() const {

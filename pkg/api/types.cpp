@@ -40,15 +40,15 @@ OwnerRefs::OwnerRefs(std::vector<OwnerReference> refs) {
   if (refs.empty()) return;
   static auto* pool =
       new detail::InternPool<std::vector<OwnerReference>>();  // never destroyed: pods may outlive statics
-  std::size_t hash = 0xcbf29ce484222325ULL;
+  detail::HashMix hash;
   for (const auto& o : refs) {
     for (std::size_t part : {o.apiVersion.hash(), o.kind.hash(), o.name.hash(), std::hash<std::string>()(o.uid),
                              std::size_t{o.controller}}) {
-      hash = (hash ^ part) * 0x100000001b3ULL;
+      hash.add(part);
     }
   }
   refs.shrink_to_fit();
-  refs_ = pool->intern(std::move(refs), hash);
+  refs_ = pool->intern(std::move(refs), hash.value());
 }
 
 const std::vector<OwnerReference>& OwnerRefs::list() const {

@@ -36,9 +36,6 @@ class OptionalTime {
   constexpr explicit operator bool() const { return has_value(); }
   constexpr Timestamp operator*() const { return t_; }
   constexpr Timestamp value_or(Timestamp otherwise) const { return has_value() ? t_ : otherwise; }
-  constexpr std::optional<Timestamp> optional() const {
-    return has_value() ? std::optional<Timestamp>(t_) : std::nullopt;
-  }
   constexpr void reset() { t_ = kUnset; }
   constexpr bool operator==(const OptionalTime&) const = default;
 

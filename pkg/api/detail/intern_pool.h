@@ -11,6 +11,16 @@
 
 namespace kdesched::api::detail {
 
+// Combines the hashes of a block's parts into the pool key (FNV-1a's step over whole words).
+class HashMix {
+ public:
+  void add(std::size_t part) { h_ = (h_ ^ part) * 0x100000001b3ULL; }
+  std::size_t value() const { return h_; }
+
+ private:
+  std::size_t h_ = 0xcbf29ce484222325ULL;
+};
+
 // Thread-safe. Sharded by hash so concurrent decoders rarely wait on the same lock. The pool holds
 // weak references, so blocks no object uses any more are freed.
 template <typename T>
