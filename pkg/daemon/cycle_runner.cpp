@@ -95,7 +95,7 @@ std::optional<usage::ClusterUsage> CycleRunner::measureUsage(const cluster::Snap
   return measured;
 }
 
-RunReport CycleRunner::runOnce(const framework::CycleScope& scope) {
+RunReport CycleRunner::runOnce(const framework::CycleScope& scope, cluster::SnapshotPtr snapshot) {
   std::lock_guard<std::mutex> lock(mu_);
   RunReport report;
   // Read before the checks: a relist requested from here on refuses every eviction of this run.
@@ -103,7 +103,7 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope) {
   report.skipReason = whyNot();
   if (!report.skipReason.empty()) return report;
   report.ran = true;
-  cluster::SnapshotPtr snapshot = parts_.store.snapshot();
+  if (!snapshot) snapshot = parts_.store.snapshot();
   report.pods = snapshot->podCount();
   const Clock::TimePoint start = parts_.clock->now();
   std::optional<usage::ClusterUsage> measured = measureUsage(*snapshot, scope);
@@ -113,6 +113,7 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope) {
   gates.runStarted();
   report.cycle =
       parts_.engine.runCycle(*snapshot, chain, parts_.pluginObserver, scope, measured ? &*measured : nullptr);
+  report.evaluatingSeconds = parts_.clock->secondsSince(start);
   const evictor::FlushResult late = sink_->flush();
   gates.runFinished();
   // With evictions in flight after the strategies return, the run lasts until their answers.
@@ -156,12 +157,13 @@ RunReport CycleRunner::runPeriodic() {
   return r;
 }
 
-void CycleRunner::runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent) {
-  RunReport r = runOnce(scope);
+double CycleRunner::runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
+                              cluster::SnapshotPtr snapshot) {
+  RunReport r = runOnce(scope, std::move(snapshot));
   if (!r.ran) {
     // The periodic cycle that follows recovery looks at everything, these pods included.
     log::debug("triggered run skipped", {{"reason", r.skipReason}});
-    return;
+    return 0;
   }
   const double delay = parts_.clock->secondsSince(firstEvent);
   log::info("triggered run finished", {{"evicted", r.evicted},
@@ -174,6 +176,7 @@ void CycleRunner::runScoped(const framework::CycleScope& scope, Clock::TimePoint
     m->triggerRun();
     for (std::size_t i = 0; i < r.evicted; ++i) m->eventToEviction(delay);
   }
+  return r.evaluatingSeconds;
 }
 
 }  // namespace kdesched::daemon

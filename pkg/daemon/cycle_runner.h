@@ -26,6 +26,7 @@ struct RunReport {
   bool ran = false;
   std::string skipReason;        // why it did not run: shutdown, not the leader, a cache relisting or stale
   framework::CycleResult cycle;  // its seconds include waiting for the evictions' answers
+  double evaluatingSeconds = 0;  // ...and these do not: the strategies, until they returned
   std::size_t evicted = 0;       // settled: submissions the server refused later count as refused
   std::size_t refused = 0;
   std::size_t pods = 0;  // in the snapshot
@@ -60,13 +61,14 @@ class CycleRunner : public trigger::ScopedRunner {
   // when the cooldown ends: the violation stays, but no new event may come to re-trigger it.
   void retryCooldownRefusals(trigger::Planner* planner);
 
-  // One run over `scope` (default: the whole cycle).
-  RunReport runOnce(const framework::CycleScope& scope = {});
+  // One run over `scope` (default: the whole cycle), on `snapshot` (null: the store's now).
+  RunReport runOnce(const framework::CycleScope& scope = {}, cluster::SnapshotPtr snapshot = nullptr);
   // A periodic cycle: runOnce, the "cycle finished" line and the loop metrics.
   RunReport runPeriodic();
   // A triggered run (the Planner's runner): runOnce, the "triggered run finished" line and the
   // trigger metrics.
-  void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent) override;
+  double runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
+                   cluster::SnapshotPtr snapshot = nullptr) override;
 
   // Evictions the API server refused for reasons that will not go away by themselves (forbidden,
   // server errors, unreachable): a one-shot run that had any exits non-zero.

@@ -77,6 +77,7 @@ std::unique_ptr<trigger::Planner> startPlanner(const Options& o, Runtime& rt, Cy
   planner->start();
   log::info("event triggers on", {{"debounce_seconds", c.debounceSeconds},
                                   {"quiet_seconds", c.quietSeconds},
+                                  {"cpu_share", c.cpuShare},
                                   {"balance_debounce_seconds", c.balanceDebounceSeconds},
                                   {"rollout_grace_seconds", c.rolloutGraceSeconds}});
   return planner;

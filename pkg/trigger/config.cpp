@@ -1,5 +1,7 @@
 #include "pkg/trigger/config.h"
 
+#include <fmt/format.h>
+
 #include "pkg/policy/args.h"
 
 namespace kdesched::trigger {
@@ -28,6 +30,14 @@ Result<Extension> decodeExtension(const policy::RawArgs& raw) {
     if (Status s = seconds(r, "debounce", e.triggers.debounceSeconds, false); !s.isOk()) return s;
     if (Status s = seconds(r, "quiet", e.triggers.quietSeconds, false); !s.isOk()) return s;
     if (e.triggers.quietSeconds > e.triggers.debounceSeconds) return r.error("quiet", "must not exceed debounce");
+    std::optional<double> share;
+    if (Status s = r.readDouble("cpuShare", share); !s.isOk()) return s;
+    if (share) {
+      if (!(*share > 0 && *share <= 1))
+        return r.error("cpuShare",
+                       "must be above 0 and at most 1 (a share of one core), got " + fmt::format("{}", *share));
+      e.triggers.cpuShare = *share;
+    }
     if (Status s = seconds(r, "balanceDebounce", e.triggers.balanceDebounceSeconds, false); !s.isOk()) return s;
     if (Status s = seconds(r, "rolloutGrace", e.triggers.rolloutGraceSeconds); !s.isOk()) return s;
     return r.finish();

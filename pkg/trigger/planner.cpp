@@ -213,6 +213,7 @@ bool Planner::runDue() {
 void Planner::run(DueWork due, Clock::TimePoint now) {
   cluster::SnapshotPtr snapshot = store_.snapshot();
   if (!due.seeds.pods.empty() || !due.seeds.nodes.empty()) {
+    double evaluating = 0;  // the runner's part of the cost
     Scope s = affectedPods(*snapshot, due.seeds);
     framework::CycleScope scope;
     scope.runBalance = false;
@@ -227,13 +228,19 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
       std::lock_guard<std::mutex> lock(mu_);
       schedule_.requestBalance(now);
     }
+    const Clock::TimePoint chosen = clock_->now();
     if (!scope.pods->empty() && !scope.plugins.empty()) {
       log::info("triggered run", {{"pods", scope.pods->size()},
                                   {"plugins", join(s.plugins)},
                                   {"seeds_pods", due.seeds.pods.size()},
                                   {"seeds_nodes", due.seeds.nodes.size()}});
-      runner_.runScoped(scope, due.seedsFirstEvent);
+      evaluating = runner_.runScoped(scope, due.seedsFirstEvent, snapshot);
     }
+    // The batch's cost: indexing the cache and choosing the pods here, evaluating in the runner;
+    // not the wait for eviction answers.
+    const Clock::Duration cost = std::max(Clock::Duration(0), chosen - now) + seconds(evaluating);
+    std::lock_guard<std::mutex> lock(mu_);
+    schedule_.ran(clock_->now(), cost);
   }
   if (!due.deferred.empty()) {
     framework::CycleScope scope;

@@ -22,11 +22,15 @@
 namespace kdesched::trigger {
 
 // Runs one scoped cycle for the Planner (the daemon's cycle runner). `firstEvent` is when the
-// earliest event of the batch arrived.
+// earliest event of the batch arrived; `snapshot` (may be null: the runner takes the store's) is
+// the one the Planner chose the pods from, so a run under churn indexes the cache once, not twice.
+// Returns the seconds the run spent evaluating (not waiting for eviction answers): its share of
+// the CPU budget.
 class ScopedRunner {
  public:
   virtual ~ScopedRunner() = default;
-  virtual void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent) = 0;
+  virtual double runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
+                           cluster::SnapshotPtr snapshot = nullptr) = 0;
 };
 
 class Planner {

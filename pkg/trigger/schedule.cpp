@@ -34,7 +34,7 @@ std::string TriggerSchedule::onEvent(const cluster::StoreEvent& event, Clock::Ti
   if (kind.empty()) return kind;
   if (seeds_.pods.size() > pods || seeds_.nodes.size() > nodes) {
     if (!firstEvent_) firstEvent_ = now;
-    if (urgent(seeds_, pods, nodes, carriers_)) lastUrgent_ = now;
+    if (!firstUrgent_ && urgent(seeds_, pods, nodes, carriers_)) firstUrgent_ = now;
   }
   if (seeds_.balance && !hadBalance && !balanceDue_) {
     balanceDue_ = now + seconds(config_.balanceDebounceSeconds);
@@ -66,7 +66,14 @@ bool TriggerSchedule::setDeadline(const std::string& pod, std::optional<Deadline
 
 Clock::TimePoint TriggerSchedule::batchDue() const {
   const Clock::TimePoint cap = *firstEvent_ + seconds(config_.debounceSeconds);
-  return lastUrgent_ ? std::min(cap, *lastUrgent_ + seconds(config_.quietSeconds)) : cap;
+  const Clock::TimePoint due = firstUrgent_ ? std::min(cap, *firstUrgent_ + seconds(config_.quietSeconds)) : cap;
+  return std::max(due, notBefore_);
+}
+
+void TriggerSchedule::ran(Clock::TimePoint end, Clock::Duration cost) {
+  // The run started at end - cost at the latest; the budget counts from there.
+  const double share = config_.cpuShare > 0 && config_.cpuShare <= 1 ? config_.cpuShare : 1;
+  notBefore_ = end - cost + std::chrono::duration_cast<Clock::Duration>(cost / share);
 }
 
 std::optional<Clock::TimePoint> TriggerSchedule::nextWakeup() const {
@@ -89,7 +96,7 @@ DueWork TriggerSchedule::take(Clock::TimePoint now) {
     due.seeds.nodes = std::exchange(seeds_.nodes, {});
     due.seedsFirstEvent = *firstEvent_;
     firstEvent_.reset();
-    lastUrgent_.reset();
+    firstUrgent_.reset();
   }
   if (balanceDue_ && *balanceDue_ <= now) {
     due.balance = true;

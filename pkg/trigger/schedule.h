@@ -46,12 +46,13 @@ class TriggerSchedule {
   void setInterest(Interest interest) { interest_ = interest; }
 
   // Adds what `event` seeds, at `now`. A deschedule batch is due at the latest `debounce` after its
-  // first event, and sooner once the events that may have broken a rule pause for `quiet`: a pod
-  // bound or relabelled counts only when it carries required anti-affinity or some term in the
-  // cache could select it (CarrierKeys); node changes and status changes always count. So churn
-  // around a violation (relabels, rollouts elsewhere) does not hold its run back to the debounce.
-  // A balance run is due `balanceDebounce` after the first event that asked for one. Returns the
-  // event's kind ("" when it cannot matter).
+  // first event, and `quiet` after its first event that may have broken a rule: a pod bound or
+  // relabelled counts only when it carries required anti-affinity or some term in the cache could
+  // select it (CarrierKeys); node changes and status changes always count. So a violation is looked
+  // at within `quiet` however much churn surrounds it, and churn that cannot break a rule waits for
+  // the debounce. Either way no batch runs sooner than the CPU budget allows after the last one
+  // (ran()). A balance run is due `balanceDebounce` after the first event that asked for one.
+  // Returns the event's kind ("" when it cannot matter).
   std::string onEvent(const cluster::StoreEvent& event, Clock::TimePoint now);
   // Counts the required anti-affinity terms of every pod in `snapshot` (then events keep it).
   void seedCarriers(const cluster::Snapshot& snapshot) { carriers_.rebuild(snapshot); }
@@ -70,6 +71,10 @@ class TriggerSchedule {
   // Removes and returns what is due at `now`.
   DueWork take(Clock::TimePoint now);
   bool idle() const;
+  // A deschedule batch's run ended at `end` after `cost` of work: the next batch waits until
+  // cost / cpuShare has passed since that run started, so triggered runs take at most `cpuShare` of
+  // one core however fast events come.
+  void ran(Clock::TimePoint end, Clock::Duration cost);
 
  private:
   Clock::TimePoint batchDue() const;
@@ -79,8 +84,9 @@ class TriggerSchedule {
   DeadlineQueue deadlines_;
   std::optional<Clock::TimePoint> rescanDue_;
   Seeds seeds_;
-  std::optional<Clock::TimePoint> firstEvent_;  // of the pending deschedule batch
-  std::optional<Clock::TimePoint> lastUrgent_;  // the pending batch's last event that may break a rule
+  std::optional<Clock::TimePoint> firstEvent_;   // of the pending deschedule batch
+  std::optional<Clock::TimePoint> firstUrgent_;  // the pending batch's first event that may break a rule
+  Clock::TimePoint notBefore_{};                 // the CPU budget: no batch before this
   CarrierKeys carriers_;
   std::optional<Clock::TimePoint> balanceDue_;
   Clock::TimePoint balanceFirstEvent_{};

@@ -15,19 +15,22 @@ TEST(ExtensionConfig, Defaults) {
   ASSERT_TRUE(e.isOk());
   EXPECT_TRUE(e->triggers.enabled);
   EXPECT_EQ(e->triggers.debounceSeconds, 1);
+  EXPECT_DOUBLE_EQ(e->triggers.quietSeconds, 0.1);
+  EXPECT_DOUBLE_EQ(e->triggers.cpuShare, 0.1);
   EXPECT_EQ(e->antiFlapping.ownerCooldownSeconds, 300);
   EXPECT_EQ(e->antiFlapping.backoffAfter, 3);
 }
 
 TEST(ExtensionConfig, Values) {
   auto e = decode(
-      "triggers: {enabled: false, debounce: 500ms, rolloutGrace: 0s}\n"
+      "triggers: {enabled: false, debounce: 500ms, rolloutGrace: 0s, cpuShare: 0.25}\n"
       "antiFlapping: {ownerCooldown: 1m, maxEvictionsPerMinute: 0, backoffAfter: 2, backoffInitial: 30s, backoffMax: "
       "1h}");
   ASSERT_TRUE(e.isOk()) << e.error();
   EXPECT_FALSE(e->triggers.enabled);
   EXPECT_DOUBLE_EQ(e->triggers.debounceSeconds, 0.5);
   EXPECT_EQ(e->triggers.rolloutGraceSeconds, 0);
+  EXPECT_DOUBLE_EQ(e->triggers.cpuShare, 0.25);
   EXPECT_EQ(e->antiFlapping.ownerCooldownSeconds, 60);
   EXPECT_EQ(e->antiFlapping.maxEvictionsPerMinute, 0);
   EXPECT_EQ(e->antiFlapping.backoffAfter, 2);
@@ -42,6 +45,18 @@ TEST(ExtensionConfig, ErrorsNameTheField) {
   auto zero = decode("triggers: {debounce: 0s}");
   ASSERT_FALSE(zero.isOk());
   EXPECT_NE(zero.error().find("kdesched.triggers.debounce: must be positive"), std::string::npos) << zero.error();
+  for (const char* bad : {"0", "1.5", "-0.1"}) {
+    auto share = decode(std::string("triggers: {cpuShare: ") + bad + "}");
+    ASSERT_FALSE(share.isOk()) << bad;
+    EXPECT_NE(share.error().find(std::string("kdesched.triggers.cpuShare: must be above 0 and at most 1 (a share of "
+                                             "one core), got ") +
+                                 bad),
+              std::string::npos)
+        << share.error();
+  }
+  auto word = decode("triggers: {cpuShare: half}");
+  ASSERT_FALSE(word.isOk());
+  EXPECT_NE(word.error().find("kdesched.triggers.cpuShare: must be a number"), std::string::npos) << word.error();
   auto after = decode("antiFlapping: {backoffAfter: 0}");
   ASSERT_FALSE(after.isOk());
   EXPECT_NE(after.error().find("kdesched.antiFlapping.backoffAfter: must be at least 1, got 0"), std::string::npos)

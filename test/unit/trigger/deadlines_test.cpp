@@ -55,7 +55,10 @@ TEST(DeadlineQueue, WhenFullTheLatestDeadlineGoes) {
 
 struct Recorder : trigger::ScopedRunner {
   std::vector<framework::CycleScope> runs;
-  void runScoped(const framework::CycleScope& s, Clock::TimePoint) override { runs.push_back(s); }
+  double runScoped(const framework::CycleScope& s, Clock::TimePoint, cluster::SnapshotPtr) override {
+    runs.push_back(s);
+    return 0;
+  }
 };
 
 struct DeadlineTest : ::testing::Test {

@@ -14,10 +14,18 @@ struct Recorder : trigger::ScopedRunner {
   std::mutex mu;
   std::vector<framework::CycleScope> runs;
   std::vector<Clock::TimePoint> firstEvents;
-  void runScoped(const framework::CycleScope& s, Clock::TimePoint firstEvent) override {
+  std::vector<cluster::SnapshotPtr> snapshots;
+  // Each run "takes" this long: the fake clock moves by it, and it is the evaluating time returned.
+  std::shared_ptr<FakeClock> clock;
+  double cost = 0;
+  double runScoped(const framework::CycleScope& s, Clock::TimePoint firstEvent,
+                   cluster::SnapshotPtr snapshot) override {
     std::lock_guard<std::mutex> lock(mu);
     runs.push_back(s);
     firstEvents.push_back(firstEvent);
+    snapshots.push_back(std::move(snapshot));
+    if (clock && cost > 0) clock->advanceSeconds(cost);
+    return cost;
   }
   std::size_t count() {
     std::lock_guard<std::mutex> lock(mu);
@@ -57,19 +65,20 @@ struct PlannerTest : ::testing::Test {
   Recorder rec;
 };
 
-TEST_F(PlannerTest, ABurstOfEventsMakesOneScopedRunOnceEventsPause) {
+TEST_F(PlannerTest, ABurstWithinQuietOfItsFirstEventMakesOneScopedRun) {
   addPayments(store);
   trigger::Planner planner(store, config(), rec, clock);
   planner.subscribe();
   const Clock::TimePoint first = clock->now();
   for (int i = 0; i < 20; ++i) {
     bindOrder(store, i);
-    clock->advanceSeconds(0.01);  // 20 binds, 10 ms apart: never a 200 ms pause
+    clock->advanceSeconds(0.005);  // 20 binds, 5 ms apart
     EXPECT_FALSE(planner.runDue()) << i;
   }
   ASSERT_TRUE(planner.nextWakeup());
-  EXPECT_EQ(*planner.nextWakeup(), first + seconds(0.19) + seconds(0.2));  // last event + quiet
-  clock->advanceSeconds(0.18);
+  // Quiet after the first bind, not after the last: later events do not push a violation back.
+  EXPECT_EQ(*planner.nextWakeup(), first + seconds(0.2));
+  clock->advanceSeconds(0.08);
   EXPECT_FALSE(planner.runDue());
   clock->advanceSeconds(0.02);
   EXPECT_TRUE(planner.runDue());
@@ -81,21 +90,55 @@ TEST_F(PlannerTest, ABurstOfEventsMakesOneScopedRunOnceEventsPause) {
   EXPECT_FALSE(planner.nextWakeup());
 }
 
-TEST_F(PlannerTest, AStreamWithoutPausesRunsAtTheDebounceAfterItsFirstEvent) {
+TEST_F(PlannerTest, AStreamOfViolationsIsLookedAtWithinQuietOfEachBatchsFirstEvent) {
   addPayments(store);
   trigger::Planner planner(store, config(), rec, clock);
   planner.subscribe();
   const Clock::TimePoint first = clock->now();
-  for (int i = 0; i < 9; ++i) {
-    bindOrder(store, i);
+  for (int i = 0; i < 10; ++i) {
+    bindOrder(store, i);  // every 0.1 s, never a pause
     clock->advanceSeconds(0.1);
-    EXPECT_FALSE(planner.runDue()) << i;
+    planner.runDue();
   }
-  bindOrder(store, 9);  // at 0.9 s: quiet would say 1.1 s, the debounce caps it at 1 s
-  EXPECT_EQ(*planner.nextWakeup(), first + seconds(1));
-  clock->advanceSeconds(0.1);
+  // Runs at 0.2, 0.4, ... 1.0 s, each batch started by the bind after the previous run.
+  ASSERT_EQ(rec.runs.size(), 5u);
+  for (std::size_t i = 0; i < rec.runs.size(); ++i)
+    EXPECT_EQ(rec.firstEvents[i], first + seconds(0.2 * static_cast<double>(i))) << i;
+  // The run was handed the snapshot the Planner chose its pods from (one index build, not two).
+  ASSERT_TRUE(rec.snapshots.back());
+  EXPECT_EQ(rec.snapshots.back(), store.snapshot());
+}
+
+TEST_F(PlannerTest, TheCpuBudgetSpacesRunsUnderSustainedViolations) {
+  addPayments(store);
+  trigger::TriggerConfig c = config();
+  c.cpuShare = 0.1;
+  rec.clock = clock;
+  rec.cost = 0.05;  // each run evaluates for 50 ms
+  trigger::Planner planner(store, c, rec, clock);
+  planner.subscribe();
+  const Clock::TimePoint first = clock->now();
+  bindOrder(store, 0);
+  clock->advanceSeconds(0.2);
+  EXPECT_TRUE(planner.runDue());  // ran 0.2 .. 0.25 s
+  EXPECT_EQ(clock->now(), first + seconds(0.25));
+  bindOrder(store, 1);  // quiet says 0.45 s; 50 ms at a 10% share says no run before 0.7 s
+  EXPECT_EQ(*planner.nextWakeup(), first + seconds(0.7));
+  clock->advanceSeconds(0.4);
+  EXPECT_FALSE(planner.runDue());
+  clock->advanceSeconds(0.05);
   EXPECT_TRUE(planner.runDue());
-  EXPECT_EQ(rec.runs.size(), 1u);
+  EXPECT_EQ(rec.runs.size(), 2u);
+  // That run (0.7 .. 0.75 s) holds the next batch until 1.2 s. A run that costs nothing leaves no
+  // gap: after one, the next batch is due at its quiet again.
+  rec.cost = 0;
+  clock->advanceSeconds(0.45);
+  bindOrder(store, 2);
+  clock->advanceSeconds(0.2);
+  EXPECT_TRUE(planner.runDue());
+  const Clock::TimePoint t = clock->now();
+  bindOrder(store, 3);
+  EXPECT_EQ(*planner.nextWakeup(), t + seconds(0.2));
 }
 
 // Churn that cannot break an anti-affinity rule: web pods relabelled, every 10 ms.
