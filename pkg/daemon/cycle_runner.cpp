@@ -113,7 +113,6 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope, cluster::Snap
   gates.runStarted();
   report.cycle =
       parts_.engine.runCycle(*snapshot, chain, parts_.pluginObserver, scope, measured ? &*measured : nullptr);
-  report.evaluatingSeconds = parts_.clock->secondsSince(start);
   const evictor::FlushResult late = sink_->flush();
   gates.runFinished();
   // With evictions in flight after the strategies return, the run lasts until their answers.
@@ -157,13 +156,13 @@ RunReport CycleRunner::runPeriodic() {
   return r;
 }
 
-double CycleRunner::runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
-                              cluster::SnapshotPtr snapshot) {
+void CycleRunner::runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
+                            cluster::SnapshotPtr snapshot) {
   RunReport r = runOnce(scope, std::move(snapshot));
   if (!r.ran) {
     // The periodic cycle that follows recovery looks at everything, these pods included.
     log::debug("triggered run skipped", {{"reason", r.skipReason}});
-    return 0;
+    return;
   }
   const double delay = parts_.clock->secondsSince(firstEvent);
   log::info("triggered run finished", {{"evicted", r.evicted},
@@ -176,7 +175,6 @@ double CycleRunner::runScoped(const framework::CycleScope& scope, Clock::TimePoi
     m->triggerRun();
     for (std::size_t i = 0; i < r.evicted; ++i) m->eventToEviction(delay);
   }
-  return r.evaluatingSeconds;
 }
 
 }  // namespace kdesched::daemon

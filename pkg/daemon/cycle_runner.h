@@ -26,7 +26,6 @@ struct RunReport {
   bool ran = false;
   std::string skipReason;        // why it did not run: shutdown, not the leader, a cache relisting or stale
   framework::CycleResult cycle;  // its seconds include waiting for the evictions' answers
-  double evaluatingSeconds = 0;  // ...and these do not: the strategies, until they returned
   std::size_t evicted = 0;       // settled: submissions the server refused later count as refused
   std::size_t refused = 0;
   std::size_t pods = 0;  // in the snapshot
@@ -67,8 +66,8 @@ class CycleRunner : public trigger::ScopedRunner {
   RunReport runPeriodic();
   // A triggered run (the Planner's runner): runOnce, the "triggered run finished" line and the
   // trigger metrics.
-  double runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
-                   cluster::SnapshotPtr snapshot = nullptr) override;
+  void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
+                 cluster::SnapshotPtr snapshot = nullptr) override;
 
   // Evictions the API server refused for reasons that will not go away by themselves (forbidden,
   // server errors, unreachable): a one-shot run that had any exits non-zero.

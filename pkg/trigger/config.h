@@ -1,6 +1,6 @@
 // kdesched's policy extension: the top-level `kdesched:` block of a DeschedulerPolicy.
 //   kdesched:
-//     triggers:      {enabled: true, debounce: 1s, quiet: 100ms, cpuShare: 0.1, balanceDebounce: 30s,
+//     triggers:      {enabled: true, debounce: 1s, quiet: 100ms, cpuShare: 0.25, balanceDebounce: 30s,
 //                     rolloutGrace: 15s}
 //     antiFlapping:  {ownerCooldown: 5m, maxEvictionsPerMinute: 30, backoffAfter: 3,
 //                     backoffInitial: 10m, backoffMax: 6h}
@@ -20,7 +20,7 @@ struct TriggerConfig {
   bool enabled = true;
   double debounceSeconds = 1;          // at most this long after the first event of a batch, one scoped run
   double quietSeconds = 0.1;           // ...and this long after its first event that may break a rule
-  double cpuShare = 0.1;               // of one core, at most, for scoped runs under sustained churn
+  double cpuShare = 0.25;              // of one core (CPU time), at most, for scoped runs under sustained churn
   double balanceDebounceSeconds = 30;  // pod deletions / node additions: one balance run per window
   double rolloutGraceSeconds = 15;     // a candidate whose own controller is mid-rollout waits this long
   // Not policy fields: bounds of the deadline queue (deadlines.h).

@@ -35,11 +35,12 @@ const api::Pod* findPod(const cluster::Snapshot& snapshot, const std::string& ke
 }  // namespace
 
 Planner::Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
-                 EventCounter counter, AntiFlapping* antiFlapping)
+                 EventCounter counter, AntiFlapping* antiFlapping, std::shared_ptr<ThreadCpuClock> cpu)
     : store_(store),
       config_(config),
       runner_(runner),
       clock_(std::move(clock)),
+      cpu_(cpu ? std::move(cpu) : systemThreadCpuClock()),
       counter_(std::move(counter)),
       antiFlapping_(antiFlapping),
       schedule_(config) {}
@@ -211,9 +212,11 @@ bool Planner::runDue() {
 }
 
 void Planner::run(DueWork due, Clock::TimePoint now) {
+  // The batch's cost, in this thread's CPU time: indexing the cache, choosing the pods, evaluating
+  // them in the runner; not the waits (for eviction answers, for a core).
+  const Clock::Duration cpu0 = cpu_->now();
   cluster::SnapshotPtr snapshot = store_.snapshot();
   if (!due.seeds.pods.empty() || !due.seeds.nodes.empty()) {
-    double evaluating = 0;  // the runner's part of the cost
     Scope s = affectedPods(*snapshot, due.seeds);
     framework::CycleScope scope;
     scope.runBalance = false;
@@ -228,17 +231,14 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
       std::lock_guard<std::mutex> lock(mu_);
       schedule_.requestBalance(now);
     }
-    const Clock::TimePoint chosen = clock_->now();
     if (!scope.pods->empty() && !scope.plugins.empty()) {
       log::info("triggered run", {{"pods", scope.pods->size()},
                                   {"plugins", join(s.plugins)},
                                   {"seeds_pods", due.seeds.pods.size()},
                                   {"seeds_nodes", due.seeds.nodes.size()}});
-      evaluating = runner_.runScoped(scope, due.seedsFirstEvent, snapshot);
+      runner_.runScoped(scope, due.seedsFirstEvent, snapshot);
     }
-    // The batch's cost: indexing the cache and choosing the pods here, evaluating in the runner;
-    // not the wait for eviction answers.
-    const Clock::Duration cost = std::max(Clock::Duration(0), chosen - now) + seconds(evaluating);
+    const Clock::Duration cost = std::max(Clock::Duration(0), cpu_->now() - cpu0);
     std::lock_guard<std::mutex> lock(mu_);
     schedule_.ran(clock_->now(), cost);
   }

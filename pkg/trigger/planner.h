@@ -15,22 +15,22 @@
 #include <thread>
 
 #include "pkg/base/clock.h"
+#include "pkg/base/cpu_clock.h"
 #include "pkg/framework/cycle.h"
 #include "pkg/trigger/antiflapping.h"
 #include "pkg/trigger/schedule.h"
 
 namespace kdesched::trigger {
 
-// Runs one scoped cycle for the Planner (the daemon's cycle runner). `firstEvent` is when the
-// earliest event of the batch arrived; `snapshot` (may be null: the runner takes the store's) is
-// the one the Planner chose the pods from, so a run under churn indexes the cache once, not twice.
-// Returns the seconds the run spent evaluating (not waiting for eviction answers): its share of
-// the CPU budget.
+// Runs one scoped cycle for the Planner (the daemon's cycle runner), on the calling thread (the
+// CPU budget charges that thread's CPU time). `firstEvent` is when the earliest event of the batch
+// arrived; `snapshot` (may be null: the runner takes the store's) is the one the Planner chose the
+// pods from, so a run under churn indexes the cache once, not twice.
 class ScopedRunner {
  public:
   virtual ~ScopedRunner() = default;
-  virtual double runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
-                           cluster::SnapshotPtr snapshot = nullptr) = 0;
+  virtual void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
+                         cluster::SnapshotPtr snapshot = nullptr) = 0;
 };
 
 class Planner {
@@ -38,9 +38,10 @@ class Planner {
   using EventCounter = std::function<void(const std::string& kind)>;
 
   // `store`, `runner` and `antiFlapping` (may be null) must outlive the planner; the store must not
-  // deliver events after the planner is gone.
+  // deliver events after the planner is gone. `cpu` charges the CPU budget (null: the system's).
   Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
-          EventCounter counter = nullptr, AntiFlapping* antiFlapping = nullptr);
+          EventCounter counter = nullptr, AntiFlapping* antiFlapping = nullptr,
+          std::shared_ptr<ThreadCpuClock> cpu = nullptr);
   ~Planner();
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
@@ -88,6 +89,7 @@ class Planner {
   TriggerConfig config_;
   ScopedRunner& runner_;
   std::shared_ptr<Clock> clock_;
+  std::shared_ptr<ThreadCpuClock> cpu_;
   EventCounter counter_;
   AntiFlapping* antiFlapping_;
   DeadlineFn deadlineFn_;

@@ -71,9 +71,9 @@ class TriggerSchedule {
   // Removes and returns what is due at `now`.
   DueWork take(Clock::TimePoint now);
   bool idle() const;
-  // A deschedule batch's run ended at `end` after `cost` of work: the next batch waits until
-  // cost / cpuShare has passed since that run started, so triggered runs take at most `cpuShare` of
-  // one core however fast events come.
+  // A deschedule batch's run ended at `end` after `cost` of CPU time: the next batch waits until
+  // cost / cpuShare has passed since that run started (taken as end - cost), so triggered runs take
+  // at most `cpuShare` of one core however fast events come.
   void ran(Clock::TimePoint end, Clock::Duration cost);
 
  private:

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pkg/base/clock.h"
+#include "pkg/base/cpu_clock.h"
 
 namespace kdesched::testing {
 
@@ -89,6 +90,23 @@ class FakeClock final : public Clock {
   WallTime wall_ = WallTime{} + std::chrono::seconds(1767225600);
   std::vector<Duration> sleeps_;
   std::size_t sleepers_ = 0;
+};
+
+// CPU time that moves only when the test charges it.
+class FakeCpuClock final : public ThreadCpuClock {
+ public:
+  Clock::Duration now() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return used_;
+  }
+  void chargeSeconds(double s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    used_ += seconds(s);
+  }
+
+ private:
+  std::mutex mu_;
+  Clock::Duration used_{0};
 };
 
 }  // namespace kdesched::testing

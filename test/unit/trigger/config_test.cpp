@@ -16,7 +16,7 @@ TEST(ExtensionConfig, Defaults) {
   EXPECT_TRUE(e->triggers.enabled);
   EXPECT_EQ(e->triggers.debounceSeconds, 1);
   EXPECT_DOUBLE_EQ(e->triggers.quietSeconds, 0.1);
-  EXPECT_DOUBLE_EQ(e->triggers.cpuShare, 0.1);
+  EXPECT_DOUBLE_EQ(e->triggers.cpuShare, 0.25);
   EXPECT_EQ(e->antiFlapping.ownerCooldownSeconds, 300);
   EXPECT_EQ(e->antiFlapping.backoffAfter, 3);
 }

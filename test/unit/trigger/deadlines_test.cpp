@@ -55,10 +55,7 @@ TEST(DeadlineQueue, WhenFullTheLatestDeadlineGoes) {
 
 struct Recorder : trigger::ScopedRunner {
   std::vector<framework::CycleScope> runs;
-  double runScoped(const framework::CycleScope& s, Clock::TimePoint, cluster::SnapshotPtr) override {
-    runs.push_back(s);
-    return 0;
-  }
+  void runScoped(const framework::CycleScope& s, Clock::TimePoint, cluster::SnapshotPtr) override { runs.push_back(s); }
 };
 
 struct DeadlineTest : ::testing::Test {

@@ -15,17 +15,18 @@ struct Recorder : trigger::ScopedRunner {
   std::vector<framework::CycleScope> runs;
   std::vector<Clock::TimePoint> firstEvents;
   std::vector<cluster::SnapshotPtr> snapshots;
-  // Each run "takes" this long: the fake clock moves by it, and it is the evaluating time returned.
+  // Each run uses `cpu` seconds of CPU and waits `wait` more (for eviction answers): the fake
+  // clock moves by both, the fake CPU clock by `cpu` alone.
   std::shared_ptr<FakeClock> clock;
-  double cost = 0;
-  double runScoped(const framework::CycleScope& s, Clock::TimePoint firstEvent,
-                   cluster::SnapshotPtr snapshot) override {
+  std::shared_ptr<FakeCpuClock> cpuClock;
+  double cpu = 0, wait = 0;
+  void runScoped(const framework::CycleScope& s, Clock::TimePoint firstEvent, cluster::SnapshotPtr snapshot) override {
     std::lock_guard<std::mutex> lock(mu);
     runs.push_back(s);
     firstEvents.push_back(firstEvent);
     snapshots.push_back(std::move(snapshot));
-    if (clock && cost > 0) clock->advanceSeconds(cost);
-    return cost;
+    if (clock) clock->advanceSeconds(cpu + wait);
+    if (cpuClock) cpuClock->chargeSeconds(cpu);
   }
   std::size_t count() {
     std::lock_guard<std::mutex> lock(mu);
@@ -113,9 +114,11 @@ TEST_F(PlannerTest, TheCpuBudgetSpacesRunsUnderSustainedViolations) {
   addPayments(store);
   trigger::TriggerConfig c = config();
   c.cpuShare = 0.1;
+  auto cpu = std::make_shared<FakeCpuClock>();
   rec.clock = clock;
-  rec.cost = 0.05;  // each run evaluates for 50 ms
-  trigger::Planner planner(store, c, rec, clock);
+  rec.cpuClock = cpu;
+  rec.cpu = 0.05;  // each run uses 50 ms of CPU
+  trigger::Planner planner(store, c, rec, clock, nullptr, nullptr, cpu);
   planner.subscribe();
   const Clock::TimePoint first = clock->now();
   bindOrder(store, 0);
@@ -127,18 +130,22 @@ TEST_F(PlannerTest, TheCpuBudgetSpacesRunsUnderSustainedViolations) {
   clock->advanceSeconds(0.4);
   EXPECT_FALSE(planner.runDue());
   clock->advanceSeconds(0.05);
-  EXPECT_TRUE(planner.runDue());
+  EXPECT_TRUE(planner.runDue());  // ran 0.7 .. 0.75 s: the next batch waits until 1.2 s
   EXPECT_EQ(rec.runs.size(), 2u);
-  // That run (0.7 .. 0.75 s) holds the next batch until 1.2 s. A run that costs nothing leaves no
-  // gap: after one, the next batch is due at its quiet again.
-  rec.cost = 0;
+  // Waiting is not charged: a run of 1 ms CPU that waits 300 ms for eviction answers holds the
+  // next batch 9 ms past its end, not 2.7 s.
   clock->advanceSeconds(0.45);
+  rec.cpu = 0.001;
+  rec.wait = 0.3;
   bindOrder(store, 2);
   clock->advanceSeconds(0.2);
   EXPECT_TRUE(planner.runDue());
-  const Clock::TimePoint t = clock->now();
+  const Clock::TimePoint end = clock->now();
   bindOrder(store, 3);
-  EXPECT_EQ(*planner.nextWakeup(), t + seconds(0.2));
+  EXPECT_EQ(*planner.nextWakeup(), end + seconds(0.2));  // its quiet: later than end + 9 ms
+  clock->advanceSeconds(0.2);
+  EXPECT_TRUE(planner.runDue());
+  EXPECT_EQ(rec.runs.size(), 4u);
 }
 
 // Churn that cannot break an anti-affinity rule: web pods relabelled, every 10 ms.
