@@ -73,6 +73,11 @@ struct EvictResult {
   std::string by;      // who refused: a filter plugin name, "limits", a PDB "ns/name", "api"
   std::string detail;  // why, for people
   ApiFailure api = ApiFailure::None;
+  // No later eviction of this run can pass either (kdesched's process-wide eviction rate limit is
+  // reached): the plugin stops, as at the total limit, instead of refusing every candidate left.
+  bool endsRun = false;
+  // Whether the plugin stops here: the total limit (as upstream's plugins do) or endsRun.
+  bool stopsPlugin() const { return refusal == Refusal::TotalLimit || endsRun; }
   static EvictResult success() { return {true, Refusal::None, "", "", ApiFailure::None}; }
   static EvictResult refused(Refusal r, std::string by, std::string detail) {
     return {false, r, std::move(by), std::move(detail), ApiFailure::None};
@@ -137,6 +142,9 @@ class Plugin {
  public:
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
+  // Whether it reads pod status conditions (Pod::status().conditions): the daemon's cache keeps
+  // them only when some plugin does (cluster::Store::keepPodConditions).
+  virtual bool readsPodConditions() const { return false; }
 };
 
 class DeschedulePlugin : public virtual Plugin {

@@ -54,10 +54,13 @@ EvictResult AntiFlapping::admit(const evictor::Decision& d) {
                                         std::to_string(static_cast<long long>(config_.ownerCooldownSeconds)) + "s)");
     }
   }
-  if (config_.maxEvictionsPerMinute > 0 && static_cast<double>(recent_.size()) >= config_.maxEvictionsPerMinute)
-    return suppress(
-        "rate-limit",
-        "maxEvictionsPerMinute " + std::to_string(static_cast<long long>(config_.maxEvictionsPerMinute)) + " reached");
+  if (config_.maxEvictionsPerMinute > 0 && static_cast<double>(recent_.size()) >= config_.maxEvictionsPerMinute) {
+    EvictResult r =
+        suppress("rate-limit", "maxEvictionsPerMinute " +
+                                   std::to_string(static_cast<long long>(config_.maxEvictionsPerMinute)) + " reached");
+    r.endsRun = true;  // a run lasts well under the minute it would take to free a slot
+    return r;
+  }
   return {};
 }
 

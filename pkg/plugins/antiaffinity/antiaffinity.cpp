@@ -119,7 +119,7 @@ Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h)
                            v->by->key() + " on node " + v->on->name;
       framework::EvictResult res = h.evict(*pod, reason);
       if (res.refusal == framework::Refusal::NodeLimit) break;
-      if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
+      if (res.stopsPlugin()) return Status::ok();
     }
   }
   return Status::ok();

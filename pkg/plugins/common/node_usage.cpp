@@ -278,7 +278,7 @@ bool Drain::fromNode(NodeUsage& source) {
     // records a refusal; upstream's skip-and-continue is the same decision.
     framework::EvictResult res = h.evict(*pod, reason(source));
     if (!res.evicted) {
-      if (res.refusal == framework::Refusal::TotalLimit) return false;
+      if (res.stopsPlugin()) return false;
       if (res.refusal == framework::Refusal::NodeLimit) break;
       continue;
     }

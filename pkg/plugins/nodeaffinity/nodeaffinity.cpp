@@ -128,7 +128,7 @@ Status RemovePodsViolatingNodeAffinity::deschedule(framework::Handle& h) {
         }
         framework::EvictResult res = h.evict(*pod, reason);
         if (res.refusal == framework::Refusal::NodeLimit) break;
-        if (res.refusal == framework::Refusal::TotalLimit) {
+        if (res.stopsPlugin()) {
           stop = true;
           break;
         }

@@ -209,7 +209,7 @@ Status PodLifeTime::deschedule(framework::Handle& h) {
                    [&](const Candidate& a, const Candidate& b) { return created(a) < created(b); });
   for (const Candidate& c : candidates) {
     framework::EvictResult res = h.evict(*c.pod, c.reason);
-    if (res.refusal == framework::Refusal::TotalLimit) break;
+    if (res.stopsPlugin()) break;
   }
   return Status::ok();
 }

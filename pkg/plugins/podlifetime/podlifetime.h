@@ -15,6 +15,7 @@ class PodLifeTime : public framework::DeschedulePlugin, public framework::Deadli
  public:
   PodLifeTime(Args args, framework::WallSeconds now) : args_(std::move(args)), now_(std::move(now)) {}
   std::string_view name() const override { return kName; }
+  bool readsPodConditions() const override { return !args_.conditions.empty(); }
   Status deschedule(framework::Handle& h) override;
 
   // Why the pod matches every criterion set, in plain words; nullopt when one does not match.

@@ -187,7 +187,7 @@ Status RemoveDuplicates::balance(framework::Handle& h) {
         // refuses it again quietly, as upstream's would find it gone.
         framework::EvictResult res = h.evict(*pods[i], reason);
         if (res.refusal == framework::Refusal::NodeLimit) break;
-        if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
+        if (res.stopsPlugin()) return Status::ok();
       }
     }
   }

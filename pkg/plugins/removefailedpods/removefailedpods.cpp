@@ -101,7 +101,7 @@ Status RemoveFailedPods::deschedule(framework::Handle& h) {
       if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
       framework::EvictResult res = h.evict(*pod, reason);
       if (res.refusal == framework::Refusal::NodeLimit) break;
-      if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
+      if (res.stopsPlugin()) return Status::ok();
     }
   }
   return Status::ok();

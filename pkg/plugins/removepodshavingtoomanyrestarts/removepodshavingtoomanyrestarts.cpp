@@ -77,7 +77,7 @@ Status RemovePodsHavingTooManyRestarts::deschedule(framework::Handle& h) {
       if (!args_.states.empty()) reason += ", pod is in state " + std::string(matchingState(*pod));
       framework::EvictResult res = h.evict(*pod, reason);
       if (res.refusal == framework::Refusal::NodeLimit) break;
-      if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
+      if (res.stopsPlugin()) return Status::ok();
     }
   }
   return Status::ok();

@@ -55,7 +55,7 @@ Status RemovePodsViolatingNodeTaints::deschedule(framework::Handle& h) {
       framework::EvictResult res = h.evict(*pod, "node " + node->name + " has taint " + describeTaint(*untolerated) +
                                                      ", which the pod does not tolerate");
       if (res.refusal == framework::Refusal::NodeLimit) break;
-      if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
+      if (res.stopsPlugin()) return Status::ok();
     }
   }
   return Status::ok();

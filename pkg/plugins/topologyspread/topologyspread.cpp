@@ -50,7 +50,7 @@ Status RemovePodsViolatingTopologySpreadConstraint::balance(framework::Handle& h
     if (nodeLimited.count(cand.pod->nodeName)) continue;
     framework::EvictResult res = h.evict(*cand.pod, cand.reason);
     if (res.refusal == framework::Refusal::NodeLimit) nodeLimited.insert(cand.pod->nodeName);
-    if (res.refusal == framework::Refusal::TotalLimit) return Status::ok();
+    if (res.stopsPlugin()) return Status::ok();
   }
   return Status::ok();
 }

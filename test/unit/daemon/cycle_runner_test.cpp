@@ -256,6 +256,24 @@ TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   EXPECT_EQ(*planner.nextWakeup(), start + seconds(300.1));
 }
 
+// The process-wide rate limit ends the plugin's run at the first refusal, as the total limit does:
+// one refusal, not one per candidate left (at S2 a LowNodeUtilization run met it ~3,000 times).
+TEST(CycleRunner, TheRateLimitStopsThePluginAtItsFirstRefusal) {
+  Fixture f(5);  // five violators, one owner each
+  trigger::AntiFlappingConfig config;
+  config.maxEvictionsPerMinute = 2;
+  trigger::AntiFlapping antiFlapping(config, f.clock);
+  CycleRunnerParts parts = f.parts(f.plan);
+  parts.antiFlapping = &antiFlapping;
+  CycleRunner runner(parts);
+  RunReport r = runner.runOnce();
+  EXPECT_EQ(r.evicted, 2u);
+  EXPECT_EQ(r.refused, 1u);
+  ASSERT_EQ(f.plan.refusals().size(), 1u);
+  EXPECT_TRUE(f.plan.refusals()[0].result.endsRun);
+  EXPECT_EQ(f.plan.refusals()[0].result.by, "anti-flapping: rate-limit");
+}
+
 // The finish lines e2e tests and operators grep for.
 class LogCapture {
  public:
