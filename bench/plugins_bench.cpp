@@ -308,6 +308,7 @@ struct EngineRun {
   std::size_t bytes = 0, pods = 0, nodes = 0, pdbs = 0;
   double readSeconds = 0, decodeWall = 0, decodeCpu = 0, snapWall = 0, snapCpu = 0;
   long long heapCache = 0, rss0 = 0, rss1 = 0;
+  bool podConditionsKept = true;             // what the daemon's cache would keep with this policy
   std::optional<usage::ClusterUsage> usage;  // when the policy balances by usage
   long long usageHeap = 0;
   std::vector<double> walls, cpus;
@@ -403,6 +404,7 @@ void printRun(const EngineArgs& a, const EngineRun& r) {
             << ",\"decode_cpu_seconds\":" << r.decodeCpu
             << ",\"decode_mb_per_s\":" << static_cast<double>(r.bytes) / 1e6 / r.decodeCpu
             << ",\"index_wall_seconds\":" << r.snapWall << ",\"index_cpu_seconds\":" << r.snapCpu
+            << ",\"pod_conditions_kept\":" << (r.podConditionsKept ? "true" : "false")
             << ",\"heap_bytes_cache\":" << r.heapCache
             << ",\"heap_bytes_per_pod\":" << static_cast<double>(r.heapCache) / pods << ",\"rss_kb_before\":" << r.rss0
             << ",\"rss_kb_after\":" << r.rss1 << ",\"rss_bytes_per_pod\":"
@@ -444,6 +446,16 @@ int engineMain(const EngineArgs& a) {
   }
   run.readSeconds = wallSince(t);
   cluster::Store store;
+  // The daemon's cache keeps pod conditions only when a plugin reads them, and learns that from the
+  // policy before its caches fill; so does this cache. The policy is built once first for that
+  // question alone (priority classes are not known before the decode: any value answers it).
+  {
+    framework::BuildContext probe;
+    probe.priorityClassValue = [](const std::string&) -> Result<std::int32_t> { return 0; };
+    probe.now = framework::WallSeconds::pinned(1800000000);
+    if (auto e = plan::buildEngine(a.policy, probe); e.isOk()) run.podConditionsKept = e->readsPodConditions();
+  }
+  store.keepPodConditions(run.podConditionsKept);
   cluster::SnapshotPtr snapshot;
   if (Status st = decodeInto(*text, a, store, snapshot, run); !st.isOk()) {
     std::cerr << "plugins_bench: " << st.message() << "\n";

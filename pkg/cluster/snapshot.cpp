@@ -40,6 +40,16 @@ Snapshot::Snapshot(Objects objects) : objects_(std::move(objects)) {
     }
     for (const auto& o : p->owners) podsByOwner_[o.uid].push_back(p);
   }
+  // The lists grew by doubling: a quarter of their room on average is empty. One exact copy each
+  // (a few thousand lists, ~1 ms at 30,000 pods) returns it for as long as the snapshot lives.
+  auto fit = [](auto& index) {
+    for (auto& entry : index) entry.second.shrink_to_fit();
+  };
+  fit(podsByNode_);
+  fit(podsByNamespace_);
+  fit(podsByLabelKey_);
+  fit(podsByLabel_);
+  fit(podsByOwner_);
 
   pdbs_.reserve(objects_.pdbs.size());
   for (const auto& p : objects_.pdbs) pdbs_.push_back(p.get());

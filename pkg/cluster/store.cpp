@@ -44,7 +44,20 @@ void Store::upsert(NamespacePtr n) { upsertInto(namespaces_, std::move(n)); }
 void Store::upsert(PriorityClassPtr p) { upsertInto(priorityClasses_, std::move(p)); }
 void Store::upsert(PvcPtr p) { upsertInto(pvcs_, std::move(p)); }
 
+void Store::trim(api::Object& object) const {
+  if (keepPodConditions_.load(std::memory_order_relaxed)) return;
+  auto* pod = std::get_if<api::Pod>(&object);
+  if (!pod || !pod->statusDetail || pod->statusDetail->conditions.empty()) return;
+  const api::PodStatusDetail& d = *pod->statusDetail;
+  if (d.reason.empty() && d.containers.empty()) {
+    pod->statusDetail.reset();  // the usual running pod: nothing else in its status detail
+    return;
+  }
+  pod->statusDetail = std::make_shared<const api::PodStatusDetail>(api::PodStatusDetail{d.reason, d.containers, {}});
+}
+
 void Store::upsert(api::Object object) {
+  trim(object);
   std::visit(
       [this](auto&& o) {
         using T = std::decay_t<decltype(o)>;
@@ -125,6 +138,8 @@ std::size_t Store::replaceTable(Table<T>& table, std::vector<std::shared_ptr<con
 }
 
 std::size_t Store::replace(api::Kind kind, std::vector<api::Object> objects) {
+  if (kind == api::Kind::Pod)
+    for (api::Object& o : objects) trim(o);
   auto collect = [&](auto& table) {
     using T = std::remove_const_t<typename std::decay_t<decltype(table)>::value_type::element_type>;
     std::vector<std::shared_ptr<const T>> typed;

@@ -2,6 +2,7 @@
 // change listeners for event triggers, and immutable snapshots for cycles.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -45,6 +46,12 @@ class Store {
   // Replaces every object of `kind` (a relist): objects missing from `objects` become deletes,
   // changed ones modifications. Returns the number of synthetic deletes.
   std::size_t replace(api::Kind kind, std::vector<api::Object> objects);
+  // Whether pods stored through upsert(api::Object) and replace() keep status.conditions (the
+  // default). Only PodLifeTime's `conditions` reads them, and a running pod carries 3 to 5 of them
+  // (~150 bytes of the ~900 a cached pod costs): the daemon turns this off when no plugin it runs
+  // reads them (framework::readsPodConditions). Pod.ready is decoded apart and always kept. Set it
+  // before the caches fill: objects already stored keep what they had.
+  void keepPodConditions(bool keep) { keepPodConditions_.store(keep, std::memory_order_relaxed); }
 
   // A consistent view; cached until the next change, so several readers share one.
   SnapshotPtr snapshot() const;
@@ -98,6 +105,8 @@ class Store {
   template <typename T>
   std::size_t replaceTable(Table<T>& table, std::vector<std::shared_ptr<const T>> objs);
   void notify(const std::vector<StoreEvent>& events);
+  // Drops what the cache does not keep (keepPodConditions) from a pod about to be stored.
+  void trim(api::Object& object) const;
 
   mutable std::mutex mu_;
   Table<api::Pod> pods_;
@@ -107,6 +116,7 @@ class Store {
   Table<api::PriorityClass> priorityClasses_;
   Table<api::PersistentVolumeClaim> pvcs_;
   mutable SnapshotPtr cached_;
+  std::atomic<bool> keepPodConditions_{true};
   std::vector<Listener> listeners_;
 };
 

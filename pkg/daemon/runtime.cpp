@@ -106,6 +106,9 @@ bool Runtime::loadPolicy() {
 }
 
 void Runtime::buildCache() {
+  // What the cache keeps follows what the policy's plugins read (the policy is fixed for the
+  // process's life).
+  store_.keepPodConditions(engine_.readsPodConditions());
   if (!options_.disableMetrics) {
     std::vector<metrics::StrategyId> ids;
     for (const auto& p : engine_.profiles)

@@ -131,6 +131,13 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
   return result;
 }
 
+bool readsPodConditions(const std::vector<Profile>& profiles) {
+  for (const Profile& profile : profiles)
+    for (const auto& instance : profile.instances)
+      if (instance->readsPodConditions()) return true;
+  return false;
+}
+
 usage::Needs usageNeeds(const std::vector<Profile>& profiles) {
   usage::Needs needs;
   for (const Profile& profile : profiles)

@@ -27,6 +27,8 @@ struct Engine {
                                   const usage::ClusterUsage* usage = nullptr) const;
   // What the policy's plugins need from the metrics sources (empty: every plugin uses requests).
   usage::Needs usageNeeds() const { return framework::usageNeeds(profiles); }
+  // Whether the cache must keep pod status conditions (cluster::Store::keepPodConditions).
+  bool readsPodConditions() const { return framework::readsPodConditions(profiles); }
 };
 
 // Loads, validates and builds the policy with every registered plugin, and decodes its `kdesched:`

@@ -25,7 +25,8 @@ std::int64_t restarts(const api::Pod& p) {
 std::string statusChange(const api::Pod& before, const api::Pod& now) {
   if (now.phase == api::PodPhase::Failed && before.phase != api::PodPhase::Failed) return "pod-failed";
   if (restarts(now) > restarts(before)) return "pod-restarted";
-  if (before.phase != now.phase || !(before.status() == now.status())) return "pod-status";
+  // Ready is compared apart: the cache may keep no conditions (Store::keepPodConditions).
+  if (before.phase != now.phase || before.ready != now.ready || !(before.status() == now.status())) return "pod-status";
   return "";
 }
 

@@ -112,5 +112,47 @@ TEST(Snapshot, Indexes) {
   EXPECT_EQ(s->node("missing"), nullptr);
 }
 
+// A running pod's conditions (here Ready and Initialized) are what keepPodConditions(false) drops;
+// ready stays; a pod whose status says more (a reason, a restarted container) keeps that part.
+TEST(Store, PodConditionsAreDroppedWhenNoPluginReadsThem) {
+  auto running = [](const char* name) {
+    return *PodBuilder(name).condition("Initialized", "True").condition("Ready", "True").build();
+  };
+  cluster::Store keep;
+  keep.upsert(api::Object(running("a")));
+  ASSERT_EQ(keep.snapshot()->pods().size(), 1u);
+  EXPECT_EQ(keep.snapshot()->pods()[0]->status().conditions.size(), 2u) << "kept by default";
+
+  cluster::Store s;
+  s.keepPodConditions(false);
+  s.upsert(api::Object(running("a")));
+  api::Pod failing = *PodBuilder("b").condition("Ready", "False").statusReason("Evicted").restarts(4).build();
+  s.upsert(api::Object(failing));
+  std::vector<api::Object> relisted;
+  relisted.emplace_back(running("a"));
+  relisted.emplace_back(running("c"));
+  relisted.emplace_back(failing);
+  EXPECT_EQ(s.replace(api::Kind::Pod, std::move(relisted)), 0u);
+  cluster::SnapshotPtr snap = s.snapshot();
+  auto find = [&](std::string_view name) -> const api::Pod* {
+    for (const api::Pod* p : snap->pods())
+      if (p->name == name) return p;
+    return nullptr;
+  };
+  for (const char* name : {"a", "c"}) {
+    const api::Pod* p = find(name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_TRUE(p->ready) << name;
+    EXPECT_EQ(p->statusDetail, nullptr) << name << ": nothing else in its status detail";
+  }
+  const api::Pod* b = find("b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(b->ready);
+  EXPECT_TRUE(b->status().conditions.empty());
+  EXPECT_EQ(b->status().reason.view(), "Evicted");
+  ASSERT_EQ(b->status().containers.size(), 1u);
+  EXPECT_EQ(b->status().containers[0].restartCount, 4);
+}
+
 }  // namespace
 }  // namespace kdesched::testing

@@ -220,5 +220,20 @@ TEST(PodLifeTime, FormatsAges) {
   EXPECT_EQ(formatAge(90061), "25h1m1s");
 }
 
+// The daemon's cache keeps pod conditions only when a plugin reads them: PodLifeTime with
+// `conditions` does, PodLifeTime by age or state alone and the other strategies do not.
+TEST(PodLifeTime, ReadsPodConditionsOnlyWithConditions) {
+  auto withConditions = engineFor(
+      policyWith("PodLifeTime", "deschedule", "      conditions:\n      - type: Ready\n        status: \"False\"\n"));
+  ASSERT_TRUE(withConditions.isOk()) << withConditions.error();
+  EXPECT_TRUE(withConditions->readsPodConditions());
+  auto byAge = engineFor(policyWith("PodLifeTime", "deschedule", "      maxPodLifeTimeSeconds: 60\n"));
+  ASSERT_TRUE(byAge.isOk()) << byAge.error();
+  EXPECT_FALSE(byAge->readsPodConditions());
+  auto other = engineFor(policyWith("RemovePodsViolatingInterPodAntiAffinity", "deschedule"));
+  ASSERT_TRUE(other.isOk()) << other.error();
+  EXPECT_FALSE(other->readsPodConditions());
+}
+
 }  // namespace
 }  // namespace kdesched::testing
