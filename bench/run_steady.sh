@@ -16,6 +16,12 @@ STEADY_WARMUP="${BENCH_STEADY_WARMUP:-70}"
 # RSS and fd growth are judged over the last TAIL minutes (the issue: the last 20 of 30).
 STEADY_TAIL="${BENCH_STEADY_TAIL:-$(awk -v m="${STEADY_MINUTES}" 'BEGIN { print (m >= 30 ? m - 10 : m / 2) }')}"
 
+# proc_cpu_ticks PID: user + system CPU time of the process, in clock ticks.
+proc_cpu_ticks() {
+  # Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
 # steady_run IMPL NDJSON NODES
 steady_run() {
   local impl="$1" nd="$2" nodes="$3" name="steady-$1" dir="${WORK}/cluster-steady-$1" kc port cmd marker
@@ -44,7 +50,14 @@ steady_run() {
   kd_wait_for "${name}: first cycle" 600 grep -qF "${marker}" "${RAW}/${name}.log" ||
     { tail -n 20 "${RAW}/${name}.log" >&2; die "${name}: no first cycle"; }
   log "${name}: first cycle done; churn in ${STEADY_WARMUP} s"
+  # The warm-up is the idle measurement: no churn, no probes, the periodic cycles still running.
+  local cpu0 cpu1
+  cpu0="$(proc_cpu_ticks "${dpid}")"
   sleep "${STEADY_WARMUP}"
+  cpu1="$(proc_cpu_ticks "${dpid}")"
+  jq -n --argjson s "${STEADY_WARMUP}" --argjson t0 "${cpu0}" --argjson t1 "${cpu1}" --argjson hz "$(getconf CLK_TCK)" \
+    '{seconds: $s, cpu_seconds: (($t1 - $t0) / $hz), cpu_share: (($t1 - $t0) / $hz / $s)}' >"${RAW}/${name}.idle.json"
+  log "${name}: idle: $(jq -c . "${RAW}/${name}.idle.json")"
   "${PY}" "${BENCH}/steady.py" --server "$(cluster_env "${name}" APISERVER_URL)" --ca "${dir}/pki/ca.crt" \
     --cert "${dir}/pki/admin.crt" --key "${dir}/pki/admin.key" \
     --driver-cert "${WORK}/users-${name}/bench-driver.crt" --driver-key "${WORK}/users-${name}/bench-driver.key" \
