@@ -33,7 +33,8 @@ struct Decoded {
   const char* readableEnd = nullptr;
   // Called with the end of each decoded item: the text before it is not read again.
   std::function<void(const char*)> release;
-  od::parser itemParser;  // one item at a time: its buffers are as big as the largest item
+  od::parser itemParser;         // one item at a time: its buffers are as big as the largest item
+  const Store* store = nullptr;  // what it keeps of each object (Store::trim)
 };
 
 std::string describe(simdjson::error_code e) { return simdjson::error_message(e); }
@@ -118,6 +119,7 @@ Status decodeItem(od::object item, const std::string& defaultKind, const std::st
   // two copies could hide the one that breaks a rule.
   KD_TRY(checkOnce(describe(std::string(api::toString(kd)), obj), where, out));
   ++out.report.loaded[std::string(api::toString(kd))];
+  if (out.store) out.store->trim(obj);
   out.objects.push_back(std::visit(
       [](auto&& o) -> SharedObject { return std::make_shared<const std::decay_t<decltype(o)>>(std::move(o)); },
       std::move(obj)));
@@ -239,6 +241,7 @@ Status decodeText(std::string_view text, Decoded& out) {
     if (!scan.error->unquotedWord || text.size() > kMaxFlowStyleBytes) return Status::error(json);
     Decoded yaml;
     yaml.metrics = out.metrics;
+    yaml.store = out.store;
     Status st = decodeYamlText(text, yaml);
     if (!st.isOk()) return Status::error(json + " (nor YAML: " + st.message() + ")");
     out = std::move(yaml);
@@ -298,6 +301,7 @@ void notePodsOnUnknownNodesIn(const Objects& objects, LoadReport& report) {
 Result<LoadReport> loadText(std::string_view text, const char* readableEnd, std::function<void(const char*)> release,
                             const std::string& sourceName, Store& store, usage::SourceReadings* metrics) {
   Decoded out;
+  out.store = &store;
   out.metrics = metrics;
   out.readableEnd = readableEnd;
   out.release = std::move(release);

@@ -52,6 +52,9 @@ class Store {
   // reads them (framework::readsPodConditions). Pod.ready is decoded apart and always kept. Set it
   // before the caches fill: objects already stored keep what they had.
   void keepPodConditions(bool keep) { keepPodConditions_.store(keep, std::memory_order_relaxed); }
+  // Drops from a pod about to be stored what this store does not keep (keepPodConditions).
+  // upsert(api::Object) and replace() do it; a loader that makes the shared objects itself calls it.
+  void trim(api::Object& object) const;
 
   // A consistent view; cached until the next change, so several readers share one.
   SnapshotPtr snapshot() const;
@@ -105,8 +108,6 @@ class Store {
   template <typename T>
   std::size_t replaceTable(Table<T>& table, std::vector<std::shared_ptr<const T>> objs);
   void notify(const std::vector<StoreEvent>& events);
-  // Drops what the cache does not keep (keepPodConditions) from a pod about to be stored.
-  void trim(api::Object& object) const;
 
   mutable std::mutex mu_;
   Table<api::Pod> pods_;

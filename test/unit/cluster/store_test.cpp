@@ -1,5 +1,7 @@
 #include "pkg/cluster/store.h"
 
+#include "pkg/cluster/loader.h"
+
 #include <gtest/gtest.h>
 
 #include "test/unit/testing/builders.h"
@@ -152,6 +154,22 @@ TEST(Store, PodConditionsAreDroppedWhenNoPluginReadsThem) {
   EXPECT_EQ(b->status().reason.view(), "Evicted");
   ASSERT_EQ(b->status().containers.size(), 1u);
   EXPECT_EQ(b->status().containers[0].restartCount, 4);
+}
+
+// The snapshot loader makes its shared objects itself: it drops conditions too.
+TEST(Store, TheLoaderKeepsWhatTheStoreKeeps) {
+  const std::string json = R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a","namespace":"default"},)"
+                           R"("spec":{"nodeName":"n1"},"status":{"phase":"Running","conditions":[)"
+                           R"({"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}]})";
+  for (bool keep : {true, false}) {
+    cluster::Store s;
+    s.keepPodConditions(keep);
+    ASSERT_TRUE(cluster::loadSnapshot(json, "test.json", s).isOk());
+    ASSERT_EQ(s.snapshot()->pods().size(), 1u);
+    const api::Pod& p = *s.snapshot()->pods()[0];
+    EXPECT_TRUE(p.ready);
+    EXPECT_EQ(p.status().conditions.size(), keep ? 1u : 0u) << keep;
+  }
 }
 
 }  // namespace
