@@ -7,9 +7,11 @@
 #
 # Usage: cluster.sh COMMAND [ARGS]
 #   up [--nodes N | --node-spec FILE] [--apiserver-arg ARG]... [--kcm-arg ARG]...
-#                       [--scheduler-arg ARG]... [--metrics-server]
+#                       [--scheduler-arg ARG]... [--kwok-arg ARG]... [--metrics-server]
 #                       start everything (default 3 nodes: node1..node3); a
 #                       second up on a running cluster is a no-op.
+#                       --kwok-arg: an extra kwok flag, e.g. a longer
+#                       --node-lease-duration-seconds for thousands of nodes
 #                       --metrics-server: kwok also serves the nodes' kubelet
 #                       resource metrics and metrics-server answers
 #                       metrics.k8s.io through the aggregation layer (metrics.sh)
@@ -171,15 +173,16 @@ write_env() {
 # ---------------------------------------------------------------------------
 # commands
 
-# up_parse_args ARGS...: sets UP_NODE_ARG, APISERVER_EXTRA, KCM_EXTRA, SCHED_EXTRA, METRICS_SERVER.
+# up_parse_args ARGS...: sets UP_NODE_ARG, APISERVER_EXTRA, KCM_EXTRA, SCHED_EXTRA, KWOK_ARGS,
+# METRICS_SERVER.
 up_parse_args() {
-  UP_NODE_ARG=(--nodes 3) APISERVER_EXTRA=() KCM_EXTRA=() SCHED_EXTRA=()
+  UP_NODE_ARG=(--nodes 3) APISERVER_EXTRA=() KCM_EXTRA=() SCHED_EXTRA=() KWOK_ARGS=()
   while [ $# -gt 0 ]; do
     case "$1" in
       --*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;  # --opt=value -> --opt value
     esac
     case "$1" in
-      --nodes|--node-spec|--apiserver-arg|--kcm-arg|--scheduler-arg) [ $# -ge 2 ] || kd_die "$1 needs a value" ;;
+      --nodes|--node-spec|--apiserver-arg|--kcm-arg|--scheduler-arg|--kwok-arg) [ $# -ge 2 ] || kd_die "$1 needs a value" ;;
     esac
     case "$1" in
       --nodes|--node-spec) UP_NODE_ARG=("$1" "$2"); shift 2 ;;
@@ -187,6 +190,7 @@ up_parse_args() {
       --apiserver-arg) APISERVER_EXTRA+=("$2"); shift 2 ;;
       --kcm-arg) KCM_EXTRA+=("$2"); shift 2 ;;
       --scheduler-arg) SCHED_EXTRA+=("$2"); shift 2 ;;
+      --kwok-arg) KWOK_ARGS+=("$2"); shift 2 ;;
       *) kd_die "up: unknown argument $1" ;;
     esac
   done
@@ -329,7 +333,7 @@ up_controllers() {
     --node-lease-duration-seconds=40 \
     --node-ip=127.0.0.1 \
     --cidr=10.244.0.1/16 \
-    "${KWOK_EXTRA[@]+"${KWOK_EXTRA[@]}"}"
+    "${KWOK_EXTRA[@]+"${KWOK_EXTRA[@]}"}" "${KWOK_ARGS[@]+"${KWOK_ARGS[@]}"}"
   create_nodes "${DIR}/nodes.spec"
   wait_component kube-controller-manager 60 secure_healthz "${KCM_PORT}"
   wait_component kube-scheduler 60 secure_healthz "${SCHEDULER_PORT}"
