@@ -361,6 +361,29 @@ run_measured() {
 # ---------------------------------------------------------------------------------------------
 # side by side
 
+# dump_state NAME STATE PODS: the cluster's nodes, pods, PDBs, namespaces and priority classes as
+# concatenated typed lists, one per page of 2,000 (`kdesched plan` and plugins_bench read that),
+# and "ns/name node owner" per pod. Page by page: at S3, `kubectl get -o json` of everything held
+# 9 GB and was killed by the OOM killer beside a 9 GB API server.
+dump_state() {
+  local name="$1" state="$2" pods="$3" path page cont
+  : >"${state}"; : >"${pods}"
+  page="${WORK}/page-${name}.json"
+  for path in /api/v1/nodes /api/v1/pods /apis/policy/v1/poddisruptionbudgets /api/v1/namespaces \
+    /apis/scheduling.k8s.io/v1/priorityclasses; do
+    cont=""
+    while :; do
+      kubectl_c "${name}" get --raw "${path}?limit=${DUMP_PAGE:-2000}${cont:+&continue=${cont}}" >"${page}"
+      cat "${page}" >>"${state}"
+      [ "${path}" = /api/v1/pods ] && jq -r '.items[] | "\(.metadata.namespace)/\(.metadata.name) \(.spec.nodeName) \(.metadata.ownerReferences[0].name)"' "${page}" >>"${pods}"
+      cont="$(jq -r '.metadata.continue // ""' "${page}")"
+      [ -n "${cont}" ] || break
+    done
+  done
+  rm -f "${page}"
+}
+
+
 # sbs_run SIZE IMPL: one descheduler, one fresh cluster.
 sbs_run() {
   local size="$1" impl="$2" name="sbs-$1-$2" nd kc pre l0 l1 before after netrx nettx timedout
@@ -375,9 +398,12 @@ sbs_run() {
   log "${name}: loaded in $(kd_elapsed "${t0}") total: $(cat "${pre}.load.json")"
   # The exact cluster state the descheduler will see, for `kdesched plan` (diff explanations) and
   # for decode throughput on real API-server JSON.
-  kubectl_c "${name}" get nodes,pods,pdb,namespaces,priorityclasses -A -o json >"${WORK}/state-${name}.json"
-  jq -r '.items[] | select(.kind == "Pod") | "\(.metadata.namespace)/\(.metadata.name) \(.spec.nodeName) \(.metadata.ownerReferences[0].name)"' \
-    "${WORK}/state-${name}.json" >"${WORK}/pods-${name}.txt"
+  dump_state "${name}" "${WORK}/state-${name}.json" "${WORK}/pods-${name}.txt"
+  if [ "${SBS_STOP_SCHEDULER:-0}" = 1 ]; then
+    # Pods are created bound and evicted ones are not recreated: kube-scheduler has nothing to do,
+    # and at S3 its 1.6 GB cache is memory the machine needs.
+    kill -TERM "$(cat "${WORK}/cluster-${name}/pids/kube-scheduler.pid")" 2>/dev/null || true
+  fi
   before="$(wc -l <"${WORK}/pods-${name}.txt")"
   kc="$(user_kubeconfig "${name}" "bench-${impl}")"
   local cmd
@@ -433,15 +459,17 @@ part_side_by_side() {
 # 5,000 kwok nodes renewing a 40 s lease every 10 s are 500 writes/s, which keeps the 2-core
 # machine's load above BENCH_MAX_LOAD and slows the loader to ~120 pods/s; a 600 s lease (renewed
 # every 150 s: 33 writes/s) with kube-controller-manager's node-monitor grace period raised to match
-# keeps the nodes Ready and the machine quiet. Both deschedulers see the same settings.
+# keeps the nodes Ready and the machine quiet. kube-scheduler is stopped once the pods are loaded
+# (they are bound; see dump_state for the memory). Both deschedulers see the same settings.
 part_largest() {
   need_builds
   "${BENCH}/build-upstream.sh" >&2
   mkdir -p "${RAW}" "${WORK}"
   local impl size="${LARGEST_SIZE}"
   CLUSTER_UP_EXTRA=(--kwok-arg=--node-lease-duration-seconds=600 --kcm-arg=--node-monitor-grace-period=900s)
+  SBS_STOP_SCHEDULER=1
   for impl in ${SBS_IMPLS}; do sbs_run "${size}" "${impl}"; done
-  CLUSTER_UP_EXTRA=()
+  CLUSTER_UP_EXTRA=() SBS_STOP_SCHEDULER=0
   "${PY}" "${BENCH}/diff_sets.py" "${RAW}" "${size}" "${WORK}" >"${RAW}/diff-${size}.md" || log "diff ${size} failed"
   log "diff ${size}: $(head -n 3 "${RAW}/diff-${size}.md" | tr '\n' ' ')"
 }
