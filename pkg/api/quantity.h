@@ -63,6 +63,7 @@ class ResourceList {
   auto end() const { return items_.end(); }
   bool operator==(const ResourceList&) const = default;
   std::string toString() const;  // "cpu=250m,memory=512Mi"
+  void shrinkToFit() { items_.shrink_to_fit(); }
 
  private:
   std::vector<Item> items_;

@@ -62,6 +62,33 @@ void OwnerRefs::push_back(OwnerReference ref) {
   *this = OwnerRefs(std::move(refs));
 }
 
+// A cached pod is one heap chunk with its shared_ptr control block (16 bytes); 256 + 16 fits the
+// 288-byte chunk, 272 + 16 would take 304 (glibc: size + 8, rounded up to 16).
+static_assert(sizeof(void*) != 8 || sizeof(Pod) <= 256, "Pod grew: see the field order in types.h");
+
+SharedResourceList::SharedResourceList(ResourceList list) {
+  if (list.empty()) return;
+  static auto* pool = new detail::InternPool<ResourceList>();  // never destroyed, as above
+  detail::HashMix hash;
+  for (const auto& [name, milli] : list) {
+    hash.add(name.hash());
+    hash.add(std::hash<std::int64_t>()(milli));
+  }
+  list.shrinkToFit();
+  list_ = pool->intern(std::move(list), hash.value());
+}
+
+const ResourceList& SharedResourceList::list() const {
+  static const auto* none = new ResourceList();  // never destroyed, as above
+  return list_ ? *list_ : *none;
+}
+
+void SharedResourceList::set(const Symbol& name, std::int64_t milli) {
+  ResourceList copy = list();
+  copy.set(name, milli);
+  *this = SharedResourceList(std::move(copy));
+}
+
 bool Pod::hasOwnerKind(std::string_view kind) const {
   return std::any_of(owners.begin(), owners.end(), [&](const OwnerReference& o) { return o.kind.view() == kind; });
 }

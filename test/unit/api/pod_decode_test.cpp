@@ -143,6 +143,19 @@ TEST(DecodePodTest, PodsWithTheSameConstraintsShareOneBlock) {
   EXPECT_EQ(bare1->scheduling.get(), bare2->scheduling.get());
 }
 
+TEST(DecodePodTest, PodsWithTheSameRequestsShareOneList) {
+  const auto pod = [](std::string_view name, std::string_view cpu) {
+    return podFromJson(std::string(R"({"metadata":{"name":")") + std::string(name) +
+                       R"("},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":")" + std::string(cpu) +
+                       R"(","memory":"64Mi"}}}]}})");
+  };
+  auto a = pod("a", "100m"), b = pod("b", "0.1"), other = pod("o", "200m");
+  ASSERT_TRUE(a.isOk() && b.isOk() && other.isOk());
+  EXPECT_EQ(&a->requests.list(), &b->requests.list());
+  EXPECT_NE(&a->requests.list(), &other->requests.list());
+  EXPECT_EQ(other->requests.get(kCpu()), 200);
+}
+
 TEST(DecodePodTest, FieldsInAnyOrder) {
   // status first, name last: the ephemeral PVC name still uses the pod name.
   auto pod = podFromJson(R"({"status":{"phase":"Pending","conditions":[{"type":"Ready","status":"False"}]},

@@ -88,6 +88,23 @@ TEST(SharedBlocksTest, EqualOwnerListsShareOneCopy) {
   EXPECT_EQ(c, OwnerRefs());
 }
 
+TEST(SharedBlocksTest, EqualRequestListsShareOneCopy) {
+  SharedResourceList a = ResourceList{{"cpu", 100}, {"memory", 512}};
+  SharedResourceList b = ResourceList{{"memory", 512}, {"cpu", 100}};
+  EXPECT_EQ(&a.list(), &b.list());
+  EXPECT_EQ(a, (ResourceList{{"cpu", 100}, {"memory", 512}}));
+  SharedResourceList c = b;
+  c.set(kCpu(), 250);
+  EXPECT_EQ(b.get(kCpu()), 100);
+  EXPECT_EQ(c.get(kCpu()), 250);
+  EXPECT_EQ(c.get(kMemory()), 512);
+  EXPECT_NE(b, c);
+  EXPECT_TRUE(SharedResourceList().empty());
+  EXPECT_TRUE(SharedResourceList(ResourceList{}).empty());
+  EXPECT_EQ(SharedResourceList(ResourceList{}), SharedResourceList());
+  EXPECT_FALSE(SharedResourceList().has(kCpu()));
+}
+
 TEST(SharedBlocksTest, EqualLabelSetsShareOneCopy) {
   Labels a{{"app", "web"}, {"tier", "front"}};
   Labels b = Labels::fromUnsorted({{Symbol("tier"), Symbol("front")}, {Symbol("app"), Symbol("web")}});
