@@ -361,6 +361,20 @@ run_measured() {
 # ---------------------------------------------------------------------------------------------
 # side by side
 
+# count_pods NAME: the cluster's pods, counted page by page (`kubectl get pods -A -o name` held
+# 10 GB at S3).
+count_pods() {
+  local page="${WORK}/count-$1.json" cont="" n=0
+  while :; do
+    kubectl_c "$1" get --raw "/api/v1/pods?limit=${DUMP_PAGE:-2000}${cont:+&continue=${cont}}" >"${page}"
+    n=$(( n + $(jq '.items | length' "${page}") ))
+    cont="$(jq -r '.metadata.continue // ""' "${page}")"
+    [ -n "${cont}" ] || break
+  done
+  rm -f "${page}"
+  echo "${n}"
+}
+
 # dump_state NAME STATE PODS: the cluster's nodes, pods, PDBs, namespaces and priority classes as
 # concatenated typed lists, one per page of 2,000 (`kdesched plan` and plugins_bench read that),
 # and "ns/name node owner" per pod. Page by page: at S3, `kubectl get -o json` of everything held
@@ -420,7 +434,7 @@ sbs_run() {
   log "${name}: running ${impl} (load ${l1}): ${cmd[*]}"
   run_measured "${pre}" "${RUN_TIMEOUT}" "${cmd[@]}"
   sleep 2  # let the audit backend flush and kwok delete the evicted pods
-  after="$(kubectl_c "${name}" get pods -A -o name | wc -l)"
+  after="$(count_pods "${name}")"
   "${PY}" "${BENCH}/audit_summary.py" "${WORK}/audit-${name}.log" "bench-${impl}" --evicted-out "${pre}.evicted.txt" >"${pre}.audit.json"
   read -r netrx nettx timedout <"${pre}.net"
   {
