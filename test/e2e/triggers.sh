@@ -10,7 +10,7 @@
 #     on another node; the delay is printed.
 #  2. rollout of a 50-replica Deployment web (required anti-affinity against app=db, one db pod, so
 #     the rollout itself creates no violation) across 10 nodes, image changed: 0 evictions, a
-#     handful of scoped runs (printed; far fewer than the 50 binds), no terminating pod evicted.
+#     handful of scoped runs (printed; at most one per two of the 50 binds), no terminating pod evicted.
 #  3. flapping: flap-b (required anti-affinity against app=flap-a) and flap-a both pinned to one
 #     node by template nodeName, so every replacement lands back and recreates the violation.
 #     antiFlapping ownerCooldown 1s (a candidate the cooldown refused is looked at again when the
@@ -144,7 +144,10 @@ graced="$(kds_log_count t2 'msg="triggered run after rollout grace"')"
 timing "scoped runs during the rollout (${binds} new pods bound)" "${runs} (+${graced} after rollout grace)"
 grep -E 'msg="triggered run' "$(kds_log t2)" | cut -c1-200 | sed 's/^/       /'
 check "evictions during the rollout: 0 (got $(evictions t2))" [ "$(evictions t2)" = 0 ]
-check "scoped runs ${runs} >= 1 and far fewer than ${binds} binds (< 15)" [ "${runs}" -ge 1 -a "${runs}" -lt 15 ]
+# Batched, not a run per event: a batch runs 100 ms after its first event and the CPU budget spaces
+# runs, so a 50-replica rollout of ~7 s makes 10-20 scoped runs (16 in one CI run; a fixed "< 15"
+# from the 1 s debounce failed there). At most one run per two binds.
+check "scoped runs ${runs} >= 1 and at most one per two of ${binds} binds" [ "${runs}" -ge 1 -a $(( runs * 2 )) -le "${binds}" ]
 check "no eviction attempted on any pod (no terminating pod evicted): no refusal logged either" \
   kds_log_lacks t2 'msg="(Evicted pod|eviction refused)"'
 check "GET /metrics" kds_metrics "${PORT}" "${WORK}/m2.txt"
