@@ -67,6 +67,22 @@ std::string LeaderElector::body(const Record& r, bool withResourceVersion) const
   return j.dump();
 }
 
+Status LeaderElector::parseRecord(const std::string& json, Record& out) {
+  try {
+    auto j = nlohmann::json::parse(json);
+    const auto& spec = j.value("spec", nlohmann::json::object());
+    out.holder = spec.value("holderIdentity", "");
+    out.leaseDurationSeconds = spec.value("leaseDurationSeconds", 0);
+    out.acquireTime = spec.value("acquireTime", "");
+    out.renewTime = spec.value("renewTime", "");
+    out.transitions = spec.value("leaseTransitions", 0);
+    out.resourceVersion = j.at("metadata").value("resourceVersion", "");
+  } catch (const std::exception& e) {
+    return Status::error(e.what());
+  }
+  return Status::ok();
+}
+
 bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   const int durationSeconds =
       static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(config_.leaseDuration).count());
@@ -108,17 +124,8 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   }
 
   Record current;
-  try {
-    auto j = nlohmann::json::parse(got->body);
-    const auto& spec = j.value("spec", nlohmann::json::object());
-    current.holder = spec.value("holderIdentity", "");
-    current.leaseDurationSeconds = spec.value("leaseDurationSeconds", 0);
-    current.acquireTime = spec.value("acquireTime", "");
-    current.renewTime = spec.value("renewTime", "");
-    current.transitions = spec.value("leaseTransitions", 0);
-    current.resourceVersion = j.at("metadata").value("resourceVersion", "");
-  } catch (const std::exception& e) {
-    log::warn("cannot decode the leader lease", {{"error", e.what()}});
+  if (auto parsed = parseRecord(got->body, current); !parsed) {
+    log::warn("cannot decode the leader lease", {{"lease", leaseKey()}, {"error", parsed.message()}});
     return false;
   }
 
@@ -210,28 +217,49 @@ bool LeaderElector::isLeader() const {
 void LeaderElector::release() {
   stop_.cancel();
   if (renewer_.joinable() && renewer_.get_id() != std::this_thread::get_id()) renewer_.join();
-  bool wasHeld;
+  bool wasHeld, stale;
   Record r;
   {
     std::lock_guard<std::mutex> lock(mu_);
     // Only a lease still ours by our own clock: past renewDeadline a successor may hold it (the
     // PUT would fail on the resourceVersion anyway), and the API server is likely unreachable.
-    wasHeld = held_ && clock_->now() - lastRenew_ < config_.renewDeadline;
+    stale = held_ && clock_->now() - lastRenew_ >= config_.renewDeadline;
+    wasHeld = held_ && !stale;
     held_ = false;
     r = observed_;
   }
-  if (!wasHeld || r.holder != config_.identity) return;
-  r.holder.clear();
-  r.leaseDurationSeconds = 1;
-  r.renewTime = rfc3339(clock_->wallNow(), true);
+  if (!wasHeld || r.holder != config_.identity) {
+    if (stale)
+      log::info("not releasing the lease: not renewed within the renew deadline, a successor may hold it",
+                {{"lease", leaseKey()}, {"identity", config_.identity}});
+    return;
+  }
   RequestDeadline bounded(nullptr, std::min<Clock::Duration>(config_.renewDeadline, kMaxReleaseWait), clock_);
   RequestOptions opts;
   opts.cancel = bounded.get();
-  auto put = client_.put(leasePath(), body(r, true), opts);
+  auto put = putRelease(std::move(r), opts);
   if (put)
     log::info("released leadership", {{"lease", leaseKey()}, {"identity", config_.identity}});
   else
-    log::warn("cannot release the lease", {{"error", bounded.explain(put.error().describe())}});
+    log::warn("cannot release the lease", {{"lease", leaseKey()}, {"error", bounded.explain(put.error().describe())}});
+}
+
+ApiResult<HttpResponse> LeaderElector::putRelease(Record r, const RequestOptions& opts) {
+  auto emptied = [this](Record rec) {
+    rec.holder.clear();
+    rec.leaseDurationSeconds = 1;
+    rec.renewTime = rfc3339(clock_->wallNow(), true);
+    return body(rec, true);
+  };
+  auto put = client_.put(leasePath(), emptied(r), opts);
+  if (put || put.error().code != 409) return put;
+  // A renewal cut short by the stop can still have been written: then the version we hold is
+  // stale. Read the lease once and release from what it says, if it is still ours.
+  auto got = client_.get(leasePath(), opts);
+  if (!got) return got;
+  Record current;
+  if (!parseRecord(got->body, current) || current.holder != config_.identity) return put;
+  return client_.put(leasePath(), emptied(std::move(current)), opts);
 }
 
 }  // namespace kdesched::kube

@@ -62,6 +62,11 @@ class LeaderElector : public evictor::Leadership {
   // One attempt, bounded by renewDeadline and cut short by `cancel`; true when we hold the lease
   // afterwards.
   bool tryAcquireOrRenew(Cancellation* cancel);
+  // Decodes a Lease; an error names what is wrong with it.
+  static Status parseRecord(const std::string& json, Record& out);
+  // PUTs `r` with an empty holder (the release); on 409 re-reads the lease once and releases from
+  // the version read, if it is still ours.
+  ApiResult<HttpResponse> putRelease(Record r, const RequestOptions& opts);
   std::string leasePath() const;
   std::string leaseKey() const;  // namespace/name, for logs
   std::string body(const Record& r, bool withResourceVersion) const;

@@ -167,5 +167,43 @@ TEST(LeaderElectorHung, ReleaseCutsAHungRenewalAndBoundsItsOwnRequest) {
   EXPECT_THAT(sent.back().body, ::testing::HasSubstr(R"("resourceVersion":"7")"));
 }
 
+// A renewal PUT that the stop cut short can still have been written by the server: the version the
+// elector holds is then stale and the release PUT gets 409. It re-reads the lease once and releases
+// from the version read, so the standby does not wait out leaseDuration (seen in leader.sh, once).
+std::vector<FakeTransport::Seen> releaseAfterConflict(const std::string& leaseNow) {
+  auto transport = std::make_unique<FakeTransport>();
+  FakeTransport& t = *transport;
+  scriptAcquire(t);
+  t.onSend(Scripted::json(R"({"kind":"Status","code":409,"reason":"Conflict"})", 409));
+  t.onSend(Scripted::json(leaseNow));
+  t.onSend(Scripted::json(leaseNow));
+  Client client(config(), std::move(transport), systemClock());
+  LeaderElector e(client, shortLease(), blockingClock());
+  Cancellation cancel;
+  EXPECT_TRUE(e.acquire(cancel));
+  e.release();
+  return t.sent();
+}
+
+TEST(LeaderElectorRelease, AConflictRereadsTheLeaseAndReleasesFromItsVersion) {
+  auto sent = releaseAfterConflict(R"({"metadata":{"resourceVersion":"9"},)"
+                                   R"("spec":{"holderIdentity":"me","leaseDurationSeconds":1,"leaseTransitions":0}})");
+  ASSERT_EQ(sent.size(), 5u);
+  EXPECT_EQ(sent[2].method, "PUT");
+  EXPECT_THAT(sent[2].body, ::testing::HasSubstr(R"("resourceVersion":"7")"));
+  EXPECT_EQ(sent[3].method, "GET");
+  EXPECT_EQ(sent[4].method, "PUT");
+  EXPECT_THAT(sent[4].body, ::testing::HasSubstr(R"("holderIdentity":"")"));
+  EXPECT_THAT(sent[4].body, ::testing::HasSubstr(R"("resourceVersion":"9")"));
+}
+
+TEST(LeaderElectorRelease, AConflictWithAnotherHolderReleasesNothing) {
+  auto sent =
+      releaseAfterConflict(R"({"metadata":{"resourceVersion":"9"},)"
+                           R"("spec":{"holderIdentity":"other","leaseDurationSeconds":1,"leaseTransitions":1}})");
+  ASSERT_EQ(sent.size(), 4u) << "the successor's lease is left alone";
+  EXPECT_EQ(sent[3].method, "GET");
+}
+
 }  // namespace
 }  // namespace kdesched::kube::testing
