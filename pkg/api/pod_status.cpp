@@ -27,8 +27,9 @@ struct KindHash {
   }
 };
 
-// Kinds live for the whole process, like Symbols: the vocabulary of condition types, statuses and
-// reasons is the cluster's, bounded, not its churn. A per-thread cache keeps decoding lock-free.
+// Kinds live for the whole process (and hold their Symbols): the vocabulary of condition types,
+// statuses and reasons is the cluster's, bounded, not its churn (unlike label values). A per-thread cache keeps
+// decoding lock-free.
 const PodCondition::Kind* internKind(const PodCondition::Kind& k) {
   constexpr std::size_t kSlots = 256;
   thread_local std::array<const PodCondition::Kind*, kSlots> cache{};

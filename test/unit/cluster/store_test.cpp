@@ -172,5 +172,24 @@ TEST(Store, TheLoaderKeepsWhatTheStoreKeeps) {
   }
 }
 
+// A daemon's store sees label values it never sees again (a counter, a rollout's pod-template-hash,
+// a Job's controller-uid): once the pods carrying them are gone, so are the strings.
+TEST(Store, LabelValuesOfDeletedPodsDoNotStayInterned) {
+  cluster::Store s;
+  auto churn = [&](const std::string& tag, int n) {
+    for (int i = 0; i < n; ++i) {
+      const std::string name = tag + std::to_string(i % 100);  // 100 pods alive at a time
+      s.upsert(PodBuilder(name).label("bench-churn", tag + std::to_string(i)).build());
+      (void)s.snapshot();  // a cycle between changes holds the objects for a while
+      if (i % 100 == 99)
+        for (int k = 0; k < 100; ++k) s.remove(api::Kind::Pod, "default/" + tag + std::to_string(k));
+    }
+  };
+  churn("warm-", 20000);
+  const std::size_t before = api::Symbol::tableSize();
+  churn("churn-", 2 * static_cast<int>(before) + 20000);
+  EXPECT_LE(api::Symbol::tableSize(), 2 * before + 4096);
+}
+
 }  // namespace
 }  // namespace kdesched::testing
