@@ -19,10 +19,15 @@
 //                      (TriggerSchedule::onEvent, every plugin interested), the seeds taken every
 //                      1,000 events as the batch window would (not the Planner's lock, deadline
 //                      queue and anti-flapping bookkeeping around it).
+// And BM_FreshLabelValues: relabels only, each with a value never seen before (a rollout's
+// pod-template-hash, a Job's controller-uid, a counter), decoded into the store; its counter
+// heap_bytes_per_event is the heap (mallinfo2) the process keeps per event once the pods that
+// carried the old values are replaced: what a long-running daemon grows by under such churn.
 // items_per_second is events per second. Run pinned to one core (bench/run.sh's absorb part):
 //   taskset -c 0 build-bench/absorb_bench --benchmark_min_time=2
 #include <benchmark/benchmark.h>
 
+#include <malloc.h>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -143,12 +148,61 @@ void absorb(benchmark::State& state, Level level) {
   if (level == Level::Map) state.counters["mapped_share"] = seen ? static_cast<double>(mapped) / seen : 0;
 }
 
+// A relabel line split around its label value: prefix + value + suffix is one MODIFIED event.
+struct FreshLabelLine {
+  std::string prefix, suffix;
+};
+
+std::vector<FreshLabelLine> freshLabelLines(const Fixture& f) {
+  std::vector<FreshLabelLine> out;
+  constexpr std::string_view kMark = "@FRESH@";
+  for (std::size_t i = 0; i < f.lines.size() && out.size() < 1000; i += 10) {
+    auto ev = nlohmann::json::parse(f.lines[i]);
+    ev["object"]["metadata"]["labels"]["churn"] = std::string(kMark);
+    const std::string text = line("MODIFIED", ev["object"]);
+    const std::size_t at = text.find(kMark);
+    out.push_back({text.substr(0, at), text.substr(at + kMark.size())});
+  }
+  return out;
+}
+
+void BM_FreshLabelValues(benchmark::State& state) {
+  const Fixture& f = fixture();
+  static const std::vector<FreshLabelLine> lines = freshLabelLines(f);
+  cluster::Store store;
+  if (auto loaded = cluster::loadSnapshot(f.snapshot, "generated", store); !loaded) {
+    state.SkipWithError(loaded.error().c_str());
+    return;
+  }
+  api::JsonParser parser;
+  kube::WatchEvent ev;
+  std::string buf;
+  static std::uint64_t n = 0;  // across repetitions too: a value is never seen twice
+  auto relabel = [&] {
+    const FreshLabelLine& l = lines[n % lines.size()];
+    buf = l.prefix;
+    buf += "fresh-" + std::to_string(n++);
+    buf += l.suffix;
+    if (kube::decodeWatchEvent(api::Kind::Pod, buf, parser, ev).isOk() && !ev.undecodable) apply(store, ev);
+  };
+  // Warm-up: every pod of the stream relabelled a few times, so what stays is growth, not first use.
+  for (std::size_t i = 0; i < 20 * lines.size(); ++i) relabel();
+  const auto heap0 = mallinfo2().uordblks;
+  const std::uint64_t n0 = n;
+  for (auto _ : state) relabel();
+  const double events = static_cast<double>(n - n0);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  state.counters["heap_bytes_per_event"] =
+      events > 0 ? (static_cast<double>(mallinfo2().uordblks) - static_cast<double>(heap0)) / events : 0;
+}
+
 void BM_Decode(benchmark::State& s) { absorb(s, Level::Decode); }
 void BM_DecodeStore(benchmark::State& s) { absorb(s, Level::Store); }
 void BM_DecodeStoreMap(benchmark::State& s) { absorb(s, Level::Map); }
 BENCHMARK(BM_Decode)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DecodeStore)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DecodeStoreMap)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FreshLabelValues)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace kdesched

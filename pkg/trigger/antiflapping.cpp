@@ -76,6 +76,21 @@ void AntiFlapping::runFinished() {
   for (auto& [uid, o] : owners_)
     if (o.lastRun == run_) o.lastEviction = now;  // the cooldown runs from the end of the run
   inRun_ = false;
+  forgetQuietOwners(now);
+}
+
+// The ledger gains an owner with every controller whose pod is evicted (each rollout's ReplicaSet,
+// each Job), so a daemon that kept them all would grow with its uptime and walk them all after
+// every run. An owner is remembered for as long as anything can still depend on it: its cooldown,
+// its backoff, and then the longest backoff again, so that flaps hours apart still escalate.
+double AntiFlapping::forgetAfter() const { return std::max(config_.ownerCooldownSeconds, config_.backoffMaxSeconds); }
+
+void AntiFlapping::forgetQuietOwners(double now) {
+  const double after = forgetAfter();
+  std::erase_if(owners_, [&](const auto& entry) {
+    const Owner& o = entry.second;
+    return now - std::max(o.lastEviction, o.backoffUntil) > after;
+  });
 }
 
 std::optional<AntiFlapping::GaveUpNotice> AntiFlapping::flap(Owner& o, const PodRef& pod) {
@@ -141,6 +156,11 @@ int AntiFlapping::flaps(const std::string& ownerUid) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = owners_.find(ownerUid);
   return it == owners_.end() ? 0 : it->second.flaps;
+}
+
+std::size_t AntiFlapping::ledgerSize() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return owners_.size();
 }
 
 bool AntiFlapping::inBackoff(const std::string& ownerUid) const {

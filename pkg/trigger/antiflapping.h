@@ -42,9 +42,11 @@ class AntiFlapping : public evictor::EvictionGate {
   // evicted from that same node, it is a flap.
   void replacementBound(const std::string& ownerUid, const std::string& node, const PodRef& replacement);
 
-  // For tests and /debug: flaps counted for an owner, and whether it is in backoff.
+  // For tests and /debug: flaps counted for an owner, whether it is in backoff, and how many
+  // owners the ledger holds.
   int flaps(const std::string& ownerUid) const;
   bool inBackoff(const std::string& ownerUid) const;
+  std::size_t ledgerSize() const;
 
  private:
   struct Owner {
@@ -69,6 +71,10 @@ class AntiFlapping : public evictor::EvictionGate {
   static std::string ownerOf(const api::Pod& p);
   static std::string ruleOf(const std::string& reason);
   double nowSeconds() const;  // monotonic
+  // Forgets owners quiet for the ledger's memory (see forgetAfter) since their last eviction and
+  // the end of their backoff. Holds mu_.
+  void forgetQuietOwners(double now);
+  double forgetAfter() const;
 
   AntiFlappingConfig config_;
   std::shared_ptr<Clock> clock_;

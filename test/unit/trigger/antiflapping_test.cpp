@@ -133,5 +133,37 @@ TEST(AntiFlapping, BarePodsHaveNoLedger) {
   EXPECT_EQ(f.gate->admit(decide(*p)).refusal, framework::Refusal::None);
 }
 
+// Every evicted controller enters the ledger (each rollout's ReplicaSet, each Job): a daemon that
+// never forgot them would grow with its uptime. An owner is forgotten once it has been quiet for
+// max(ownerCooldown, backoffMax) after its last eviction and after its backoff; not before, so
+// flaps hours apart still escalate.
+TEST(AntiFlapping, QuietOwnersAreForgottenAfterTheLongestBackoff) {
+  Fixture f;
+  f.config.ownerCooldownSeconds = 300;
+  f.config.backoffAfter = 1;
+  f.config.backoffInitialSeconds = 600;
+  f.config.backoffMaxSeconds = 3600;
+  f.make();
+  auto quiet = PodBuilder("quiet").ownerUid("ReplicaSet", "rs", "quiet-uid").node("node2").build();
+  auto flapping = PodBuilder("flapping").ownerUid("ReplicaSet", "rs2", "flapping-uid").node("node2").build();
+  f.gate->runStarted();
+  f.gate->evicted(decide(*quiet));
+  f.gate->evicted(decide(*flapping));
+  f.gate->runFinished();
+  f.gate->replacementBound("flapping-uid", "node2", {"default", "flapping-2", "u"});  // back: backoff 600 s
+  ASSERT_TRUE(f.gate->inBackoff("flapping-uid"));
+  ASSERT_EQ(f.gate->ledgerSize(), 2u);
+  f.clock->advanceSeconds(3601);  // quiet's last eviction is past the memory; flapping's backoff ended at 600 s
+  f.gate->runStarted();
+  f.gate->runFinished();
+  EXPECT_EQ(f.gate->ledgerSize(), 1u) << "quiet is forgotten, flapping is remembered till 600 + 3600 s";
+  f.clock->advanceSeconds(600);
+  f.gate->runStarted();
+  f.gate->runFinished();
+  EXPECT_EQ(f.gate->ledgerSize(), 0u);
+  // A forgotten owner starts over: admitted, no cooldown.
+  EXPECT_EQ(f.gate->admit(decide(*quiet)).refusal, framework::Refusal::None);
+}
+
 }  // namespace
 }  // namespace kdesched::testing
