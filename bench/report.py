@@ -294,6 +294,7 @@ def main():
 
     # ---- plot
     png = out + ".png"
+    wrote_png = False
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -323,6 +324,7 @@ def main():
         fig.suptitle(f"kdesched vs upstream descheduler v0.36.0 — {name}", fontsize=9)
         fig.tight_layout()
         fig.savefig(png, dpi=110)
+        wrote_png = True
         p(f"![time and memory versus cluster size]({os.path.basename(png)})")
         p("")
     except ImportError:
@@ -336,7 +338,7 @@ def main():
         p("")
     with open(out + ".md", "w") as f:
         f.write("\n".join(L) + "\n")
-    print(f"report.py: wrote {out}.md and {png}", file=sys.stderr)
+    print(f"report.py: wrote {out}.md" + (f" and {png}" if wrote_png else " (no plot)"), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@
 #   BENCH_USAGE_SIZE/ROUNDS/CYCLES  the usage part's size, rounds and cycles per run [S3/5/5]
 #   BENCH_CHAOS_SEEDS/ROUNDS  the chaos part's seeds and rounds per seed ["1 2 3"/10]
 #   BENCH_PLAN_RSS_SIZES/RUNS  the plan-rss part's sizes and runs per size [S2 S3/3]
-#   BENCH_STEADY_SIZE/MINUTES/RATE/INTERVAL/IMPLS/WARMUP/TAIL  the steady part
+#   BENCH_STEADY_SIZE/MINUTES/RATE/INTERVAL/IMPLS/WARMUP/TAIL/LABEL_VALUES  the steady part
 #                        [S2/30/50/30s/"kdesched upstream"/70 s/20 min]
 #
 # Time on 2 cores (2026-11-30): engine 30 s, plugins ~10 min, side-by-side 2.4 min for S1 and

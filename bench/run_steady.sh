@@ -10,6 +10,10 @@ STEADY_MINUTES="${BENCH_STEADY_MINUTES:-30}"
 STEADY_RATE="${BENCH_STEADY_RATE:-50}"
 STEADY_INTERVAL="${BENCH_STEADY_INTERVAL:-30s}"
 STEADY_IMPLS="${BENCH_STEADY_IMPLS:-kdesched upstream}"
+# Relabels cycle over this many values; 0 (the default) gives each relabel a value never used
+# before, so the number of distinct label values grows through the run (as pod-template-hash and
+# controller-uid do in a cluster); a bound shows the steady state without that growth.
+STEADY_LABEL_VALUES="${BENCH_STEADY_LABEL_VALUES:-0}"
 # The first cycle evicts the loaded cluster's planted backlog, which fills kdesched's default rate
 # limit (30 evictions a minute) for a minute: the churn starts after it.
 STEADY_WARMUP="${BENCH_STEADY_WARMUP:-70}"
@@ -63,7 +67,7 @@ steady_run() {
     --driver-cert "${WORK}/users-${name}/bench-driver.crt" --driver-key "${WORK}/users-${name}/bench-driver.key" \
     --audit "${WORK}/audit-${name}.log" --evictor "bench-${impl}" --tag "${name}" --pods "${nd}" \
     --nodes "${nodes}" --pid "${dpid}" --minutes "${STEADY_MINUTES}" --rate "${STEADY_RATE}" \
-    --tail-minutes "${STEADY_TAIL}" \
+    --tail-minutes "${STEADY_TAIL}" --label-values "${STEADY_LABEL_VALUES}" \
     --out "${RAW}/${name}.json" || log "${name}: steady.py failed"
   if [ "${impl}" = kdesched ]; then
     curl -kfsS "https://127.0.0.1:${port}/metrics" >"${RAW}/${name}.metrics" 2>/dev/null || true

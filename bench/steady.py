@@ -4,7 +4,8 @@
 While a descheduler daemon (its PID given) runs against a loaded bench cluster, for --minutes:
   churn    --rate pod writes per second from --writers threads, with the admin identity (not
            audited): relabels (a merge
-           PATCH of the label bench-churn on a random pod) and rolls (a pod deleted and a
+           PATCH of the label bench-churn on a random pod, a value never used before, or one of
+           --label-values values) and rolls (a pod deleted and a
            replacement of the same owner created without a node, so kube-scheduler places it:
            what a Deployment rollout does to the pods), --roll-share of the writes being rolls;
            and every --taint-every seconds a node gets a NoSchedule taint (bench.kdesched.io/churn),
@@ -54,8 +55,9 @@ def load_pods(path):
 class Churn:
     """Pod writes from several threads (one client connection each), picking pods under a lock."""
 
-    def __init__(self, api, pods, rate, roll_share, rnd):
+    def __init__(self, api, pods, rate, roll_share, rnd, label_values=0):
         self.api, self.rate, self.roll_share, self.rnd = api, rate, roll_share, rnd
+        self.label_values = label_values  # 0: every relabel a value never used before
         self.alive = list(pods)
         self.owner_uid = {}
         self.counts = {"relabel": 0, "delete": 0, "create": 0, "gone": 0, "errors": 0, "taint": 0, "untaint": 0}
@@ -95,7 +97,8 @@ class Churn:
     def relabel(self):
         item, seq = self._pick(take=False)
         ns, name, _, _ = item
-        body = json.dumps({"metadata": {"labels": {"bench-churn": str(seq)}}}).encode()
+        value = seq % self.label_values if self.label_values > 0 else seq
+        body = json.dumps({"metadata": {"labels": {"bench-churn": str(value)}}}).encode()
         status, _ = self.api.request("PATCH", f"/api/v1/namespaces/{ns}/pods/{name}", body, tolerate=(404,),
                                      content_type="application/merge-patch+json")
         self._count("relabel" if status != 404 else "gone", gone=item if status == 404 else None)
@@ -276,6 +279,8 @@ def main():
     ap.add_argument("--rate", type=float, default=50, help="pod writes per second")
     ap.add_argument("--roll-share", type=float, default=0.5, help="share of the writes that are rolls")
     ap.add_argument("--writers", type=int, default=4, help="churn threads, each with its own connection")
+    ap.add_argument("--label-values", type=int, default=0,
+                    help="relabels cycle over this many values (0: a value never used before each time)")
     ap.add_argument("--taint-every", type=float, default=30)
     ap.add_argument("--probe-every", type=float, default=20)
     ap.add_argument("--probe-timeout", type=float, default=90)
@@ -289,7 +294,7 @@ def main():
     audit = AuditTail(a.audit)
     audit.read()
     nodes = [f"node-{i}" for i in range(a.nodes)]
-    churn = Churn(admin, load_pods(a.pods), a.rate, a.roll_share, random.Random(a.seed + 1))
+    churn = Churn(admin, load_pods(a.pods), a.rate, a.roll_share, random.Random(a.seed + 1), a.label_values)
     stop = threading.Event()
     probes = []
     steps = a.rate / (1 + roll_probability(a.roll_share))  # a step is one write, or two for a roll
@@ -315,6 +320,7 @@ def main():
         t.join(timeout=a.probe_timeout + 30)
     seconds = time.monotonic() - t_start
     doc = {"tag": a.tag, "evictor": a.evictor, "wall_start": wall_start, "rate": a.rate, "roll_share": a.roll_share,
+           "label_values": a.label_values,
            "taint_every": a.taint_every, "probe_every": a.probe_every, "churn": churn.counts,
            "churn_writes_per_second": round((churn.counts["relabel"] + churn.counts["delete"] + churn.counts["create"]) / seconds, 2),
            "summary": summarize(timeline, probes, a, seconds), "probes": probes, "timeline": timeline}

@@ -105,8 +105,11 @@ def main():
     any_doc = next(iter(docs.values()))
     p("# Steady state under churn (bench/run.sh steady)")
     p("")
-    p(f"Churn {any_doc['rate']:.0f} pod writes/s ({100 * any_doc['roll_share']:.0f}% of them rolls: delete + create), "
-      f"a node tainted every {any_doc['taint_every']:.0f} s, an order/payment probe every ~{any_doc['probe_every']:.0f} s.")
+    values = any_doc.get("label_values", 0)
+    relabels = f"relabels over {values} values" if values else "each relabel a value never used before"
+    p(f"Churn {any_doc['rate']:.0f} pod writes/s ({100 * any_doc['roll_share']:.0f}% of them rolls: delete + create; "
+      f"{relabels}), a node tainted every {any_doc['taint_every']:.0f} s, an order/payment probe every "
+      f"~{any_doc['probe_every']:.0f} s.")
     p("")
     table(docs, p)
     if "kdesched" in docs:
