@@ -30,6 +30,10 @@ bash scripts/install-deps.sh
 go_build_pid=""
 go_build_log="$(mktemp)"
 if [ "${KDESCHED_SKIP_E2E:-0}" != 1 ]; then
+  # The container image is built in the same background chain, after the Go builds
+  # (scripts/cluster/ci.sh --build-only), and used by test/e2e/dockerfile.sh and incluster.sh.
+  image_dir="$(mktemp -d)"
+  export KDESCHED_IMAGE_ARCHIVE="${image_dir}/kdesched.oci.tar"
   # Its own process group, so a run that stops early (a compile error) takes the Go builds along.
   setsid nice -n 19 bash scripts/cluster/ci.sh --build-only >"${go_build_log}" 2>&1 &
   go_build_pid=$!
@@ -37,7 +41,7 @@ if [ "${KDESCHED_SKIP_E2E:-0}" != 1 ]; then
   # and the two groups split the cores evenly; the group's nice value makes it yield to the
   # compiler (writable by the owner; where it is not, the build only takes longer).
   echo 19 >"/proc/${go_build_pid}/autogroup" 2>/dev/null || true
-  trap 'kill -TERM -- "-${go_build_pid}" 2>/dev/null || true; rm -f "${go_build_log}"' EXIT
+  trap 'kill -TERM -- "-${go_build_pid}" 2>/dev/null || true; rm -rf "${go_build_log}" "${image_dir}"' EXIT
 fi
 
 # ctest prints "N tests failed out of M"; count from its summary line.

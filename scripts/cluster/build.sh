@@ -76,7 +76,8 @@ fi
 # shellcheck disable=SC1090
 source "${KD_VERSIONS_FILE}"
 : "${KUBERNETES_VERSION:?}" "${KUBERNETES_STAGING_VERSION:?}" "${ETCD_VERSION:?}" \
-  "${KWOK_VERSION:?}" "${HELM_MODULE:?}" "${HELM_VERSION:?}" "${METRICS_SERVER_VERSION:?}"
+  "${KWOK_VERSION:?}" "${HELM_MODULE:?}" "${HELM_VERSION:?}" "${METRICS_SERVER_VERSION:?}" \
+  "${CONTAINERD_VERSION:?}" "${RUNC_VERSION:?}" "${CRI_TOOLS_VERSION:?}"
 
 export GOMODCACHE="${CACHE_ROOT}/go/mod"
 export GOCACHE="${CACHE_ROOT}/go/build"
@@ -171,7 +172,7 @@ fi
 # k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them
 # with ./staging/src/...; a dependent module must replace each of them with the
 # matching published release instead. The list comes from the pinned go.mod.
-if needs kube-apiserver kube-controller-manager kube-scheduler kubectl; then
+if needs kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy; then
   m="${WORK}/kubernetes"; mkdir -p "${m}"
   t0="$(kd_now_ms)"
   kmod="$(cd "${m}" && go mod download -json "k8s.io/kubernetes@${KUBERNETES_VERSION}" | jq -r .GoMod)"
@@ -190,7 +191,7 @@ if needs kube-apiserver kube-controller-manager kube-scheduler kubectl; then
     echo ")"
   } >"${m}/go.mod"
   kpkgs=()
-  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy; do
     kpkgs+=("k8s.io/kubernetes/cmd/${b}@${KUBERNETES_VERSION}")
   done
   (cd "${m}" && run "kubernetes modules" go get "${kpkgs[@]}")
@@ -203,7 +204,7 @@ if needs kube-apiserver kube-controller-manager kube-scheduler kubectl; then
     kld+=" -X ${p}.gitVersion=${KUBERNETES_VERSION} -X ${p}.gitMajor=1 -X ${p}.gitMinor=${minor}"
     kld+=" -X ${p}.gitTreeState=clean -X ${p}.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   done
-  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy; do
     if needs "${b}"; then (cd "${m}" && timed "${b}" gobuild "${b}" "k8s.io/kubernetes/cmd/${b}" "${kld}"); fi
   done
 fi
@@ -250,6 +251,29 @@ if needs metrics-server; then
   { printf '# sigs.k8s.io/metrics-server@%s manifests/base/rbac.yaml\n' "${METRICS_SERVER_VERSION}"
     cat "${msdir}/manifests/base/rbac.yaml"; } >"${SHARE_DIR}/.metrics-server-rbac.yaml.tmp"
   mv -f "${SHARE_DIR}/.metrics-server-rbac.yaml.tmp" "${SHARE_DIR}/metrics-server-rbac.yaml"
+fi
+
+# ---- the real node's container runtime --------------------------------------
+# containerd 2 (daemon, runc shim, ctr) and crictl: pure Go, go install with their own go.mod.
+# runc needs cgo and libseccomp (apt-get install libseccomp-dev): seccomp profiles are what the
+# chart's RuntimeDefault asks for, and a runc without them would run the pod unconfined.
+if needs containerd containerd-shim-runc-v2 ctr; then
+  cld="-X github.com/containerd/containerd/v2/version.Version=${CONTAINERD_VERSION}"
+  for b in containerd containerd-shim-runc-v2 ctr; do
+    if needs "${b}"; then
+      GOFLAGS="${GOFLAGS} -tags=no_btrfs,no_devmapper,no_zfs" \
+        timed "${b}" goinstall "${b}" "github.com/containerd/containerd/v2/cmd/${b}@${CONTAINERD_VERSION}" "${cld}"
+    fi
+  done
+fi
+if needs runc; then
+  [ -f /usr/include/seccomp.h ] || kd_die "runc needs libseccomp-dev (apt-get install libseccomp-dev)"
+  CGO_ENABLED=1 GOFLAGS="${GOFLAGS} -tags=seccomp" \
+    timed runc goinstall runc "github.com/opencontainers/runc@${RUNC_VERSION}" "-X main.version=${RUNC_VERSION#v}"
+fi
+if needs crictl; then
+  timed crictl goinstall crictl "sigs.k8s.io/cri-tools/cmd/crictl@${CRI_TOOLS_VERSION}" \
+    "-X sigs.k8s.io/cri-tools/pkg/version.Version=${CRI_TOOLS_VERSION}"
 fi
 
 left="$(missing)"

@@ -8,8 +8,8 @@
 #      watchlist.sh, usage.sh, liveplan.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
-#   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
-#                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
+#   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh,
+#      incluster.sh (the image on a real node)             (the chart; KDESCHED_CI_HELM=0 skips them)
 #   -> test/differential/ci.sh                             (no cluster: runs whatever came before;
 #                                                           KDESCHED_CI_DIFFERENTIAL=0 skips it)
 # A failure skips the later groups (a failing smoke or fault test means the cluster itself is
@@ -39,7 +39,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 command -v go >/dev/null 2>&1 || PATH="/usr/local/go/bin:${PATH}"
 
-read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm metrics-server}"
+read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm metrics-server ${KD_NODE_BINARIES[*]}}"
 [ "${binaries[*]}" != all ] || binaries=("${KD_ALL_BINARIES[@]}")
 kd_log "cluster binaries: build.sh ${binaries[*]} (cache $(kd_cache_root))"
 tb="$(kd_now_ms)"
@@ -52,6 +52,13 @@ if [ "${1:-}" = --build-only ]; then
     th="$(kd_now_ms)"
     "${ROOT}/test/differential/build-harness.sh"
     kd_log "differential harness: $(kd_elapsed "${th}")"
+  fi
+  # The image, from the Dockerfile (its build stage compiles kdesched, with a ccache of its own),
+  # for the in-cluster test: here, so that it overlaps with kdesched's unit tests.
+  if [ "${KDESCHED_CI_HELM:-1}" = 1 ] && [ -n "${KDESCHED_IMAGE_ARCHIVE:-}" ]; then
+    ti="$(kd_now_ms)"
+    "${ROOT}/scripts/image.sh" --out "${KDESCHED_IMAGE_ARCHIVE}"
+    kd_log "image: $(kd_elapsed "${ti}")"
   fi
   exit 0
 fi
@@ -109,6 +116,8 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
   run_test test/upstream/published_policies.py "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
   run_test test/e2e/dockerfile.sh "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
   run_test test/e2e/helm.sh
+  # The image (built above by --build-only, else by incluster.sh itself) on a real kubelet node.
+  run_test test/e2e/incluster.sh
 fi
 # kdesched's decisions against upstream v0.36's own plugin code on a fixed seed set (needs Go, not
 # the cluster, so a failed group above does not skip it).

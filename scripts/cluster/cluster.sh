@@ -15,8 +15,20 @@
 #                       --metrics-server: kwok also serves the nodes' kubelet
 #                       resource metrics and metrics-server answers
 #                       metrics.k8s.io through the aggregation layer (metrics.sh)
+#       [--real-node [--image OCI_ARCHIVE]...]
+#                       --real-node: also one real node, kdesched-node, tainted
+#                       kdesched.io/real-node=true:NoSchedule: containerd 2, runc,
+#                       the CNI bridge (10.213.0.0/24 on bridge kdsbr0, never
+#                       routed off the machine), kubelet and kube-proxy; root only,
+#                       one per machine (realnode.sh). --image: import an OCI
+#                       archive into its containerd (no registry: pullPolicy
+#                       Never/IfNotPresent)
 #   down                stop exactly the processes up started (by recorded PID),
-#                       then remove the data directory; safe to repeat
+#                       then remove the data directory; safe to repeat. With a
+#                       real node: its pods, daemons, shims, mounts, iptables
+#                       chains and rules and the bridge too
+#   import-image FILE   import an OCI archive into the real node's containerd
+#   real-node-leftovers print what of a real node is still on the machine
 #   status              show components, PIDs and addresses
 #   wait-ready [SECS]   wait until the apiserver is ready and every node is Ready
 #   env                 print the cluster's variables as export lines, with the
@@ -81,6 +93,8 @@ source "${KD_CLUSTER_SCRIPTS}/components.sh"
 source "${KD_CLUSTER_SCRIPTS}/pki.sh"
 # shellcheck source=scripts/cluster/nodes.sh
 source "${KD_CLUSTER_SCRIPTS}/nodes.sh"
+# shellcheck source=scripts/cluster/realnode.sh
+source "${KD_CLUSTER_SCRIPTS}/realnode.sh"
 
 # Die through exit on these signals so that EXIT traps run (a failed or
 # interrupted up stops what it started).
@@ -99,7 +113,7 @@ MARKER="${DIR}/.kdesched-cluster"
 BIN="$(kd_bin_dir)"
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
 # Started only on request (metrics.sh); stopped first by down.
-OPTIONAL_COMPONENTS=(prometheus-auth prometheus metrics-server)
+OPTIONAL_COMPONENTS=(prometheus-auth prometheus metrics-server kubelet kube-proxy containerd)
 STOP_TIMEOUT="${KDESCHED_STOP_TIMEOUT:-15}"
 SA_ISSUER="https://kubernetes.default.svc.cluster.local"
 SERVICE_CIDR="10.96.0.0/16"
@@ -162,6 +176,11 @@ write_env() {
       printf 'PROMETHEUS_URL=%q\n' "http://127.0.0.1:${PROMETHEUS_PORT}"
       printf 'PROMETHEUS_PID=%q\n' "$(cat "${DIR}/pids/prometheus.pid" 2>/dev/null || true)"
     fi
+    if rn_enabled; then
+      printf 'REAL_NODE_NAME=%q\nREAL_NODE_IP=%q\nREAL_NODE_TAINT=%q\nCONTAINERD_ADDRESS=%q\n' \
+        "${RN_NAME}" "${RN_IP}" "${RN_TAINT}" "$(rn_sock)"
+      printf 'KUBELET_LOG=%q\nKUBELET_PID=%q\n' "${DIR}/logs/kubelet.log" "$(cat "${DIR}/pids/kubelet.pid" 2>/dev/null || true)"
+    fi
     if [ -n "${PROMETHEUS_AUTH_PORT:-}" ]; then
       printf 'PROMETHEUS_AUTH_URL=%q\n' "http://127.0.0.1:${PROMETHEUS_AUTH_PORT}"
       printf 'PROMETHEUS_AUTH_PID=%q\n' "$(cat "${DIR}/pids/prometheus-auth.pid" 2>/dev/null || true)"
@@ -176,17 +195,19 @@ write_env() {
 # up_parse_args ARGS...: sets UP_NODE_ARG, APISERVER_EXTRA, KCM_EXTRA, SCHED_EXTRA, KWOK_ARGS,
 # METRICS_SERVER.
 up_parse_args() {
-  UP_NODE_ARG=(--nodes 3) APISERVER_EXTRA=() KCM_EXTRA=() SCHED_EXTRA=() KWOK_ARGS=()
+  UP_NODE_ARG=(--nodes 3) APISERVER_EXTRA=() KCM_EXTRA=() SCHED_EXTRA=() KWOK_ARGS=() RN_IMAGES=()
   while [ $# -gt 0 ]; do
     case "$1" in
       --*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}" ;;  # --opt=value -> --opt value
     esac
     case "$1" in
-      --nodes|--node-spec|--apiserver-arg|--kcm-arg|--scheduler-arg|--kwok-arg) [ $# -ge 2 ] || kd_die "$1 needs a value" ;;
+      --nodes|--node-spec|--apiserver-arg|--kcm-arg|--scheduler-arg|--kwok-arg|--image) [ $# -ge 2 ] || kd_die "$1 needs a value" ;;
     esac
     case "$1" in
       --nodes|--node-spec) UP_NODE_ARG=("$1" "$2"); shift 2 ;;
       --metrics-server) METRICS_SERVER=1; shift ;;
+      --real-node) REAL_NODE=1; shift ;;
+      --image) [ -f "$2" ] || kd_die "--image: no file $2"; RN_IMAGES+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
       --apiserver-arg) APISERVER_EXTRA+=("$2"); shift 2 ;;
       --kcm-arg) KCM_EXTRA+=("$2"); shift 2 ;;
       --scheduler-arg) SCHED_EXTRA+=("$2"); shift 2 ;;
@@ -194,6 +215,7 @@ up_parse_args() {
       *) kd_die "up: unknown argument $1" ;;
     esac
   done
+  [ "${#RN_IMAGES[@]}" -eq 0 ] || rn_enabled || kd_die "--image needs --real-node"
   if [ "${UP_NODE_ARG[0]}" = --node-spec ]; then
     UP_NODE_ARG[1]="$(cd "$(dirname "${UP_NODE_ARG[1]}")" && pwd)/$(basename "${UP_NODE_ARG[1]}")"
   fi
@@ -256,6 +278,12 @@ up_ports_and_pki() {
   write_kubeconfig "${DIR}/kube-controller-manager.kubeconfig" system:kube-controller-manager kube-controller-manager
   write_kubeconfig "${DIR}/kube-scheduler.kubeconfig" system:kube-scheduler kube-scheduler
   if ms_enabled; then ms_gen_pki; mapfile -t KWOK_EXTRA < <(ms_kwok_args); fi
+  if rn_enabled; then
+    rn_gen_pki
+    printf 'REAL_NODE=1\n' >>"${DIR}/state"
+    # Before the user's --apiserver-arg flags, which win (the last of a flag counts).
+    mapfile -t APISERVER_EXTRA < <(rn_apiserver_args; printf '%s\n' "${APISERVER_EXTRA[@]+"${APISERVER_EXTRA[@]}"}")
+  fi
   kd_log "certificates and kubeconfigs: $(kd_elapsed "${t}")"
 }
 
@@ -355,11 +383,14 @@ cmd_up() {
   trap 'rc=$?; if [ "${rc}" -ne 0 ]; then exec 1>&7 2>&7; kd_log "up failed; stopping what was started"; cmd_down >&2 || true; fi' EXIT
 
   parse_node_arg "${UP_NODE_ARG[@]}"
+  if rn_enabled; then rn_check_host; fi
   up_ports_and_pki
+  if rn_enabled; then rn_network_up; fi
   up_etcd
   up_apiserver
   up_controllers
   if ms_enabled; then ms_up; fi
+  if rn_enabled; then rn_up "${RN_IMAGES[@]+"${RN_IMAGES[@]}"}"; fi
 
   write_env
   trap - EXIT
@@ -377,6 +408,8 @@ cmd_down() {
   [ -f "${MARKER}" ] || kd_die "${DIR} is not a kdesched cluster directory; not touching it"
   local t0 c pid wave1=() wave2=()
   t0="$(kd_now_ms)"
+  # The real node's pods and daemons first, while the API server is still there.
+  if [ -d "${DIR}/node" ] || [ "$(cat "${RN_LOCK}" 2>/dev/null)" = "${DIR}" ]; then rn_down; fi
   for c in "${OPTIONAL_COMPONENTS[@]}" kwok kube-scheduler kube-controller-manager kube-apiserver; do
     pid="$(component_pid "${c}")" && wave1+=("${pid}")
   done
@@ -548,6 +581,9 @@ main() {
       elif [ $# -eq 2 ] && [ "$1" = --bearer-token-file ]; then ms_prometheus_auth_start "$2"
       else kd_die "usage: cluster.sh start-prometheus [--bearer-token-file FILE]"; fi ;;
     stop-prometheus) load_state; ms_stop prometheus-auth; ms_stop prometheus ;;
+    import-image) load_state; [ $# -eq 1 ] && [ -f "$1" ] || kd_die "usage: cluster.sh import-image OCI_ARCHIVE"
+      rn_enabled || kd_die "no real node in this cluster (up --real-node)"; rn_import_image "$1" ;;
+    real-node-leftovers) rn_leftovers ;;
     -h|--help|help) usage ;;
     "") usage; exit 2 ;;
     *) kd_die "unknown command '${cmd}' (see --help)" ;;

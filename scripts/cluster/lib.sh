@@ -11,7 +11,11 @@ KD_VERSIONS_FILE="${KD_CLUSTER_SCRIPTS}/versions.env"
 KD_BUILD_RECIPE=1
 # Every binary build.sh produces, in build order.
 # shellcheck disable=SC2034  # used by build.sh
-KD_ALL_BINARIES=(etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm metrics-server)
+KD_ALL_BINARIES=(etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm metrics-server
+  kubelet kube-proxy containerd containerd-shim-runc-v2 ctr runc crictl)
+# The real node's binaries (cluster.sh up --real-node).
+# shellcheck disable=SC2034  # used by ci.sh and cluster.sh
+KD_NODE_BINARIES=(kubelet kube-proxy containerd containerd-shim-runc-v2 ctr runc crictl)
 
 kd_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 kd_die() { printf '[%s] ERROR: %s\n' "$(date +%H:%M:%S)" "$*" >&2; exit 1; }
