@@ -1,5 +1,7 @@
 #include "pkg/metrics/server.h"
 
+#include <future>
+
 #include <cpprest/http_listener.h>
 #include <fmt/format.h>
 #include <openssl/ssl.h>
@@ -128,13 +130,31 @@ Status Server::start(const std::string& bindAddress, int port, const TlsOptions&
   return Status::ok();
 }
 
-void Server::stop() {
+void Server::stop(std::chrono::milliseconds limit) {
   if (!impl_ || !impl_->listener) return;
+  // cpprestsdk's close() completes only when every open connection has ended, which an idle HTTPS
+  // keep-alive connection never does by itself.
+  auto closed = std::make_shared<std::promise<void>>();
+  std::future<void> done = closed->get_future();
   try {
-    impl_->listener->close().wait();
+    impl_->listener->close().then([closed](pplx::task<void> t) {
+      try {
+        t.get();
+      } catch (const std::exception& e) {
+        log::warn("cannot close the metrics server cleanly", {{"error", e.what()}});
+      }
+      closed->set_value();
+    });
   } catch (const std::exception& e) {
-    // Stopping anyway: the listener goes with the process.
     log::warn("cannot close the metrics server cleanly", {{"error", e.what()}});
+    closed->set_value();
+  }
+  if (done.wait_for(limit) == std::future_status::timeout) {
+    log::warn("metrics server connections still open at shutdown; leaving them to the process exit",
+              {{"waited_ms", limit.count()}});
+    // Destroying the listener would wait for the same connections.
+    static_cast<void>(impl_->listener.release());
+    return;
   }
   impl_->listener.reset();
 }

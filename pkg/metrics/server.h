@@ -3,6 +3,7 @@
 // certificate unless --tls-cert-file/--tls-private-key-file are given); plain HTTP only when asked.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,7 +26,12 @@ class Server {
   // Starts listening; a taken port, a bad address or an unusable certificate is an error naming it.
   // `clock` stamps a self-signed certificate and paces the re-reading of certificate files.
   Status start(const std::string& bindAddress, int port, const TlsOptions& tls, std::shared_ptr<Clock> clock);
-  void stop();
+  // Stops listening and closes the connections, waiting at most `limit` for them: a scraper's idle
+  // keep-alive connection (Prometheus keeps one per target) would otherwise hold the process past
+  // the kubelet's grace period, to a SIGKILL. Connections still open then go with the process.
+  void stop(std::chrono::milliseconds limit = kCloseLimit);
+
+  static constexpr std::chrono::milliseconds kCloseLimit{2000};
 
  private:
   struct Impl;
