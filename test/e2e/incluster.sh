@@ -65,7 +65,7 @@ kd_env_load
 check "node ${REAL_NODE_NAME} Ready" kd_node_ready "${REAL_NODE_NAME}"
 check "the node's containerd has ${IMAGE}" bash -c "'${KD_BIN_DIR}/ctr' --address '${CONTAINERD_ADDRESS}' -n k8s.io images ls -q | grep -qx '${IMAGE}'"
 check "the kubernetes Service's endpoint is the API server on the bridge (${REAL_NODE_IP})" bash -c \
-  "'${KD_BIN_DIR}/kubectl' get endpointslice -n default -l kubernetes.io/service-name=kubernetes -o json | jq -e '[.items[].endpoints[].addresses[]] | index(\"${REAL_NODE_IP}\") != null'"
+  "'${KD_BIN_DIR}/kubectl' get endpointslice -n default -l kubernetes.io/service-name=kubernetes -o json | jq -e '[.items[].endpoints[].addresses[]] | index(\"${REAL_NODE_IP}\") != null' >/dev/null"
 
 # ---------------------------------------------------------------------------------------------
 phase "2. token rotation: a release with a 600 s projected token"
@@ -75,7 +75,17 @@ cat >"${WORK}/values-token.yaml" <<'YAML'
 kind: Deployment
 replicas: 1
 leaderElection: {enabled: true, resourceNamespace: kdesched-token}
-cmdOptions: {v: 3, dry-run: null}
+# Evicts nothing (its own namespace only) but leads: the Lease is renewed every 2 s, a steady
+# stream of requests across the token's expiry. (--dry-run would turn leader election off.)
+deschedulerPolicy:
+  profiles:
+  - name: token
+    pluginConfig:
+    - name: DefaultEvictor
+    - name: RemovePodsViolatingInterPodAntiAffinity
+      args: {namespaces: {include: [kdesched-token]}}
+    plugins:
+      deschedule: {enabled: [RemovePodsViolatingInterPodAntiAffinity]}
 resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 500m, memory: 256Mi}}
 automountServiceAccountToken: false
 extraServiceAccountVolumes:
@@ -144,9 +154,13 @@ KDS_EXTRA_PIDS+=("$!")
 must "order moved onto payment's node" kds_violate
 must "payment evicted" kd_wait_for "payment evicted" 20 kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
 eviction="$(ic_audit ".objectRef.subresource == \"eviction\" and .objectRef.name == \"${PAYMENT_POD}\" and .responseStatus.code == 201" | jq -c '.[0]')"
-created="$(ic_audit ".verb == \"create\" and .objectRef.resource == \"pods\" and (.objectRef.subresource // \"\") == \"\" and .responseStatus.code == 201 and (.objectRef.name // \"\" | startswith(\"order-\"))" | jq -r '.[-1].stageTimestamp')"
+# The new order pod: the ReplicaSet controller's last pod create in default before the Eviction
+# (a generateName create carries no name in the audit event).
+evicted_at="$(jq -r .requestReceivedTimestamp <<<"${eviction}")"
+created="$(ic_audit ".verb == \"create\" and .objectRef.resource == \"pods\" and .objectRef.namespace == \"default\" and (.objectRef.subresource // \"\") == \"\" and .responseStatus.code == 201 and .user.username == \"system:serviceaccount:kube-system:replicaset-controller\"" |
+  jq -r --arg t "${evicted_at}" '[.[] | select(.stageTimestamp < $t)] | last | .stageTimestamp')"
 check "the eviction came from the leader's pod (${LEADER_IP})" test "$(jq -r '.sourceIPs[0]' <<<"${eviction}")" = "${LEADER_IP}"
-lat_ms=$(( $(kds_ts_ms "$(jq -r .requestReceivedTimestamp <<<"${eviction}")") - $(kds_ts_ms "${created}") ))
+lat_ms=$(( $(kds_ts_ms "${evicted_at}") - $(kds_ts_ms "${created}") ))
 timing "in-cluster: order bound next to payment -> Eviction received" "$(ms_str "${lat_ms}")"
 check "evicted by the event trigger within 2 s (interval 5 min)" test "${lat_ms}" -lt 2000
 check "replacement payment placed elsewhere" kd_wait_for "replacement" 60 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
@@ -164,6 +178,8 @@ PEAK_BEFORE="$(ic_memory_peak "${LEADER_PID}" || echo 0)"
 phase "5. rollout: helm upgrade with another policy (triggers off, interval 15 s)"
 kd_kubectl get pods -n kube-system -l app.kubernetes.io/instance=kdesched -w -o json >"${WORK}/ha-watch.json" 2>/dev/null &
 KDS_EXTRA_PIDS+=("$!")
+kd_kubectl get lease -n kube-system descheduler -w -o json >"${WORK}/lease-watch.json" 2>/dev/null &
+KDS_EXTRA_PIDS+=("$!")
 GRACE="$(kd_kubectl -n kube-system get pod "${LEADER_POD}" -o 'jsonpath={.spec.terminationGracePeriodSeconds}')"
 t="$(kd_now_ms)"
 must "helm upgrade (policy and interval changed)" quietly ic_helm upgrade kdesched "${IC_CHART}" -n kube-system --reuse-values \
@@ -175,7 +191,9 @@ NEW_LEADER_POD="$(ic_lease_holder kube-system descheduler)"; NEW_LEADER_POD="${N
 for p in "${HA_PODS[@]}"; do
   term="$(jq -cs --arg p "${p}" '[.[] | select(.metadata.name == $p) | .status.containerStatuses[0].state.terminated // empty
     | select(.finishedAt != null)] | last // {}' "${WORK}/ha-watch.json")"
-  del="$(jq -rs --arg p "${p}" '[.[] | select(.metadata.name == $p) | .metadata.deletionTimestamp // empty] | first // ""' "${WORK}/ha-watch.json")"
+  # deletionTimestamp is the end of the grace period: the request was that much earlier.
+  del="$(jq -rs --arg p "${p}" '[.[] | select(.metadata.name == $p and .metadata.deletionTimestamp != null)
+    | ((.metadata.deletionTimestamp | fromdateiso8601) - .metadata.deletionGracePeriodSeconds | todateiso8601)] | first // ""' "${WORK}/ha-watch.json")"
   check "${p} exited 0 on the kubelet's SIGTERM" test "$(jq -r '.exitCode // "none"' <<<"${term}")" = 0
   if [ -n "${del}" ] && [ "$(jq -r '.finishedAt // ""' <<<"${term}")" != "" ]; then
     took=$(( $(kds_ts_ms "$(jq -r .finishedAt <<<"${term}")") - $(kds_ts_ms "${del}") ))
@@ -187,11 +205,16 @@ for p in "${HA_PODS[@]}"; do
 done
 check "the old leader released the Lease on SIGTERM" grep -q 'msg="released leadership"\|msg="lease released"\|released' "${WORK}/leader-follow.log"
 check "the old leader's last line: stopped exit=0" bash -c "grep 'msg=\"stopped\"' '${WORK}/leader-follow.log' | tail -n1 | grep -q 'exit=0'"
-acquired="$(kd_kubectl -n kube-system get lease descheduler -o 'jsonpath={.spec.acquireTime}')"
-old_end="$(jq -rs --arg p "${LEADER_POD}" '[.[] | select(.metadata.name == $p) | .status.containerStatuses[0].state.terminated.finishedAt // empty] | first // ""' "${WORK}/ha-watch.json")"
-if [ -n "${old_end}" ] && [ -n "${acquired}" ]; then
-  timing "old leader exited -> new leader acquired the Lease" "$(ms_str $(( $(kds_ts_ms "${acquired}") - $(kds_ts_ms "${old_end}") )))"
-fi
+# Each change of holder during the rollout: from the old holder's container exit to the next
+# holder's acquireTime.
+while IFS=$'\t' read -r prev next acq; do
+  end="$(jq -rs --arg p "${prev%%_*}" '[.[] | select(.metadata.name == $p) | .status.containerStatuses[0].state.terminated.finishedAt // empty] | first // ""' "${WORK}/ha-watch.json")"
+  [ -n "${end}" ] || continue
+  took=$(( $(kds_ts_ms "${acq}") - $(kds_ts_ms "${end}") ))
+  timing "Lease ${prev%%_*} exited -> ${next%%_*} acquired" "$(ms_str $(( took < 0 ? 0 : took )))"
+  check "${next%%_*} took over within 3 s of ${prev%%_*}'s exit (released, not expired: retryPeriod 2 s)" test "${took}" -lt 3000
+done < <(jq -rs '[.[] | select((.spec.holderIdentity // "") != "") | {h: .spec.holderIdentity, a: .spec.acquireTime}] | . as $l
+  | [range(1; length) | select($l[.].h != $l[. - 1].h) | [$l[. - 1].h, $l[.].h, $l[.].a]] | .[] | @tsv' "${WORK}/lease-watch.json")
 kd_kubectl logs -f -n kube-system "${NEW_LEADER_POD}" >"${WORK}/new-leader-follow.log" 2>&1 &
 KDS_EXTRA_PIDS+=("$!")
 t="$(kd_now_ms)"
@@ -229,17 +252,17 @@ check "payment evicted by the Job" kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_U
 kd_kubectl -n kube-system logs "${JOB_POD}" >"${WORK}/job-1.log"
 check "the Job's log has the eviction" grep -q 'msg="Evicted pod"' "${WORK}/job-1.log"
 check "the Job's log is logfmt" ic_logfmt_valid "${WORK}/job-1.log"
-# Cut the watch verb on pods (a one-shot run lists by watch-list, which needs watch).
+# Cut list and watch on pods: a one-shot run syncs by watch-list and, refused, by LIST.
 kd_kubectl get clusterrole kdesched-cron -o json >"${WORK}/clusterrole.json"
-jq '.rules |= map(if ((.resources // []) | index("pods")) and ((.apiGroups // [""]) | index("")) then .verbs -= ["watch"] else . end)
+jq '.rules |= map(if ((.resources // []) | index("pods")) and ((.apiGroups // [""]) | index("")) then .verbs -= ["list", "watch"] else . end)
   | del(.metadata.resourceVersion, .metadata.managedFields)' "${WORK}/clusterrole.json" >"${WORK}/clusterrole-cut.json"
-must "ClusterRole kdesched-cron without watch on pods" quietly kd_kubectl replace -f "${WORK}/clusterrole-cut.json"
+must "ClusterRole kdesched-cron without list and watch on pods" quietly kd_kubectl replace -f "${WORK}/clusterrole-cut.json"
 must "kubectl create job ic-run-2" quietly kd_kubectl -n kube-system create job ic-run-2 --from=cronjob/kdesched-cron
 check "the Job's pod fails" kd_wait_for "job failed" 120 bash -c \
   "'${KD_BIN_DIR}/kubectl' -n kube-system get job ic-run-2 -o json | jq -e '(.status.failed // 0) >= 1' >/dev/null"
 FAILED_POD="$(kd_kubectl -n kube-system get pods -l job-name=ic-run-2 -o json | jq -r '[.items[] | select(.status.phase == "Failed")][0].metadata.name')"
 kd_kubectl -n kube-system logs "${FAILED_POD}" >"${WORK}/job-2.log" 2>&1 || true
-check "kubectl logs names the verb (watch) and the resource (pods)" ic_log_names_verb "${WORK}/job-2.log" watch pods
+check "kubectl logs names the verb (list) and the resource (pods)" ic_log_names_verb "${WORK}/job-2.log" list pods
 check "its exit code is not 0" bash -c "[ \"\$('${KD_BIN_DIR}/kubectl' -n kube-system get pod '${FAILED_POD}' -o 'jsonpath={.status.containerStatuses[0].state.terminated.exitCode}')\" != 0 ]"
 kd_kubectl -n kube-system delete job ic-run-2 --wait=false >/dev/null
 must "helm uninstall kdesched-cron" quietly ic_helm uninstall kdesched-cron -n kube-system --wait
@@ -255,7 +278,7 @@ TOKEN2="$(ic_token_claims "${TOKEN_FILE}")"
 TOKEN2_JTI="$(jq -r .jti <<<"${TOKEN2}")"
 timing "token refreshed by the kubelet (age of the first token then)" "$(( $(jq -r .iat <<<"${TOKEN2}") - $(jq -r .iat <<<"${TOKEN1}") ))s"
 SA_TOKEN=system:serviceaccount:kdesched-token:kdesched-token
-after="$(ic_audit ".user.username == \"${SA_TOKEN}\" and (.stageTimestamp | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdateiso8601) > ${TOKEN1_EXP}")"
+after="$(ic_audit ".user.username == \"${SA_TOKEN}\" and (.requestReceivedTimestamp | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdateiso8601) > ${TOKEN1_EXP}")"
 check "requests after the first token expired: $(jq length <<<"${after}") (lease renewals every 2 s)" test "$(jq length <<<"${after}")" -ge 5
 check "all of them succeeded" test "$(jq '[.[] | select(.responseStatus.code >= 400)] | length' <<<"${after}")" -eq 0
 check "made with the new token (credential id JTI=${TOKEN2_JTI})" test \
@@ -269,5 +292,6 @@ t="$(kd_now_ms)"
 must "cluster.sh down" quietly "${KDS_CLUSTER}" down
 timing "cluster.sh down (with the real node)" "$(kd_elapsed "${t}")"
 check "nothing of the real node left (cluster.sh real-node-leftovers)" test -z "$("${KDS_CLUSTER}" real-node-leftovers)"
-ic_machine_state | sort >"${WORK}/machine.after"
-check "the machine's links, rules, mounts and processes as before up" diff "${WORK}/machine.before" "${WORK}/machine.after"
+ic_machine_clean() { ic_machine_state | sort >"${WORK}/machine.after"; diff "${WORK}/machine.before" "${WORK}/machine.after"; }
+check "the machine's links, rules, mounts and processes as before up" kd_wait_for "machine state" 10 ic_machine_clean
+diff "${WORK}/machine.before" "${WORK}/machine.after" || ps -eo pid,etime,args | grep -E 'containerd|kubelet|kube-proxy' | grep -v grep

@@ -87,8 +87,7 @@ rules:
 - level: None
   users: ["system:kube-controller-manager", "system:kube-scheduler", "system:kube-proxy", "system:apiserver"]
 - level: None
-  users: ["system:serviceaccount:kube-system:replicaset-controller",
-          "system:serviceaccount:kube-system:deployment-controller",
+  users: ["system:serviceaccount:kube-system:deployment-controller",
           "system:serviceaccount:kube-system:endpointslice-controller",
           "system:serviceaccount:kube-system:endpoint-controller",
           "system:serviceaccount:kube-system:disruption-controller",
@@ -121,11 +120,11 @@ ic_token_file() {
 # ic_machine_state: what a real node could leave behind on this machine (links, netns mounts,
 # iptables rules, mounts under /tmp and /run, shims), for a before/after comparison.
 ic_machine_state() {
-  ip -o link show | awk -F': ' '{ print "link " $2 }' | sed 's/@.*//'
-  iptables-save 2>/dev/null | grep -Ev '^(#|:)' | grep -E 'KUBE-|kdesched' | sed 's/^/iptables /'
-  iptables-save 2>/dev/null | grep -E '^:KUBE-' | awk '{ print "chain " $1 }'
-  awk '$3 == "nsfs" || index($2, "/tmp/") == 1 || $2 ~ /containerd|kubelet/ { print "mount " $2 }' /proc/self/mounts
-  pgrep -a 'containerd|kubelet|kube-proxy' | awk '{ print "process " $2 }'
+  ip -o link show | awk -F': ' '{ print "link " $2 }' | sed 's/@.*//' || true
+  iptables-save 2>/dev/null | grep -Ev '^(#|:)' | grep -E 'KUBE-|kdesched' | sed 's/^/iptables /' || true
+  iptables-save 2>/dev/null | grep -E '^:KUBE-' | awk '{ print "chain " $1 }' || true
+  awk '$3 == "nsfs" || index($2, "/tmp/") == 1 || $2 ~ /containerd|kubelet/ { print "mount " $2 }' /proc/self/mounts || true
+  ps -eo comm= | grep -E '^(containerd|containerd-shim|kubelet|kube-proxy)' | sort -u | sed 's/^/process /' || true
   return 0
 }
 
