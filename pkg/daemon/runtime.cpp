@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "pkg/api/decode.h"
 #include "pkg/base/log.h"
@@ -58,10 +59,10 @@ std::unique_ptr<Runtime> Runtime::create(const Options& options, std::shared_ptr
 
 Runtime::~Runtime() { stopAll(); }
 
-void Runtime::stopAll() {
+bool Runtime::stopAll() {
   if (usage_) usage_->stop();
   for (auto& r : reflectors_) r->stop();
-  if (server_) server_->stop();
+  return !server_ || server_->stop();
 }
 
 Result<std::unique_ptr<kube::Client>> makeClient(kube::ClientConfig config, double qps, int burst,
@@ -226,8 +227,12 @@ int Runtime::finish(int exitCode) {
   // SIGTERM they are dropped at once).
   if (events_) events_->drain(kEventDrainLimit);
   if (elector_) elector_->release();
-  stopAll();
+  const bool clean = stopAll();
   log::info("stopped", {{"exit", exitCode}});
+  // A metrics connection still open holds cpprestsdk's pool thread, and the library's exit handler
+  // joins that thread: a normal exit would hang there until the kubelet's SIGKILL. Every line is
+  // written already (the log flushes each one) and the Lease is released.
+  if (!clean) std::_Exit(exitCode);
   return exitCode;
 }
 

@@ -130,8 +130,8 @@ Status Server::start(const std::string& bindAddress, int port, const TlsOptions&
   return Status::ok();
 }
 
-void Server::stop(std::chrono::milliseconds limit) {
-  if (!impl_ || !impl_->listener) return;
+bool Server::stop(std::chrono::milliseconds limit) {
+  if (!impl_ || !impl_->listener) return true;
   // cpprestsdk's close() completes only when every open connection has ended, which an idle HTTPS
   // keep-alive connection never does by itself.
   auto closed = std::make_shared<std::promise<void>>();
@@ -154,9 +154,10 @@ void Server::stop(std::chrono::milliseconds limit) {
               {{"waited_ms", limit.count()}});
     // Destroying the listener would wait for the same connections.
     static_cast<void>(impl_->listener.release());
-    return;
+    return false;
   }
   impl_->listener.reset();
+  return true;
 }
 
 }  // namespace kdesched::metrics

@@ -28,8 +28,10 @@ class Server {
   Status start(const std::string& bindAddress, int port, const TlsOptions& tls, std::shared_ptr<Clock> clock);
   // Stops listening and closes the connections, waiting at most `limit` for them: a scraper's idle
   // keep-alive connection (Prometheus keeps one per target) would otherwise hold the process past
-  // the kubelet's grace period, to a SIGKILL. Connections still open then go with the process.
-  void stop(std::chrono::milliseconds limit = kCloseLimit);
+  // the kubelet's grace period, to a SIGKILL. False when connections were still open then: the
+  // close still occupies cpprestsdk's pool thread, which the library's exit handler joins, so the
+  // process must end without exit handlers (std::_Exit) or it hangs at exit instead.
+  bool stop(std::chrono::milliseconds limit = kCloseLimit);
 
   static constexpr std::chrono::milliseconds kCloseLimit{2000};
 

@@ -254,7 +254,7 @@ check "the Job's log has the eviction" grep -q 'msg="Evicted pod"' "${WORK}/job-
 check "the Job's log is logfmt" ic_logfmt_valid "${WORK}/job-1.log"
 # Cut list and watch on pods: a one-shot run syncs by watch-list and, refused, by LIST.
 kd_kubectl get clusterrole kdesched-cron -o json >"${WORK}/clusterrole.json"
-jq '.rules |= map(if ((.resources // []) | index("pods")) and ((.apiGroups // [""]) | index("")) then .verbs -= ["list", "watch"] else . end)
+jq '.rules |= map(if ((.resources // []) | index("pods")) and ((.apiGroups // [""]) | index("")) then .verbs -= ["list", "watch"] else . end | select(.verbs | length > 0))
   | del(.metadata.resourceVersion, .metadata.managedFields)' "${WORK}/clusterrole.json" >"${WORK}/clusterrole-cut.json"
 must "ClusterRole kdesched-cron without list and watch on pods" quietly kd_kubectl replace -f "${WORK}/clusterrole-cut.json"
 must "kubectl create job ic-run-2" quietly kd_kubectl -n kube-system create job ic-run-2 --from=cronjob/kdesched-cron
