@@ -20,13 +20,6 @@ using testing::freePort;
 using testing::testClock;
 namespace asio = boost::asio;
 
-// As the daemon runs it (pkg/kube/cpprest_transport.cpp): cpprestsdk's pool with one thread, set
-// before anything in this binary uses the pool.
-const bool kOnePoolThread = [] {
-  crossplat::threadpool::initialize_with_threads(1);
-  return true;
-}();
-
 // A scraper that keeps its connection: one request answered over TLS, then the connection left
 // open and idle, as Prometheus keeps one per target between scrapes.
 class KeepAliveScraper {
@@ -63,6 +56,9 @@ TEST(ServerDeathTest, StopDoesNotWaitForAnIdleKeepAliveConnection) {
   EXPECT_EXIT(
       {
         ::alarm(20);
+        // As the daemon runs it (pkg/kube/cpprest_transport.cpp): cpprestsdk's pool with one
+        // thread. Only here: the child runs this test alone, before anything used the pool.
+        crossplat::threadpool::initialize_with_threads(1);
         Metrics m("0.1.0", {});
         Server s(&m, nullptr);
         const int port = freePort();
