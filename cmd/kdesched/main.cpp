@@ -66,7 +66,7 @@ std::chrono::milliseconds ms(double seconds) {
 struct DaemonFlags {
   kdesched::daemon::Options d;
   std::string interval = "0", leaseDuration = "2m17s", renewDeadline = "1m47s", retryPeriod = "26s";
-  std::string requestTimeout = "30s", cacheStaleAfter = "2m";
+  std::string requestTimeout = "30s", cacheStaleAfter = "2m", watchSilence = "75s";
   std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
   int verbosity = 0;
   bool watchList = true;
@@ -132,6 +132,10 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
   app.add_option("--cache-stale-after", f.cacheStaleAfter,
                  "kdesched only: a resource whose LIST and WATCH keep failing this long (Go duration) is stale: no "
                  "cycle until it resyncs (a 401/403 makes it stale at once)")
+      ->capture_default_str();
+  app.add_option("--watch-silence-timeout", f.watchSilence,
+                 "kdesched only: an open watch without an event or a bookmark this long (Go duration; the API "
+                 "server sends a bookmark a minute) is on a dead connection: cut and opened again; 0: no bound")
       ->capture_default_str();
 }
 
@@ -305,8 +309,14 @@ int runDaemon(DaemonFlags& f) {
       !durationFlag("--leader-elect-renew-deadline", f.renewDeadline, renew) ||
       !durationFlag("--leader-elect-retry-period", f.retryPeriod, retry) ||
       !positiveDurationFlag("--api-request-timeout", f.requestTimeout, f.d.requestTimeoutSeconds) ||
-      !positiveDurationFlag("--cache-stale-after", f.cacheStaleAfter, f.d.cacheStaleAfterSeconds))
+      !positiveDurationFlag("--cache-stale-after", f.cacheStaleAfter, f.d.cacheStaleAfterSeconds) ||
+      !durationFlag("--watch-silence-timeout", f.watchSilence, f.d.watchSilenceSeconds))
     return kExitBadInput;
+  if (f.d.watchSilenceSeconds > 0 && f.d.watchSilenceSeconds < 1) {
+    std::cerr << "kdesched: --watch-silence-timeout: must be 0 (no bound) or at least 1s, got \"" << f.watchSilence
+              << "\"\n";
+    return kExitBadInput;
+  }
   f.d.leader.leaseDuration = ms(lease);
   f.d.leader.renewDeadline = ms(renew);
   f.d.leader.retryPeriod = ms(retry);

@@ -95,15 +95,29 @@ std::optional<usage::ClusterUsage> CycleRunner::measureUsage(const cluster::Snap
   return measured;
 }
 
-RunReport CycleRunner::runOnce(const framework::CycleScope& scope, cluster::SnapshotPtr snapshot) {
+trigger::RunSnapshot CycleRunner::snapshot() {
+  // The generation first: a relist that starts (or ends) after this read refuses the evictions.
+  trigger::RunSnapshot taken;
+  taken.generation = parts_.cache.relistRequests();
+  taken.snapshot = parts_.store.snapshot();
+  return taken;
+}
+
+RunReport CycleRunner::runOnce(const framework::CycleScope& scope, trigger::RunSnapshot taken) {
   std::lock_guard<std::mutex> lock(mu_);
   RunReport report;
-  // Read before the checks: a relist requested from here on refuses every eviction of this run.
-  const std::uint64_t relists = parts_.cache.relistRequests();
   report.skipReason = whyNot();
   if (!report.skipReason.empty()) return report;
+  // A run handed a snapshot may have waited here while a periodic cycle ran: the cache may have
+  // been relisted since (a 410, a refused watch), and the snapshot is then from before it.
+  if (taken.snapshot && taken.generation != parts_.cache.relistRequests()) {
+    report.skipReason = "the cache was relisted since the run's snapshot";
+    return report;
+  }
   report.ran = true;
-  if (!snapshot) snapshot = parts_.store.snapshot();
+  if (!taken.snapshot) taken = snapshot();
+  const std::uint64_t relists = taken.generation;
+  const cluster::SnapshotPtr snapshot = std::move(taken.snapshot);
   report.pods = snapshot->podCount();
   const Clock::TimePoint start = parts_.clock->now();
   std::optional<usage::ClusterUsage> measured = measureUsage(*snapshot, scope);
@@ -157,8 +171,8 @@ RunReport CycleRunner::runPeriodic() {
 }
 
 void CycleRunner::runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
-                            cluster::SnapshotPtr snapshot) {
-  RunReport r = runOnce(scope, std::move(snapshot));
+                            trigger::RunSnapshot taken) {
+  RunReport r = runOnce(scope, std::move(taken));
   if (!r.ran) {
     // The periodic cycle that follows recovery looks at everything, these pods included.
     log::debug("triggered run skipped", {{"reason", r.skipReason}});

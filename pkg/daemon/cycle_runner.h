@@ -60,14 +60,17 @@ class CycleRunner : public trigger::ScopedRunner {
   // when the cooldown ends: the violation stays, but no new event may come to re-trigger it.
   void retryCooldownRefusals(trigger::Planner* planner);
 
-  // One run over `scope` (default: the whole cycle), on `snapshot` (null: the store's now).
-  RunReport runOnce(const framework::CycleScope& scope = {}, cluster::SnapshotPtr snapshot = nullptr);
+  // The store's snapshot, with the cache's generation read right before it (trigger::RunSnapshot).
+  trigger::RunSnapshot snapshot() override;
+  // One run over `scope` (default: the whole cycle), on `taken` (empty: a snapshot taken now).
+  // Nothing is evicted once the cache's generation moved past the snapshot's.
+  RunReport runOnce(const framework::CycleScope& scope = {}, trigger::RunSnapshot taken = {});
   // A periodic cycle: runOnce, the "cycle finished" line and the loop metrics.
   RunReport runPeriodic();
   // A triggered run (the Planner's runner): runOnce, the "triggered run finished" line and the
   // trigger metrics.
   void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
-                 cluster::SnapshotPtr snapshot = nullptr) override;
+                 trigger::RunSnapshot taken = {}) override;
 
   // Evictions the API server refused for reasons that will not go away by themselves (forbidden,
   // server errors, unreachable): a one-shot run that had any exits non-zero.

@@ -30,6 +30,9 @@ struct Options {
   // A resource whose LIST and WATCH keep failing this long is stale: no cycle until it resyncs.
   // A refusal (401/403) makes it stale at once.
   double cacheStaleAfterSeconds = 120;
+  // An open watch without an event or a bookmark this long is on a dead connection: cut and opened
+  // again (reflector.h). 0: no bound.
+  double watchSilenceSeconds = 75;
   // Sync the cache by watch-list (one streaming WATCH per resource) while the API server allows
   // it; false: a paged LIST, always (--watch-list=false, KUBE_FEATURE_WatchListClient=false).
   bool watchList = true;

@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "pkg/api/decode.h"
@@ -124,6 +125,7 @@ void Runtime::buildCache() {
     ro.clock = clock_;
     ro.listOnly = options_.intervalSeconds <= 0;
     ro.watchList = options_.watchList;
+    ro.silentWatch = std::chrono::seconds(static_cast<std::int64_t>(std::ceil(options_.watchSilenceSeconds)));
     reflectors_.push_back(std::make_unique<kube::Reflector>(*client_, r, store_, ro, reflectorObservers_.get()));
   }
   if (metrics_) {

@@ -12,8 +12,10 @@ namespace kdesched::evictor {
 class CacheFreshness {
  public:
   virtual ~CacheFreshness() = default;
-  // How many relists were ever requested: a change between a snapshot and an eviction means the
-  // snapshot was taken from a cache that was already (or has since been found) out of sync.
+  // The cache's generation: how many relists were ever requested or done (a LIST or watch-list
+  // that replaced a resource's store). A change between a snapshot and an eviction means the
+  // snapshot was taken from a cache that was already (or has since been found) out of sync, or
+  // that has since been replaced (after a 410, a refused watch, an undecodable line).
   virtual std::uint64_t relistRequests() const = 0;
   // The kinds being relisted, comma-separated; "" when every cache is in sync.
   virtual std::string relisting() const = 0;

@@ -48,6 +48,7 @@ void CacheHealth::onList(api::Kind kind, std::size_t, double) {
   const Clock::TimePoint now = clock_->now();
   std::lock_guard<std::mutex> lock(mu_);
   pending_.erase(kind);
+  ++requests_;  // the store was replaced: a snapshot from before is of another generation
   State& s = states_[kind];
   std::erase_if(s.denied, [](const auto& d) { return d.first == "list"; });
   s.failingSince.reset();
@@ -75,7 +76,8 @@ void CacheHealth::onError(api::Kind kind, const ReflectorFailure& f) {
     else
       it->second = f.message;
   } else {
-    if (!s.failingSince) s.failingSince = now;
+    // A silent watch failed from its last word on, not from when the silence was noticed.
+    if (!s.failingSince) s.failingSince = now - f.silentFor;
     s.failedVerb = f.verb;
     s.failure = f.message;
   }

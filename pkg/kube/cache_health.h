@@ -3,9 +3,10 @@
 //    events were lost, so that resource's cache is out of sync until the relist has replaced it;
 //  - stale: a resource whose LIST or WATCH the API server refuses (401/403) at once, and one whose
 //    LIST and WATCH have kept failing for longer than `staleAfter` (the API server unreachable or
-//    broken). A refused verb is cleared by that verb succeeding again (a LIST for "list", an
-//    accepted WATCH for "watch": the reflector relists first, so the cache has been replaced by
-//    then); failures end with any LIST or accepted WATCH. A resource is stale too while the API
+//    broken; a watch cut for its silence, reflector.h, fails from the last word it carried). A
+//    refused verb is cleared by that verb succeeding again (a LIST for "list", an accepted WATCH
+//    for "watch": the reflector relists first, so the cache has been replaced by then); failures
+//    end with any LIST or accepted WATCH. A resource is stale too while the API
 //    server holds an object of it that kdesched cannot decode (reflector.h): no cycle can know
 //    what that object would change.
 // Staleness is worked out when asked (and on each report), on the injected clock. Each stale

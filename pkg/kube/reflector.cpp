@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "pkg/base/log.h"
+#include "pkg/kube/deadline.h"
 
 namespace kdesched::kube {
 namespace {
@@ -195,9 +196,13 @@ Reflector::After Reflector::watchOnce() {
   wo.resourceVersion = lastResourceVersion();
   wo.timeout = watchTimeout();
   const Clock::TimePoint start = clock_->now();
-  auto opened = client_.watch(resource_, wo, &cancel_);
+  // Declared before the stream: the stream's cancellation runs through it.
+  StallWatchdog watchdog(&cancel_, options_.silentWatch, clock_);
+  auto opened = client_.watch(resource_, wo, watchdog.get());
   if (!opened.isOk()) {
-    if (opened.error().cancelled || cancel_.cancelled()) return After::Stop;
+    if (cancel_.cancelled()) return After::Stop;
+    if (watchdog.expired()) return silentWatch(watchdog.quiet());
+    if (opened.error().cancelled) return After::Stop;
     if (opened.error().isGone()) {
       rvUnavailable_ = true;
       requestRelist("gone", "watch from rv=" + wo.resourceVersion + " refused: " + opened.error().describe());
@@ -216,17 +221,20 @@ Reflector::After Reflector::watchOnce() {
   if (!track(stream.get())) return After::Stop;
   lastLogged_.clear();  // working again: the next failure is news
   if (observer_) observer_->onWatchOpened(resource_.kind);
-  const After after = handleStream(*stream, start);
+  watchdog.progress();  // the silence counts from the answer
+  const After after = handleStream(*stream, watchdog, start);
   track(nullptr);
   return after;
 }
 
-Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint start, std::size_t eventsBefore) {
+Reflector::After Reflector::handleStream(WatchStream& stream, StallWatchdog& watchdog, Clock::TimePoint start,
+                                         std::size_t eventsBefore) {
   std::size_t events = eventsBefore;
   WatchEvent event;
   for (;;) {
     switch (stream.next(event)) {
       case WatchStream::Next::Event:
+        watchdog.progress();
         if (event.type == WatchEventType::Error) {
           if (observer_) observer_->onEvent(resource_.kind, event.type);
           if (event.error.isGone()) {
@@ -268,6 +276,7 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
       }
       case WatchStream::Next::Broken:
         if (cancel_.cancelled()) return After::Stop;
+        if (watchdog.expired()) return silentWatch(watchdog.quiet());
         reportError({"watch", 0, "watch stream broken: " + stream.problem()});
         restartWatch("broken", stream.problem());
         return After::Backoff;
@@ -278,6 +287,18 @@ Reflector::After Reflector::handleStream(WatchStream& stream, Clock::TimePoint s
         return After::Relist;
     }
   }
+}
+
+Reflector::After Reflector::silentWatch(Clock::Duration silence) {
+  // Nothing came, not even the minutely bookmark: the connection is most likely dead without a
+  // word. What the cache missed meanwhile arrives with the new watch, from the last resourceVersion
+  // (or a relist, if the server no longer has it). At once: backing off would only prolong it.
+  const std::string why = "no event and no bookmark for " + formatDuration(silence);
+  ReflectorFailure failure{"watch", 0, "silent watch: " + why};
+  failure.silentFor = silence;
+  reportError(std::move(failure));
+  restartWatch("silent", why);
+  return After::Rewatch;
 }
 
 void Reflector::apply(WatchEvent& event) {
@@ -373,7 +394,11 @@ void Reflector::backoff() {
 
 void Reflector::restartWatch(const std::string& reason, const std::string& detail) {
   // A watch the server ended on schedule is routine: keep it out of the default log.
-  const log::Level level = reason == "closed" ? log::Level::Debug : unlessRepeated(reason + detail, log::Level::Info);
+  // A silent one is not: the cache missed changes for that long without knowing it.
+  const log::Level level =
+      reason == "closed"
+          ? log::Level::Debug
+          : unlessRepeated(reason + detail, reason == "silent" ? log::Level::Warn : log::Level::Info);
   log::write(level, "reflector watch restart",
              {{"resource", resource_.name}, {"reason", reason}, {"rv", lastResourceVersion()}, {"detail", detail}});
   if (observer_) observer_->onWatchRestart(resource_.kind, reason);

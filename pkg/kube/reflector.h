@@ -46,6 +46,10 @@
 
 namespace kdesched::kube {
 
+// The default bound on a watch's silence (--watch-silence-timeout): the API server's minutely
+// bookmark plus a margin for a busy server.
+inline constexpr std::chrono::seconds kDefaultSilentWatch{75};
+
 struct ReflectorOptions {
   BackoffOptions backoff;
   // Each watch asks the server to end it after a random time in [min, 2 × min], so the watches of
@@ -64,6 +68,11 @@ struct ReflectorOptions {
   // bookmark is cut and the paged LIST used instead (client-go warns after 10 s and waits on).
   // Zero: no bound.
   std::chrono::seconds watchListQuiet{30};
+  // An open watch that carries no event and no bookmark this long is cut and opened again from the
+  // last resourceVersion (a silent watch: see stall_watchdog.h). kdesched asks for bookmarks and the
+  // API server's watch cache sends one a minute, so a live watch is never this quiet; a resource
+  // served without the watch cache sends none and is merely re-watched this often. Zero: no bound.
+  std::chrono::seconds silentWatch{kDefaultSilentWatch};
   std::shared_ptr<Clock> clock;    // null: the system clock
   std::function<double()> random;  // uniform [0, 1); null: seeded from the OS
 };
@@ -73,13 +82,15 @@ struct ReflectorFailure {
   std::string verb;  // "list" or "watch"
   int code = 0;      // the HTTP status or a watch ERROR event's code; 0: no answer, a broken stream
   std::string message;
+  // A watch cut for its silence: how long nothing had come. The failure began that long ago.
+  Clock::Duration silentFor{};
   // Refused for who we are (401) or what we may do (403): no retry helps until someone changes it.
   bool denied() const { return code == 401 || code == 403; }
 };
 
 // Hooks for metrics and the cache's health; called on the reflector's thread, so they must be
 // quick. Restart and relist reasons are fixed tokens (bounded label values): closed, very_short,
-// broken, open_failed, error_event, gone, malformed.
+// broken, open_failed, error_event, silent, gone, malformed.
 class ReflectorObserver {
  public:
   virtual ~ReflectorObserver() = default;
@@ -159,8 +170,12 @@ class Reflector {
   After refuseWatchList(const std::string& why);
   After silentStream(std::size_t events);
   After watchOnce();
-  // `eventsBefore`: events the stream carried before (a watch-list's initial ones).
-  After handleStream(WatchStream& stream, Clock::TimePoint start, std::size_t eventsBefore = 0);
+  // `eventsBefore`: events the stream carried before (a watch-list's initial ones); `watchdog`
+  // bounds the stream's silence (the stream's cancellation must follow it).
+  After handleStream(WatchStream& stream, StallWatchdog& watchdog, Clock::TimePoint start,
+                     std::size_t eventsBefore = 0);
+  // The watchdog cut a silent watch (or its opening): say so and open it again.
+  After silentWatch(Clock::Duration silence);
   void apply(WatchEvent& event);
   void applyUndecodable(WatchEvent& event);
   // A relist's objects that did not decode replace the ones known before.

@@ -48,7 +48,8 @@ Reflector::After Reflector::streamSync(bool& needSync) {
     track(nullptr);
     return *failed;
   }
-  watchdog.disarm();
+  // From here the same stream is the watch: its silence has the watch's bound.
+  watchdog.rearm(options_.silentWatch);
   const double seconds = secondsBetween(start, clock_->now());
   const std::size_t count = staged.objects.size();
   const std::string rv = staged.resourceVersion;
@@ -70,7 +71,7 @@ Reflector::After Reflector::streamSync(bool& needSync) {
     observer_->onWatchOpened(resource_.kind);
   }
   // A one-shot run has its state; the stream is cut as it goes out of scope.
-  const After after = options_.listOnly ? After::Stop : handleStream(*stream, start, events);
+  const After after = options_.listOnly ? After::Stop : handleStream(*stream, watchdog, start, events);
   track(nullptr);
   return after;
 }

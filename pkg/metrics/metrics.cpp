@@ -66,7 +66,7 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
                   .Register(r);
   watchRestarts_ = &prometheus::BuildCounter()
                         .Name("kdesched_watch_restarts_total")
-                        .Help("Watch streams re-opened, by resource")
+                        .Help("Watch streams re-opened, by resource and reason (closed, very_short, broken, open_failed, error_event, silent)")
                         .Register(r);
   relists_ = &prometheus::BuildCounter().Name("kdesched_relists_total").Help("Full relists, by resource").Register(r);
   cacheObjects_ =
@@ -133,7 +133,9 @@ void Metrics::strategyDuration(const std::string& strategy, const std::string& p
 }
 
 void Metrics::cycleSucceeded(double unixSeconds) { lastCycle_->Add({}).Set(unixSeconds); }
-void Metrics::watchRestarted(const std::string& resource) { watchRestarts_->Add({{"resource", resource}}).Increment(); }
+void Metrics::watchRestarted(const std::string& resource, const std::string& reason) {
+  watchRestarts_->Add({{"resource", resource}, {"reason", reason}}).Increment();
+}
 void Metrics::relisted(const std::string& resource) { relists_->Add({{"resource", resource}}).Increment(); }
 void Metrics::cacheObjects(const std::string& kind, double count) { cacheObjects_->Add({{"kind", kind}}).Set(count); }
 void Metrics::triggerEvent(const std::string& kind) { triggerEvents_->Add({{"kind", kind}}).Increment(); }

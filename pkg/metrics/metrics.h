@@ -42,7 +42,7 @@ class Metrics {
   void loopDuration(double seconds);
   void strategyDuration(const std::string& strategy, const std::string& profile, double seconds);
   void cycleSucceeded(double unixSeconds);
-  void watchRestarted(const std::string& resource);
+  void watchRestarted(const std::string& resource, const std::string& reason);
   void relisted(const std::string& resource);
   void cacheObjects(const std::string& kind, double count);
   // Event-triggered runs (kdesched extension).

@@ -33,8 +33,8 @@ void PluginTimer::pluginFinished(const std::string& profile, const std::string& 
   m_.strategyDuration(plugin, profile, seconds);
 }
 
-void WatchMetrics::onWatchRestart(api::Kind kind, const std::string&) {
-  m_.watchRestarted(std::string(api::toString(kind)));
+void WatchMetrics::onWatchRestart(api::Kind kind, const std::string& reason) {
+  m_.watchRestarted(std::string(api::toString(kind)), reason);
 }
 
 void WatchMetrics::onRelist(api::Kind kind, const std::string&) { m_.relisted(std::string(api::toString(kind))); }

@@ -215,7 +215,9 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
   // The batch's cost, in this thread's CPU time: indexing the cache, choosing the pods, evaluating
   // them in the runner; not the waits (for eviction answers, for a core).
   const Clock::Duration cpu0 = cpu_->now();
-  cluster::SnapshotPtr snapshot = store_.snapshot();
+  RunSnapshot taken = runner_.snapshot();
+  if (!taken.snapshot) taken.snapshot = store_.snapshot();
+  const cluster::SnapshotPtr snapshot = taken.snapshot;
   if (!due.seeds.pods.empty() || !due.seeds.nodes.empty()) {
     Scope s = affectedPods(*snapshot, due.seeds);
     framework::CycleScope scope;
@@ -236,7 +238,7 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
                                   {"plugins", join(s.plugins)},
                                   {"seeds_pods", due.seeds.pods.size()},
                                   {"seeds_nodes", due.seeds.nodes.size()}});
-      runner_.runScoped(scope, due.seedsFirstEvent, snapshot);
+      runner_.runScoped(scope, due.seedsFirstEvent, taken);
     }
     const Clock::Duration cost = std::max(Clock::Duration(0), cpu_->now() - cpu0);
     std::lock_guard<std::mutex> lock(mu_);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -22,15 +23,26 @@
 
 namespace kdesched::trigger {
 
+// A snapshot of the cache and the cache's generation read right before it was taken
+// (evictor::CacheFreshness::relistRequests): a run decides on it only while the generation stands,
+// so a relist between taking the snapshot and an eviction refuses the eviction, however long the
+// run waited for its turn.
+struct RunSnapshot {
+  cluster::SnapshotPtr snapshot;  // null: none taken yet
+  std::uint64_t generation = 0;
+};
+
 // Runs one scoped cycle for the Planner (the daemon's cycle runner), on the calling thread (the
 // CPU budget charges that thread's CPU time). `firstEvent` is when the earliest event of the batch
-// arrived; `snapshot` (may be null: the runner takes the store's) is the one the Planner chose the
-// pods from, so a run under churn indexes the cache once, not twice.
+// arrived; `taken` (may be empty: the runner takes its own) is the snapshot the Planner chose the
+// pods from, taken by snapshot(), so a run under churn indexes the cache once, not twice.
 class ScopedRunner {
  public:
   virtual ~ScopedRunner() = default;
-  virtual void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
-                         cluster::SnapshotPtr snapshot = nullptr) = 0;
+  // A snapshot with its generation; empty when the runner has no cache of its own (the Planner
+  // then takes the store's, generation 0).
+  virtual RunSnapshot snapshot() { return {}; }
+  virtual void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent, RunSnapshot taken = {}) = 0;
 };
 
 class Planner {

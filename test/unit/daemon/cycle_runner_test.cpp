@@ -334,5 +334,31 @@ TEST(CycleRunner, ATriggeredRunOnAStaleCacheIsSkipped) {
   EXPECT_EQ(f.plan.evictions().size(), 1u);
 }
 
+// A triggered run's snapshot is taken before it waits for its turn (a periodic cycle may hold the
+// runner for tens of seconds): a relist meanwhile (a 410, or a refused watch that the reflector
+// answers with a LIST, which requests nothing) means the snapshot is from before it. Nothing is
+// decided on it; a fresh one decides.
+TEST(CycleRunner, ARelistBetweenTheSnapshotAndTheRunLeavesTheSnapshotUnused) {
+  for (bool requested : {true, false}) {
+    SCOPED_TRACE(requested ? "410: relist requested, then listed" : "refused watch: listed only");
+    Fixture f;
+    CycleRunner runner(f.parts(f.plan));
+    framework::CycleScope scope;
+    scope.runBalance = false;
+    scope.plugins = {kAnti};
+    scope.pods =
+        std::make_shared<const std::unordered_set<std::string>>(std::unordered_set<std::string>{"default/payment-0"});
+    trigger::RunSnapshot taken = runner.snapshot();
+    if (requested) f.health.relistRequested(api::Kind::Pod);
+    f.clock->advanceSeconds(20);  // the periodic cycle the run waited for
+    f.health.onList(api::Kind::Pod, 2, 0.1);
+    runner.runScoped(scope, f.clock->now(), taken);
+    EXPECT_TRUE(f.plan.evictions().empty());
+    EXPECT_TRUE(f.plan.refusals().empty()) << "not even looked at";
+    runner.runScoped(scope, f.clock->now(), runner.snapshot());
+    EXPECT_EQ(f.plan.evictions().size(), 1u);
+  }
+}
+
 }  // namespace
 }  // namespace kdesched::testing

@@ -99,6 +99,7 @@ class ReflectorTest : public ::testing::Test {
     o.random = [random] { return random; };
     o.watchList = false;
     o.watchListQuiet = std::chrono::seconds(0);
+    o.silentWatch = std::chrono::seconds(0);
     return o;
   }
   std::unique_ptr<Reflector> startWith(const ReflectorOptions& o, const Resource& resource = kPods) {

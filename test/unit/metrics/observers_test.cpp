@@ -79,10 +79,13 @@ TEST(WatchMetrics, CountsRestartsAndRelistsByKind) {
   Metrics m("0.1.0", {});
   WatchMetrics w(m);
   w.onWatchRestart(api::Kind::Pod, "closed");
+  w.onWatchRestart(api::Kind::Pod, "silent");
+  w.onWatchRestart(api::Kind::Pod, "silent");
   w.onRelist(api::Kind::Node, "gone");
   w.onRelist(api::Kind::Node, "gone");
   const std::string text = m.serialize();
-  EXPECT_EQ(value(text, "kdesched_watch_restarts_total", {"resource=\"Pod\""}), 1) << text;
+  EXPECT_EQ(value(text, "kdesched_watch_restarts_total", {"resource=\"Pod\"", "reason=\"closed\""}), 1) << text;
+  EXPECT_EQ(value(text, "kdesched_watch_restarts_total", {"resource=\"Pod\"", "reason=\"silent\""}), 2) << text;
   EXPECT_EQ(value(text, "kdesched_relists_total", {"resource=\"Node\""}), 2) << text;
 }
 

@@ -55,7 +55,7 @@ TEST(DeadlineQueue, WhenFullTheLatestDeadlineGoes) {
 
 struct Recorder : trigger::ScopedRunner {
   std::vector<framework::CycleScope> runs;
-  void runScoped(const framework::CycleScope& s, Clock::TimePoint, cluster::SnapshotPtr) override { runs.push_back(s); }
+  void runScoped(const framework::CycleScope& s, Clock::TimePoint, trigger::RunSnapshot) override { runs.push_back(s); }
 };
 
 struct DeadlineTest : ::testing::Test {

@@ -20,11 +20,11 @@ struct Recorder : trigger::ScopedRunner {
   std::shared_ptr<FakeClock> clock;
   std::shared_ptr<FakeCpuClock> cpuClock;
   double cpu = 0, wait = 0;
-  void runScoped(const framework::CycleScope& s, Clock::TimePoint firstEvent, cluster::SnapshotPtr snapshot) override {
+  void runScoped(const framework::CycleScope& s, Clock::TimePoint firstEvent, trigger::RunSnapshot taken) override {
     std::lock_guard<std::mutex> lock(mu);
     runs.push_back(s);
     firstEvents.push_back(firstEvent);
-    snapshots.push_back(std::move(snapshot));
+    snapshots.push_back(std::move(taken.snapshot));
     if (clock) clock->advanceSeconds(cpu + wait);
     if (cpuClock) cpuClock->chargeSeconds(cpu);
   }
