@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Amounts beyond int64 milli-units, end to end on the real control plane (scripts/cluster/cluster.sh):
 # the API server accepts a pod requesting 10P of memory (10^19 milli-units) and a node advertising
-# cpu 1e16 and memory 100E; kdesched once refused to decode them, marked the resource stale and ran
-# no cycle at all while they existed (a one-shot exited 1, a live plan 2): anyone who may create a
+# cpu 1e15 and memory 1E (10^21 milli-units; not more: kube-scheduler itself overflows past int64
+# units and would leave the pod Pending). kdesched once refused to decode them, marked the resource
+# stale and ran no cycle at all while they existed (a one-shot exited 1, a live plan 2): anyone who may create a
 # pod could switch it off. Now the amounts saturate (docs/decoding.md) and:
 #
 #  1. the API server holds the objects: their figures are printed as stored.
@@ -43,10 +44,10 @@ YAML
 SATURATED_WARN='level=warn msg="an amount beyond what kdesched represents is saturated'
 
 # ---------------------------------------------------------------------------
-phase "cluster up: 3 kwok nodes and virtual1 (cpu 1e16, memory 100E)"
+phase "cluster up: 3 kwok nodes and virtual1 (cpu 1e15, memory 1E)"
 {
   for i in 1 2 3; do printf 'node%d - cpu=4,memory=8Gi,pods=110 -\n' "${i}"; done
-  printf 'virtual1 type=virtual cpu=1e16,memory=100E,pods=110 -\n'
+  printf 'virtual1 type=virtual cpu=1e15,memory=1E,pods=110 -\n'
 } >"${WORK}/nodes.spec"
 must "cluster.sh up --node-spec (4 nodes)" quietly "${KDS_CLUSTER}" up --node-spec "${WORK}/nodes.spec"
 kd_env_load
@@ -82,7 +83,7 @@ sed 's/^/     | /' "${WORK}/plan.out" | cut -c1-260
 check "exit 0 (got ${rc}; it was 2)" [ "${rc}" = 0 ]
 check "payment planned for eviction" grep -q "${PAYMENT_POD}  *${PAYMENT_NODE}  *RemovePodsViolatingInterPodAntiAffinity" "${WORK}/plan.out"
 check "the output names the saturated pod and field" grep -q "saturated: pod tenant/hog requests memory" "${WORK}/plan.out"
-check "the output names the saturated node and fields" grep -q "saturated: node virtual1 allocatable cpu,memory" "${WORK}/plan.out"
+check "the output names the saturated node and fields" grep -q "saturated: node virtual1 allocatable memory" "${WORK}/plan.out"
 check "--explain: LowNodeUtilization left hog's node out, its usage unknown" \
   grep -q "LowNodeUtilization.*the usage of its node virtual1 is unknown" "${WORK}/plan.out"
 
@@ -96,7 +97,7 @@ check "no cache stale" kds_log_lacks oneshot 'cache stale'
 check "tenant/hog named once, with the field" \
   [ "$(kds_log_count oneshot "${SATURATED_WARN}.* object=tenant/hog saturated=\"requests memory\"")" = 1 ]
 check "virtual1 named once, with the fields" \
-  [ "$(kds_log_count oneshot "${SATURATED_WARN}.* object=virtual1 saturated=\"allocatable cpu,memory\"")" = 1 ]
+  [ "$(kds_log_count oneshot "${SATURATED_WARN}.* object=virtual1 saturated=\"allocatable memory\"")" = 1 ]
 note "$(grep -m2 'is saturated' "$(kds_log oneshot)" | cut -c1-300)"
 note "$(grep -m1 'msg="cycle finished"' "$(kds_log oneshot)" | cut -c1-300)"
 
