@@ -46,9 +46,11 @@ Status readQuantity(Ctx& c, od::value& v, std::int64_t& out) {
     case od::json_type::number: text = v.raw_json_token(); break;
     default: return wrongType(c, "quantity", t);
   }
-  auto q = parseQuantityMilli(trimSpace(text));
+  // Beyond int64 milli-units saturates (kSaturatedMilli): the API server stores such amounts, and
+  // one object must not make its whole resource undecodable. Whoever keeps the object names it.
+  auto q = parseQuantityMilliSaturating(trimSpace(text));
   if (!q.isOk()) return c.fail(q.error());
-  out = *q;
+  out = q->milli;
   return Status::ok();
 }
 

@@ -23,4 +23,20 @@ Kind kindFromString(std::string_view kind) {
   return Kind::Unknown;
 }
 
+std::string saturatedFields(const Pod& pod) {
+  const std::string names = pod.requests.list().saturatedNames();
+  return names.empty() ? names : "requests " + names;
+}
+
+std::string saturatedFields(const Node& node) {
+  const std::string names = node.allocatable.saturatedNames();
+  return names.empty() ? names : "allocatable " + names;
+}
+
+std::string saturatedFields(const Object& object) {
+  if (const auto* pod = std::get_if<Pod>(&object)) return saturatedFields(*pod);
+  if (const auto* node = std::get_if<Node>(&object)) return saturatedFields(*node);
+  return {};
+}
+
 }  // namespace kdesched::api

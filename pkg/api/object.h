@@ -3,6 +3,7 @@
 // this one: it pulls in no JSON or YAML library.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -16,5 +17,12 @@ std::string_view toString(Kind k);
 Kind kindFromString(std::string_view kind);
 
 using Object = std::variant<Pod, Node, PodDisruptionBudget, Namespace, PriorityClass, PersistentVolumeClaim>;
+
+// Which kept amounts of the object are saturated (kSaturatedMilli: the API server holds more than
+// int64 milli-units), for people: "requests memory" (a pod), "allocatable cpu,memory" (a node);
+// "" when none is. The decoders saturate such amounts; the reflector and `plan` name them.
+std::string saturatedFields(const Pod& pod);
+std::string saturatedFields(const Node& node);
+std::string saturatedFields(const Object& object);
 
 }  // namespace kdesched::api

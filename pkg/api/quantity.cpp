@@ -121,18 +121,23 @@ bool accumulate(const Digits& d, std::size_t begin, std::size_t end, unsigned __
 
 }  // namespace
 
-Result<std::int64_t> parseQuantityMilli(std::string_view text) {
-  auto invalid = [&] { return Status::error("invalid quantity \"" + std::string(text) + "\""); };
-  auto overflow = [&] {
-    return Status::error("quantity \"" + std::string(text) + "\" does not fit in int64 milli-units");
-  };
-  if (text.empty()) return invalid();
+namespace {
+
+enum class Parsed { Ok, Invalid, Overflow };
+
+// The parse behind both public entry points: the amount in `out` (its sign in `negative`), or why
+// there is none. Overflow is kept apart from illegal text so the decoders can saturate it.
+Parsed parseMilli(std::string_view text, std::int64_t& out, bool& negative) {
+  out = 0;
+  negative = false;
+  const Parsed invalid = Parsed::Invalid;
+  const Parsed overflow = Parsed::Overflow;
+  if (text.empty()) return invalid;
 
   // Scan exactly like resource.parseQuantityString: [sign] digits [. digits] letters [sign] digits.
   // Note that every part may be empty, so upstream accepts "Mi", "." or "-" as zero.
   const std::size_t n = text.size();
   std::size_t pos = 0;
-  bool negative = false;
   if (text[0] == '-' || text[0] == '+') negative = text[pos++] == '-';
   const std::size_t intBegin = pos;
   while (pos < n && isDigit(text[pos])) ++pos;
@@ -147,11 +152,11 @@ Result<std::int64_t> parseQuantityMilli(std::string_view text) {
   while (pos < n && isSuffixLetter(text[pos])) ++pos;
   if (pos < n && (text[pos] == '+' || text[pos] == '-')) ++pos;
   while (pos < n && isDigit(text[pos])) ++pos;
-  if (pos != n) return invalid();
+  if (pos != n) return invalid;
 
   std::int64_t exp10 = 0;
   int exp2 = 0;
-  if (!interpretSuffix(text.substr(suffixBegin), exp10, exp2)) return invalid();
+  if (!interpretSuffix(text.substr(suffixBegin), exp10, exp2)) return invalid;
 
   // value * 1000 = D * 2^exp2 * 10^k where D is the digit string without its decimal point.
   const Digits digits(intPart, fracPart);
@@ -160,25 +165,25 @@ Result<std::int64_t> parseQuantityMilli(std::string_view text) {
 
   std::size_t first = 0;  // first significant digit
   while (first < digits.size() && digits.at(first) == 0) ++first;
-  if (first == digits.size()) return std::int64_t{0};
+  if (first == digits.size()) return Parsed::Ok;
 
   unsigned __int128 magnitude = 0;
   if (k >= 0) {
-    if (!accumulate(digits, first, digits.size(), magnitude)) return overflow();
+    if (!accumulate(digits, first, digits.size(), magnitude)) return overflow;
     for (std::int64_t i = 0; i < k; ++i) {
       magnitude *= 10;
-      if (magnitude > kMaxMagnitude) return overflow();
+      if (magnitude > kMaxMagnitude) return overflow;
     }
     magnitude <<= exp2;  // exp2 <= 60 and magnitude <= 2^63 keeps this within 128 bits
-    if (magnitude > kMaxMagnitude) return overflow();
+    if (magnitude > kMaxMagnitude) return overflow;
   } else {
     // Split D at the milli point: integer digits [0, split), fraction digits [split, size).
     const auto m = static_cast<std::size_t>(-k);
     const std::size_t split = digits.size() > m ? digits.size() - m : 0;
     if (first < split) {
-      if (!accumulate(digits, first, split, magnitude)) return overflow();
+      if (!accumulate(digits, first, split, magnitude)) return overflow;
       magnitude <<= exp2;
-      if (magnitude > kMaxMagnitude) return overflow();
+      if (magnitude > kMaxMagnitude) return overflow;
     }
     // Round the fraction up, as ParseQuantity (to nano) and MilliValue (to milli) both do: the
     // result is ceil(F * 2^exp2 / 10^m) for the m fraction digits F.
@@ -205,12 +210,38 @@ Result<std::int64_t> parseQuantityMilli(std::string_view text) {
         roundedUp = carry + (remainder ? 1 : 0);
       }
       magnitude += roundedUp;
-      if (magnitude > kMaxMagnitude) return overflow();
+      if (magnitude > kMaxMagnitude) return overflow;
     }
   }
   // Negative amounts round away from zero, as upstream rounds the magnitude.
   const auto value = static_cast<std::int64_t>(magnitude);
-  return negative ? -value : value;
+  out = negative ? -value : value;
+  return Parsed::Ok;
+}
+
+}  // namespace
+
+Result<std::int64_t> parseQuantityMilli(std::string_view text) {
+  std::int64_t milli = 0;
+  bool negative = false;
+  switch (parseMilli(text, milli, negative)) {
+    case Parsed::Ok: return milli;
+    case Parsed::Invalid: break;
+    case Parsed::Overflow:
+      return Status::error("quantity \"" + std::string(text) + "\" does not fit in int64 milli-units");
+  }
+  return Status::error("invalid quantity \"" + std::string(text) + "\"");
+}
+
+Result<SaturatingMilli> parseQuantityMilliSaturating(std::string_view text) {
+  std::int64_t milli = 0;
+  bool negative = false;
+  switch (parseMilli(text, milli, negative)) {
+    case Parsed::Ok: return SaturatingMilli{milli, false};
+    case Parsed::Invalid: break;
+    case Parsed::Overflow: return SaturatingMilli{negative ? -kSaturatedMilli : kSaturatedMilli, true};
+  }
+  return Status::error("invalid quantity \"" + std::string(text) + "\"");
 }
 
 std::string formatMilli(std::int64_t milli, bool binary) {
@@ -249,12 +280,27 @@ auto findByName(Items& items, const Symbol& name) {
                           [](const ResourceList::Item& item, const Symbol& n) { return item.first < n; });
 }
 
-std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
+}  // namespace
+
+std::int64_t addSaturating(std::int64_t a, std::int64_t b) {
   std::int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kMaxInt64 : std::numeric_limits<std::int64_t>::min();
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? kSaturatedMilli : std::numeric_limits<std::int64_t>::min();
+  return std::min(r, kSaturatedMilli);
+}
+
+std::int64_t mulSaturating(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return kSaturatedMilli;
   return r;
 }
-}  // namespace
+
+std::int64_t milliFromDouble(double milli) {
+  if (!(milli == milli)) return 0;
+  // 2^63 is the first double beyond int64; every double below it converts exactly enough.
+  if (milli >= 9223372036854775808.0) return kSaturatedMilli;
+  if (milli <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(milli);
+}
 
 std::int64_t ResourceList::get(const Symbol& name) const {
   auto it = findByName(items_, name);
@@ -278,7 +324,7 @@ void ResourceList::set(const Symbol& name, std::int64_t milli) {
 void ResourceList::add(const Symbol& name, std::int64_t milli) {
   auto it = findByName(items_, name);
   if (it != items_.end() && it->first == name) {
-    it->second = saturatingAdd(it->second, milli);
+    it->second = addSaturating(it->second, milli);
   } else {
     items_.insert(it, {name, milli});
   }
@@ -301,6 +347,16 @@ void ResourceList::maxWith(const ResourceList& other) {
 
 bool isBinaryResource(std::string_view name) {
   return name == "memory" || name == "ephemeral-storage" || name == "storage" || name.starts_with("hugepages-");
+}
+
+std::string ResourceList::saturatedNames() const {
+  std::string out;
+  for (const auto& [name, v] : items_) {
+    if (!isSaturated(v)) continue;
+    if (!out.empty()) out += ',';
+    out += name.view();
+  }
+  return out;
 }
 
 std::string ResourceList::toString() const {

@@ -211,7 +211,7 @@ QosClass computeQos(const std::vector<ContainerResources>& containers,
   bool guaranteed = true;
   auto accumulate = [](std::int64_t amount, std::int64_t& sum, bool& seen) {
     if (amount <= 0) return;
-    sum += amount;
+    sum = addSaturating(sum, amount);
     seen = true;
   };
   auto visit = [&](const ContainerResources& c) {

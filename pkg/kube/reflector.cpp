@@ -169,6 +169,7 @@ std::size_t Reflector::replaceStore(ListResult& state) {
   // The cache is stale before the store lacks an object, and fresh only once it is whole again:
   // a cycle checks the health, then takes its snapshot.
   const bool anyUndecodable = !state.undecodable.empty();
+  listedSaturated(state.objects);
   if (anyUndecodable) listedUndecodable(state.undecodable);
   const std::size_t deletes = store_.replace(resource_.kind, std::move(state.objects));
   if (!anyUndecodable) listedUndecodable(state.undecodable);
@@ -310,6 +311,7 @@ void Reflector::apply(WatchEvent& event) {
                                        {"type", toString(event.type)},
                                        {"key", keyOf(event.object)},
                                        {"rv", event.resourceVersion}});
+      noteSaturated(event.object);
       if (undecodable_.empty()) {
         store_.upsert(std::move(event.object));
       } else {
@@ -323,6 +325,7 @@ void Reflector::apply(WatchEvent& event) {
       log::debug("reflector event",
                  {{"resource", resource_.name}, {"type", "DELETED"}, {"key", key}, {"rv", event.resourceVersion}});
       store_.remove(resource_.kind, key);
+      saturated_.erase(key);
       if (undecodable_.erase(key)) reportUndecodable();
       break;
     }
@@ -376,6 +379,44 @@ void Reflector::listedUndecodable(const std::vector<UndecodableObject>& undecoda
     log::warn("skipped more objects kdesched cannot decode",
               {{"resource", resource_.name}, {"count", undecodable.size()}, {"logged", kLogged}});
   if (hadAny || !undecodable_.empty()) reportUndecodable();
+}
+
+// A saturated amount is kept (the object stays in the store, the resource stays fresh) and named
+// once: when the object is first seen saturated, not on every event or relist after that.
+void Reflector::noteSaturated(const api::Object& object, bool logged) {
+  const std::string fields = api::saturatedFields(object);
+  if (fields.empty()) {
+    if (!saturated_.empty()) saturated_.erase(keyOf(object));
+    return;
+  }
+  const std::string key = keyOf(object);
+  if (!saturated_.insert(key).second) return;
+  log::write(logged ? log::Level::Warn : log::Level::Debug,
+             "an amount beyond what kdesched represents is saturated; no eviction is decided on it",
+             {{"resource", resource_.name},
+              {"kind", api::toString(resource_.kind)},
+              {"object", key},
+              {"saturated", fields},
+              {"saturated_to", std::to_string(api::kSaturatedMilli) + "m"}});
+}
+
+void Reflector::listedSaturated(const std::vector<api::Object>& objects) {
+  // The first few of a relist each get a line; a LIST of thousands must not flood the log.
+  constexpr std::size_t kLogged = 10;
+  std::set<std::string> before = std::move(saturated_);
+  saturated_.clear();
+  std::size_t fresh = 0;
+  for (const api::Object& o : objects) {
+    if (api::saturatedFields(o).empty()) continue;
+    const std::string key = keyOf(o);
+    if (before.count(key))
+      saturated_.insert(key);
+    else
+      noteSaturated(o, fresh++ < kLogged);
+  }
+  if (fresh > kLogged)
+    log::warn("more objects have saturated amounts",
+              {{"resource", resource_.name}, {"count", fresh}, {"logged", kLogged}});
 }
 
 void Reflector::reportUndecodable() {

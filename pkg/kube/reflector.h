@@ -34,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -181,6 +182,10 @@ class Reflector {
   // A relist's objects that did not decode replace the ones known before.
   void listedUndecodable(const std::vector<UndecodableObject>& undecodable);
   void reportUndecodable();
+  // Logs an object with saturated amounts (api::saturatedFields) the first time it is seen so,
+  // at `logged` = warn (else debug); forgets it once it has none.
+  void noteSaturated(const api::Object& object, bool logged = true);
+  void listedSaturated(const std::vector<api::Object>& objects);
   void setResourceVersion(std::string rv);
   void backoff();
   // `reason` is a short fixed token for metrics labels; `detail` goes to the log only.
@@ -216,6 +221,7 @@ class Reflector {
   Clock::TimePoint lastLoggedAt_{};
   std::atomic<bool> synced_{false};
   std::map<std::string, std::string> undecodable_;  // key → why it did not decode; reflector thread only
+  std::set<std::string> saturated_;  // keys of the objects named for saturated amounts; reflector thread only
 };
 
 }  // namespace kdesched::kube

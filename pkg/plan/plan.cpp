@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "pkg/api/object.h"
 #include "pkg/cluster/loader.h"
 #include "pkg/plan/engine.h"
 #include "pkg/plan/usage_input.h"
@@ -206,6 +207,28 @@ Status missingExplained(const framework::Explainer& e, const cluster::Snapshot& 
   return Status::error("--explain: no pod " + missing + " in " + source);
 }
 
+// One line for each object with a saturated amount (the first few of them): the plan decided
+// without those figures, and says so.
+std::vector<std::string> saturatedNotes(const cluster::Snapshot& snapshot) {
+  constexpr std::size_t kNamed = 5;
+  std::vector<std::string> named;
+  std::size_t count = 0;
+  auto note = [&](const std::string& what, const std::string& fields) {
+    if (fields.empty()) return;
+    if (++count <= kNamed) named.push_back(what + " " + fields);
+  };
+  for (const api::Node* n : snapshot.nodes()) note("node " + n->name, api::saturatedFields(*n));
+  for (const api::Pod* p : snapshot.pods())
+    if (!p->requests.empty()) note("pod " + p->key(), api::saturatedFields(*p));
+  std::vector<std::string> out;
+  for (const std::string& n : named)
+    out.push_back("saturated: " + n + " beyond int64 milli-units (kept as " + std::to_string(api::kSaturatedMilli) +
+                  "m); usage plugins leave a node with a saturated usage out, and drain none for being "
+                  "overutilized against a saturated capacity");
+  if (count > kNamed) out.push_back("saturated: " + std::to_string(count - kNamed) + " more objects");
+  return out;
+}
+
 }  // namespace
 
 framework::WallSeconds planClock(const PlanOptions& options) {
@@ -250,6 +273,8 @@ Status writePlan(const Engine& engine, PlanInput input, const PlanOptions& optio
 
   cluster::LoadReport& shown = input.report;
   shown.warnings.insert(shown.warnings.end(), usageNotes.begin(), usageNotes.end());
+  const std::vector<std::string> saturated = saturatedNotes(*input.snapshot);
+  shown.warnings.insert(shown.warnings.end(), saturated.begin(), saturated.end());
   shown.warnings.insert(shown.warnings.begin(), engine.policy.warnings.begin(), engine.policy.warnings.end());
   PlanData data{explainer ? &*explainer : nullptr, sink, cycle, shown, *input.snapshot, engine};
   if (options.format == OutputFormat::Json)

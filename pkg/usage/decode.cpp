@@ -144,9 +144,13 @@ Status decodeNodeMetrics(od::object obj, NodeMetricsItem& out) {
       if (key != "usage") return Status::ok();
       api::ResourceList usage;
       KD_TRY(readResourceList(c, v, usage));
-      if (usage.has(api::kCpu())) out.sample.cpuMilli = usage.get(api::kCpu());
+      // A saturated reading (beyond int64 milli-units, api::kSaturatedMilli) is no figure to decide
+      // on: the resource is left unknown, as if the node reported none.
+      const std::int64_t cpu = usage.get(api::kCpu()), memory = usage.get(api::kMemory());
+      if (usage.has(api::kCpu()) && !api::isSaturated(cpu)) out.sample.cpuMilli = cpu;
       // Quantity.Value() rounds up, as the milli form does.
-      if (usage.has(api::kMemory())) out.sample.memoryBytes = (usage.get(api::kMemory()) + 999) / 1000;
+      if (usage.has(api::kMemory()) && !api::isSaturated(memory))
+        out.sample.memoryBytes = memory / 1000 + (memory % 1000 != 0);
       return Status::ok();
     });
   });
@@ -170,9 +174,12 @@ Status decodePodMetrics(od::object obj, PodMetricsItem& out) {
           if (k != "usage") return Status::ok();
           api::ResourceList usage;
           KD_TRY(readResourceList(c, f, usage));
-          complete = complete && usage.has(api::kCpu()) && usage.has(api::kMemory());
-          cpu += usage.get(api::kCpu());
-          memory += (usage.get(api::kMemory()) + 999) / 1000;
+          const std::int64_t c1 = usage.get(api::kCpu()), m1 = usage.get(api::kMemory());
+          // A saturated reading makes the pod's usage unknown, as a missing one does.
+          complete = complete && usage.has(api::kCpu()) && usage.has(api::kMemory()) && !api::isSaturated(c1) &&
+                     !api::isSaturated(m1);
+          cpu = api::addSaturating(cpu, c1);
+          memory = api::addSaturating(memory, m1 / 1000 + (m1 % 1000 != 0));
           return Status::ok();
         });
       });

@@ -88,6 +88,7 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/leader.sh
   run_test test/e2e/stale.sh
   run_test test/e2e/silent.sh
+  run_test test/e2e/saturate.sh
   run_test test/e2e/triggers.sh
   run_test test/e2e/plugins.sh
   run_test test/e2e/prometheus.sh

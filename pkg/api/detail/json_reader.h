@@ -325,6 +325,7 @@ Status guarded(F&& f) {
 Status readStringPairs(Ctx& c, od::value& v, std::vector<std::pair<std::string, std::string>>& out);
 Status readLabels(Ctx& c, od::value& v, Labels& out);
 // A quantity is a JSON string or number (resource.Quantity.UnmarshalJSON trims spaces); null is 0.
+// An amount beyond int64 milli-units reads as kSaturatedMilli (quantity.h).
 Status readQuantity(Ctx& c, od::value& v, std::int64_t& out);
 Status readResourceList(Ctx& c, od::value& v, ResourceList& out);
 Status readTimestamp(Ctx& c, od::value& v, std::optional<Timestamp>& out);

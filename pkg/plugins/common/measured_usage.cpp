@@ -29,9 +29,9 @@ namespace {
 // The node's usage of resource k from its sample, in milli-units.
 std::int64_t sampled(const api::Symbol& r, const usage::NodeSample& s) {
   if (r == api::kCpu()) return s.cpuMilli.value_or(0);
-  if (r == api::kMemory()) return s.memoryBytes.value_or(0) * 1000;
-  // Upstream: resource.NewQuantity(int64(value*100)), whole units.
-  return static_cast<std::int64_t>(*s.score * 100) * 1000;
+  if (r == api::kMemory()) return api::mulSaturating(s.memoryBytes.value_or(0), 1000);
+  // Upstream: resource.NewQuantity(int64(value*100)), whole units; a huge score saturates.
+  return api::mulSaturating(api::milliFromDouble(*s.score * 100), 1000);
 }
 
 bool reportable(const api::Symbol& r, usage::Source source) {
@@ -92,7 +92,7 @@ std::optional<PerResource<std::int64_t>> podUsage(const std::vector<api::Symbol>
     else if (tracked[k] == api::kCpu())
       out[k] = found->cpuMilli;
     else if (tracked[k] == api::kMemory())
-      out[k] = found->memoryBytes * 1000;
+      out[k] = api::mulSaturating(found->memoryBytes, 1000);
     else
       return std::nullopt;  // upstream: "container is missing <resource>"
   }
@@ -125,6 +125,18 @@ Result<const usage::SourceReadings*> readingsFor(const framework::Handle& h, con
   return r;
 }
 
+std::vector<NodeUsage> withoutSaturated(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                                        const std::string& plugin, std::vector<NodeUsage> nodes) {
+  const std::vector<std::string> leftOut = leaveOutSaturated(h, tracked, nodes);
+  if (!leftOut.empty()) {
+    std::string names;
+    for (const std::string& n : leftOut) names += (names.empty() ? "" : ", ") + n;
+    log::debug("nodes left out of the classification: their usage is saturated, so unknown",
+               {{"plugin", plugin}, {"profile", h.profile()}, {"nodes", names}});
+  }
+  return nodes;
+}
+
 std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 }  // namespace
@@ -135,7 +147,7 @@ Result<std::vector<NodeUsage>> measureChosen(framework::Handle& h, const std::ve
   readings = nullptr;
   // Broken first: a metricsUtilization without a usable source must never measure requests.
   if (choice.broken) return Status::error("error initializing usage client: " + *choice.broken);
-  if (!choice.source) return measure(h, tracked);
+  if (!choice.source) return withoutSaturated(h, tracked, plugin, measure(h, tracked));
   auto r = readingsFor(h, choice);
   if (!r.isOk()) return r.status();
   readings = *r;
@@ -152,7 +164,7 @@ Result<std::vector<NodeUsage>> measureChosen(framework::Handle& h, const std::ve
     log::warn("nodes left out of the classification: their usage sample is missing, not a number or stale",
               {{"plugin", plugin}, {"profile", h.profile()}, {"source", origin}, {"nodes", names}});
   }
-  return std::move(measured->nodes);
+  return withoutSaturated(h, tracked, plugin, std::move(measured->nodes));
 }
 
 }  // namespace kdesched::plugins::nodeusage

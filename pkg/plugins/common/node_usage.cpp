@@ -49,8 +49,9 @@ std::int64_t capAt(const api::Symbol& r, const api::Node& node, const std::optio
   std::int64_t capacity = *capacityMilli;
   if (!threshold) return capacity;
   std::int64_t units = upstreamUnits(r, capacity);
-  auto capped = static_cast<std::int64_t>(*threshold * 0.01 * static_cast<double>(units));
-  return r == api::kCpu() ? capped : capped * 1000;
+  // A saturated capacity times 100% rounds to 2^63 as a double: the conversions saturate.
+  std::int64_t capped = api::milliFromDouble(*threshold * 0.01 * static_cast<double>(units));
+  return r == api::kCpu() ? capped : api::mulSaturating(capped, 1000);
 }
 
 std::vector<NodeUsage> measure(const framework::Handle& h, const std::vector<api::Symbol>& tracked) {
@@ -66,6 +67,37 @@ std::vector<NodeUsage> measure(const framework::Handle& h, const std::vector<api
     nodes.push_back(std::move(n));
   }
   return nodes;
+}
+
+std::string saturatedUsageOf(const std::vector<api::Symbol>& tracked, const NodeUsage& n) {
+  std::string out;
+  for (std::size_t k = 0; k < tracked.size(); ++k)
+    if (api::isSaturated(n.usage[k])) out += (out.empty() ? "" : ",") + tracked[k].str();
+  return out;
+}
+
+PerResource<std::optional<double>> withoutSaturatedCapacity(const std::vector<api::Symbol>& tracked, const NodeUsage& n,
+                                                            PerResource<std::optional<double>> thresholds) {
+  for (std::size_t k = 0; k < tracked.size() && k < thresholds.size(); ++k)
+    if (api::isSaturated(capacityOf(tracked[k], *n.node).value_or(0))) thresholds[k].reset();
+  return thresholds;
+}
+
+std::vector<std::string> leaveOutSaturated(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                                           std::vector<NodeUsage>& nodes) {
+  std::vector<std::string> leftOut;
+  std::erase_if(nodes, [&](const NodeUsage& n) {
+    const std::string resources = saturatedUsageOf(tracked, n);
+    if (resources.empty()) return false;
+    leftOut.push_back(n.node->name + " (" + resources + ")");
+    for (const api::Pod* pod : h.snapshot().podsOnNode(n.node->nameSym)) {
+      if (!h.explaining(*pod)) continue;
+      h.passOver(*pod, "not a candidate: the usage of its node " + n.node->name + " is unknown: its " + resources +
+                           " sums past what kdesched represents (a pod there requests a saturated amount)");
+    }
+    return true;
+  });
+  return leftOut;
 }
 
 bool atOrBelow(const NodeUsage& n, const PerResource<std::optional<double>>& thresholds) {
@@ -91,7 +123,7 @@ void setCaps(const std::vector<api::Symbol>& tracked, const std::vector<NodeUsag
 PerResource<std::int64_t> roomBelowCaps(const std::vector<NodeUsage*>& nodes, std::size_t resources) {
   PerResource<std::int64_t> room(resources, 0);
   for (const NodeUsage* n : nodes)
-    for (std::size_t k = 0; k < resources; ++k) room[k] += n->cap[k] - n->usage[k];
+    for (std::size_t k = 0; k < resources; ++k) room[k] = api::addSaturating(room[k], n->cap[k] - n->usage[k]);
   return room;
 }
 
@@ -101,7 +133,8 @@ std::vector<NodeUsage*> byUsageSum(const std::vector<api::Symbol>& tracked, cons
   keyed.reserve(nodes.size());
   for (NodeUsage* n : nodes) {
     std::int64_t score = 0;
-    for (std::size_t k = 0; k < tracked.size(); ++k) score += upstreamUnits(tracked[k], n->usage[k]);
+    for (std::size_t k = 0; k < tracked.size(); ++k)
+      score = api::addSaturating(score, upstreamUnits(tracked[k], n->usage[k]));
     keyed.emplace_back(score, n);
   }
   std::stable_sort(keyed.begin(), keyed.end(),

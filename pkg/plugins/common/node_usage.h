@@ -47,6 +47,21 @@ std::int64_t capAt(const api::Symbol& r, const api::Node& node, const std::optio
 // in this cycle are gone) and shares its per-cycle cache with NodeFit.
 std::vector<NodeUsage> measure(const framework::Handle& h, const std::vector<api::Symbol>& tracked);
 
+// The tracked resources whose usage on the node is saturated (api::kSaturatedMilli: a pod there
+// requests, or the requests sum to, more than int64 milli-units), comma-separated; "" for none.
+std::string saturatedUsageOf(const std::vector<api::Symbol>& tracked, const NodeUsage& n);
+// `thresholds` without the resources whose capacity on the node is saturated. Such a percentage
+// is an upper bound of the truth (the capacity is at least the saturated figure): good for "at or
+// below a threshold", not for "above one", so it must not make the node a source.
+PerResource<std::optional<double>> withoutSaturatedCapacity(const std::vector<api::Symbol>& tracked, const NodeUsage& n,
+                                                            PerResource<std::optional<double>> thresholds);
+// Removes the nodes with a saturated usage from `nodes`: their usage is unknown, so they are
+// neither a source nor a destination nor part of a mean. A saturated figure is no ground for an
+// eviction, and without them the plugins can only evict less. Their explained pods hear why;
+// returns "node (resources)" for each node left out.
+std::vector<std::string> leaveOutSaturated(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                                           std::vector<NodeUsage>& nodes);
+
 // Upstream's isNodeBelowThreshold: usage ≤ threshold for every resource with a threshold (a
 // resource the node lacks counts as 0%).
 bool atOrBelow(const NodeUsage& n, const PerResource<std::optional<double>>& thresholds);

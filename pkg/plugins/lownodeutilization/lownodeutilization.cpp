@@ -51,7 +51,8 @@ Thresholds resolveThresholds(const Args& args, const std::vector<api::Symbol>& t
     double sum = 0;
     std::size_t count = 0;
     for (const NodeUsage& n : nodes) {
-      if (n.percent[k]) {
+      // A saturated capacity gives an upper bound, not a percentage to average.
+      if (n.percent[k] && !api::isSaturated(nodeusage::capacityOf(tracked[k], *n.node).value_or(0))) {
         sum += *n.percent[k];
         ++count;
       }
@@ -139,7 +140,7 @@ Status LowNodeUtilization::drain(framework::Handle& h, std::vector<NodeUsage>& n
   for (NodeUsage& n : nodes) {
     if (isUnderutilized(n, t))
       under.push_back(&n);
-    else if (nodeusage::above(n, t.high))
+    else if (nodeusage::above(n, nodeusage::withoutSaturatedCapacity(tracked, n, t.high)))
       over.push_back(&n);
   }
   log::debug("nodes classified", {{"plugin", kName},

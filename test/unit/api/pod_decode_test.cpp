@@ -258,8 +258,8 @@ INSTANTIATE_TEST_SUITE_P(
         DecodeErrorCase{"bad quantity in second init container",
                         R"({"spec":{"initContainers":[{},{"resources":{"limits":{"memory":"1 Gi"}}}]}})",
                         "spec.initContainers[1].resources.limits.memory: invalid quantity \"1 Gi\""},
-        DecodeErrorCase{"quantity overflow", R"({"spec":{"overhead":{"cpu":"1E"}}})",
-                        "spec.overhead.cpu: quantity \"1E\" does not fit in int64 milli-units"},
+        DecodeErrorCase{"negative quantity beyond int64 milli", R"({"spec":{"overhead":{"cpu":"-1E"}}})",
+                        "spec.overhead.cpu: must be greater than or equal to 0, got a negative quantity for cpu"},
         DecodeErrorCase{"quantity of wrong type", R"({"spec":{"overhead":{"cpu":true}}})",
                         "spec.overhead.cpu: expected quantity, got boolean"},
         DecodeErrorCase{

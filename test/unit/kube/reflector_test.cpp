@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
+#include "pkg/kube/cache_health.h"
 #include "test/unit/kube/reflector_fixture.h"
 
 namespace kdesched::kube::testing {
@@ -311,6 +313,48 @@ TEST_F(ReflectorTest, AnUndecodableWatchEventWithoutANameRelists) {
   EXPECT_THAT(observer_.relists, ElementsAre("malformed"));
   ASSERT_EQ(observer_.errors.size(), 1u);
   EXPECT_THAT(observer_.errors[0], HasSubstr("undecodable watch event: metadata.name: missing"));
+}
+
+// A pod requesting 10P of memory (10^19 milli-units, beyond int64) is one the API server accepts.
+// It once failed to decode, so the pods resource was stale for as long as it existed and no cycle
+// ran anywhere: anyone who may create a pod could switch kdesched off. Its amount saturates now.
+std::string hogPod(const std::string& name, const std::string& rv) {
+  std::string pod = podJson(name, rv);
+  pod.replace(pod.find(R"("cpu":"100m")"), 12, R"("cpu":"100m","memory":"10P")");
+  return pod;
+}
+
+TEST_F(ReflectorTest, APodBeyondInt64MilliIsKeptSaturatedAndNeverMakesPodsStale) {
+  LogCapture logs(log::Level::Info);
+  CacheHealth health(clock_);
+  ReflectorObservers both({&observer_, &health});
+  transport_->onSend(Scripted::json(podList({podJson("a", "5"), hogPod("b", "6")}, "10")));
+  transport_->onWatch(
+      Scripted::watch({event("MODIFIED", hogPod("b", "11")), event("ADDED", hogPod("c", "12"))}, Scripted::End::Hang));
+  auto r = std::make_unique<Reflector>(*client_, kPods, store_, options(), &both);
+  r->start();
+  waitForWatches(1);
+  ASSERT_TRUE(waitUntil([&] { return r->lastResourceVersion() == "12"; }));
+  r->stop();
+
+  EXPECT_EQ(pods(),
+            (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/b", "n1"}, {"default/c", "n1"}}));
+  auto snapshot = store_.snapshot();
+  const auto& all = snapshot->pods();
+  auto b = std::find_if(all.begin(), all.end(), [](const api::Pod* p) { return p->name == "b"; });
+  ASSERT_NE(b, all.end());
+  EXPECT_EQ((*b)->requests.get(api::kMemory()), api::kSaturatedMilli);
+  EXPECT_TRUE(observer_.undecodable.empty()) << "nothing is undecodable";
+  EXPECT_EQ(health.stale(), "") << "a saturated pod never makes the pods resource stale";
+  EXPECT_TRUE(observer_.relists.empty());
+  // Named once per pod (b listed, then modified; c added), at warning level, with the field.
+  std::size_t named = 0;
+  for (const std::string& line : logs.lines()) {
+    if (line.find("saturated") == std::string::npos) continue;
+    ++named;
+    EXPECT_THAT(line, HasSubstr("requests memory"));
+  }
+  EXPECT_EQ(named, 2u) << "once for b (not again on its MODIFIED event), once for c";
 }
 
 }  // namespace

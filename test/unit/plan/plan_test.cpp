@@ -171,6 +171,34 @@ TEST(PlanCli, APodThatFitsNowhereSaysSo) {
       << json.out;
 }
 
+// A pod requesting 10P of memory and a node advertising 100E: both beyond int64 milli-units, both
+// accepted by the API server. The plan once refused the whole snapshot (exit 2); now the amounts
+// saturate, the plan runs (payment still goes) and it names what was saturated.
+TEST(PlanCli, SaturatedAmountsPlanAndAreNamed) {
+  fs::path dir = fs::temp_directory_path() / ("kdesched-saturated-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.json") << R"({"kind":"List","items":[
+    {"kind":"Node","metadata":{"name":"n1","labels":{"kubernetes.io/hostname":"n1"}},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
+    {"kind":"Node","metadata":{"name":"n2","labels":{"kubernetes.io/hostname":"n2"}},"status":{"allocatable":{"cpu":"1","memory":"1Gi","pods":"10"}}},
+    {"kind":"Node","metadata":{"name":"virtual","labels":{"kubernetes.io/hostname":"virtual"}},"status":{"allocatable":{"cpu":"1e15","memory":"100E","pods":"110"}}},
+    {"kind":"Pod","metadata":{"name":"hog","namespace":"tenant"},"spec":{"nodeName":"n2","containers":[{"name":"c","resources":{"requests":{"memory":"10P"}}}]},"status":{"phase":"Running"}},
+    {"kind":"Pod","metadata":{"name":"order","namespace":"default","labels":{"app":"order"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"order","uid":"u1","controller":true}]},"spec":{"nodeName":"n1"},"status":{"phase":"Running"}},
+    {"kind":"Pod","metadata":{"name":"payment","namespace":"default","labels":{"app":"payment"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"payment","uid":"u2","controller":true}]},"spec":{"nodeName":"n1","affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"order"}},"topologyKey":"kubernetes.io/hostname"}]}}},"status":{"phase":"Running"}}]})";
+  const std::string args = "plan --snapshot " + (dir / "s.json").string() + " --policy-config-file " +
+                           (kSrc / "examples/order-payment/policy.yaml").string();
+  CmdResult table = run(args);
+  CmdResult json = run(args + " -o json");
+  fs::remove_all(dir);
+  ASSERT_EQ(table.exitCode, 0) << table.err << table.out;
+  EXPECT_NE(table.out.find("payment"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("saturated: node virtual allocatable memory beyond int64 milli-units"), std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("saturated: pod tenant/hog requests memory beyond int64 milli-units"), std::string::npos)
+      << table.out;
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_NE(json.out.find("saturated: pod tenant/hog requests memory"), std::string::npos) << json.out;
+}
+
 }  // namespace
 
 namespace {
