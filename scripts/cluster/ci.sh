@@ -4,7 +4,8 @@
 #   tools (openssl, jq, curl) -> build.sh (cached) -> test/e2e/smoke.sh
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
-#      silent.sh, triggers.sh, plugins.sh, prometheus.sh, skips them)
+#      silent.sh, saturate.sh, triggers.sh, plugins.sh,    skips them)
+#      prometheus.sh,
 #      watchlist.sh, usage.sh, liveplan.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
