@@ -133,6 +133,9 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
                  "kdesched only: a resource whose LIST and WATCH keep failing this long (Go duration) is stale: no "
                  "cycle until it resyncs (a 401/403 makes it stale at once)")
       ->capture_default_str();
+  app.add_flag("--prometheus-plain-http-token", f.d.prometheusPlainHttpToken,
+               "kdesched only: in a pod, send the service account token to a plain http:// Prometheus too (upstream "
+               "does; by default kdesched sends it over https only)");
   app.add_option("--watch-silence-timeout", f.watchSilence,
                  "kdesched only: an open watch without an event or a bookmark this long (Go duration; the API "
                  "server sends a bookmark a minute) is on a dead connection: cut and opened again; 0: no bound")

@@ -190,7 +190,8 @@ int run(const Options& o) {
                            {.gracePeriodSeconds = engine.policy.gracePeriodSeconds,
                             .failureEvents = engine.policy.evictionFailureEventNotification.value_or(false),
                             .clock = clock.get(),
-                            .repeatQuiet = std::chrono::seconds(600)});
+                            .repeatQuiet = std::chrono::seconds(600),
+                            .leader = rt->leadership()});
   evictor::DryRunSink dryRunSink;
   std::unique_ptr<metrics::EvictionMetrics> evictionMetrics;
   std::unique_ptr<metrics::PluginTimer> pluginTimer;

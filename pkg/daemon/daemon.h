@@ -33,6 +33,9 @@ struct Options {
   // An open watch without an event or a bookmark this long is on a dead connection: cut and opened
   // again (reflector.h). 0: no bound.
   double watchSilenceSeconds = 75;
+  // Send the service account token to a plain http:// Prometheus (upstream does; kdesched does not
+  // unless asked: --prometheus-plain-http-token).
+  bool prometheusPlainHttpToken = false;
   // Sync the cache by watch-list (one streaming WATCH per resource) while the API server allows
   // it; false: a paged LIST, always (--watch-list=false, KUBE_FEATURE_WatchListClient=false).
   bool watchList = true;

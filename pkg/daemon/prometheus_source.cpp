@@ -126,13 +126,14 @@ Result<std::string> SecretTokenSource::token() {
 
 PrometheusSource::PrometheusSource(PrometheusUrl url, std::unique_ptr<kube::Transport> transport,
                                    std::unique_ptr<kube::TokenSource> token, std::shared_ptr<Clock> clock,
-                                   Clock::Duration timeout, SourceHealth& health)
+                                   Clock::Duration timeout, SourceHealth& health, std::string withheld)
     : url_(std::move(url)),
       transport_(std::move(transport)),
       token_(std::move(token)),
       clock_(std::move(clock)),
       timeout_(timeout),
-      health_(health) {}
+      health_(health),
+      withheld_(std::move(withheld)) {}
 
 usage::SourceReadings PrometheusSource::query(const std::string& query, api::Timestamp at, Cancellation* cancel) {
   usage::SourceReadings out;
@@ -171,12 +172,14 @@ std::optional<std::string> PrometheusSource::ask(const std::string& query, api::
   const std::string& body = answer->body;
   const bool success = answer->status >= 200 && answer->status < 300;
   const std::size_t first = body.find_first_not_of(" \t\r\n");
+  const bool refused = answer->status == 401 || answer->status == 403;
   if (success || (first != std::string::npos && body[first] == '{')) {
-    if (Status st = usage::decodePrometheusAnswer(body, out); !st.isOk()) return st.message();
+    if (Status st = usage::decodePrometheusAnswer(body, out); !st.isOk())
+      return refused && !withheld_.empty() ? st.message() + " (" + withheld_ + ")" : st.message();
     if (success) return std::nullopt;
   }
   std::string why = "Prometheus answered HTTP " + std::to_string(answer->status) + " " + answer->reason;
-  if (answer->status == 401 || answer->status == 403) why += " (check the token it is given)";
+  if (refused) why += withheld_.empty() ? " (check the token it is given)" : " (" + withheld_ + ")";
   if (!body.empty()) why += ": " + quoteBody(body);
   return why;
 }
@@ -197,6 +200,14 @@ PrometheusAccess prometheusAccess(const policy::PrometheusProvider& provider, co
   if (provider.authTokenSecret) {
     out.token = std::make_unique<SecretTokenSource>(client, *provider.authTokenSecret);
     out.auth = "Secret " + provider.authTokenSecret->ns + "/" + provider.authTokenSecret->name;
+  } else if (env.inCluster && !env.inCluster->tokenFile.empty() && url.server.rfind("https://", 0) != 0 &&
+             !env.plainHttpToken) {
+    // Upstream sends it over http too; the token may evict any pod in the cluster, and plain http
+    // shows it to everything on the path and to proxies' logs. Prometheus without auth (the usual
+    // in-cluster http install) answers all the same.
+    out.auth = "none";
+    out.withheld = "kdesched does not send the service account token to a plain http:// Prometheus: use an "
+                   "https:// URL, an authToken Secret, or --prometheus-plain-http-token to send it anyway";
   } else if (env.inCluster && !env.inCluster->tokenFile.empty()) {
     // Period zero: read for every query, as upstream reads the in-cluster config every cycle.
     out.token = std::make_unique<kube::CachedFileTokenSource>(env.inCluster->tokenFile, std::move(clock),
@@ -220,9 +231,13 @@ Result<std::unique_ptr<PrometheusSource>> makePrometheusSource(const policy::Pro
   auto transport = kube::makeCpprestTransport(tls);
   const std::string shown = redactedPrometheusUrl(provider.url);
   if (!transport.isOk()) return Status::error("Prometheus at " + shown + ": " + transport.error());
-  log::info("Prometheus usage source", {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}});
+  if (access.withheld.empty())
+    log::info("Prometheus usage source", {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}});
+  else
+    log::warn("Prometheus usage source",
+              {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}, {"token", access.withheld}});
   return std::make_unique<PrometheusSource>(std::move(*url), std::move(transport.value()), std::move(access.token),
-                                            std::move(clock), env.timeout, health);
+                                            std::move(clock), env.timeout, health, access.withheld);
 }
 
 }  // namespace kdesched::daemon

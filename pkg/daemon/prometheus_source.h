@@ -52,9 +52,10 @@ class PrometheusSource {
  public:
   // `token` null: no Authorization header. `timeout` bounds each query from sending it to the last
   // byte of the answer.
+  // `withheld`: why a token upstream would send is not (said again when Prometheus answers 401/403).
   PrometheusSource(PrometheusUrl url, std::unique_ptr<kube::Transport> transport,
                    std::unique_ptr<kube::TokenSource> token, std::shared_ptr<Clock> clock, Clock::Duration timeout,
-                   SourceHealth& health);
+                   SourceHealth& health, std::string withheld = "");
 
   // The answer to `query` evaluated at `at` (Unix seconds). The reading is `down`, with why, when
   // no usable answer came: unreachable, an error answer, a result that is not a vector, a value
@@ -71,12 +72,16 @@ class PrometheusSource {
   std::shared_ptr<Clock> clock_;
   const Clock::Duration timeout_;
   SourceHealth& health_;
+  const std::string withheld_;
 };
 
 // Where kdesched runs, for the choice of token and CA: the in-cluster config when in a pod.
 struct PrometheusEnvironment {
   std::optional<kube::ClientConfig> inCluster;
   Clock::Duration timeout = std::chrono::seconds(30);
+  // --prometheus-plain-http-token: send the service account token to an http:// URL too (upstream
+  // does; the token may evict any pod, and plain http shows it to the path and proxies' logs).
+  bool plainHttpToken = false;
 };
 
 // How kdesched reaches the provider: the token source (null: no Authorization header) and the CA
@@ -86,6 +91,8 @@ struct PrometheusAccess {
   std::string caData;
   std::string auth;  // "Secret ns/name", "service account token", "none"
   std::string ca;    // "the cluster's", "the system's", "none (http)"
+  // Why no token is sent although upstream would send one ("": it is, or none would be).
+  std::string withheld;
 };
 PrometheusAccess prometheusAccess(const policy::PrometheusProvider& provider, const PrometheusUrl& url,
                                   kube::Client& client, std::shared_ptr<Clock> clock, const PrometheusEnvironment& env);

@@ -145,6 +145,7 @@ bool Runtime::buildUsage() {
   // In a pod: Prometheus gets the service-account token and the cluster's CA, as upstream's does.
   if (auto inCluster = kube::loadInClusterConfig(); inCluster.isOk()) env.inCluster = std::move(*inCluster);
   env.timeout = seconds(options_.requestTimeoutSeconds > 0 ? options_.requestTimeoutSeconds : 30);
+  env.plainHttpToken = options_.prometheusPlainHttpToken;
   auto sources = makeUsageSources(engine_, *client_, store_, clock_, metrics_.get(), env);
   if (!sources.isOk()) {
     log::error("bad policy", {{"error", sources.error()}});

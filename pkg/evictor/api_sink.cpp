@@ -53,6 +53,10 @@ EvictResult refusalFor(const ApiAnswer& a) {
   }
 }
 
+// A 5xx or no answer at all: the request may have been carried out. Cut short by shutdown: not
+// sent, or sent as the process ends, when nobody is left to count it.
+bool uncertain(const ApiAnswer& a) { return (a.status == 0 && !a.cancelled) || a.status >= 500; }
+
 }  // namespace
 
 EvictResult ApiSink::evict(const Decision& d) {
@@ -63,9 +67,46 @@ EvictResult ApiSink::evict(const Decision& d) {
   }
   EvictionRequest req{pod.ns.str(), pod.name, pod.uid.str(), options_.gracePeriodSeconds,
                       "triggered by " + d.profile + "/" + d.plugin + ": " + d.reason};
+  if (options_.leader && !options_.leader->isLeader())
+    return EvictResult::refused(Refusal::NotLeader, "leader election",
+                                "this replica is not the leader any more (checked right before sending)");
   ApiAnswer a = api_.evict(req);
-  if (a.status >= 200 && a.status < 300) {
-    // Upstream's message and `strategy` key, so log alerts written for upstream keep matching.
+  if (a.status >= 200 && a.status < 300) return evicted(d, req, a, "");
+  if (!uncertain(a)) return failed(d, req, a, "");
+  const PodCheck check = confirm(d);
+  switch (check.presence) {
+    case PodPresence::Gone: return evicted(d, req, a, check.detail);
+    case PodPresence::Present: return failed(d, req, a, "not evicted: " + check.detail);
+    case PodPresence::Unknown: break;
+  }
+  log::warn("eviction outcome unknown; counted as evicted", {{"pod", pod.key()},
+                                                            {"node", d.node},
+                                                            {"plugin", d.plugin},
+                                                            {"profile", d.profile},
+                                                            {"status", a.status},
+                                                            {"detail", a.message},
+                                                            {"check", check.detail},
+                                                            {"seconds", a.seconds},
+                                                            {"result", "unknown"}});
+  return EvictResult::success();
+}
+
+PodCheck ApiSink::confirm(const Decision& d) {
+  const api::Pod& pod = *d.pod;
+  PodCheck last;
+  for (std::chrono::milliseconds wait : options_.confirmWaits) {
+    if (options_.clock) options_.clock->sleepFor(wait, nullptr);
+    last = api_.checkPod(pod.ns.str(), pod.name, pod.uid.str());
+    if (last.presence == PodPresence::Gone) return last;
+  }
+  return last;
+}
+
+EvictResult ApiSink::evicted(const Decision& d, const EvictionRequest& req, const ApiAnswer& a,
+                             const std::string& confirmed) {
+  const api::Pod& pod = *d.pod;
+  // Upstream's message and `strategy` key, so log alerts written for upstream keep matching.
+  if (confirmed.empty())
     log::info("Evicted pod", {{"pod", pod.key()},
                               {"node", d.node},
                               {"plugin", d.plugin},
@@ -75,10 +116,27 @@ EvictResult ApiSink::evict(const Decision& d) {
                               {"expected_node", expectedNode(d.landing)},
                               {"landing", d.landing.describe()},
                               {"result", "success"}});
-    api_.recordEvent({req.ns, pod.name, pod.uid.str(), "Normal", d.plugin, "Descheduled", evictedNote(d)});
-    return EvictResult::success();
-  }
+  else  // the answer said otherwise; the pod's state says it went
+    log::info("Evicted pod", {{"pod", pod.key()},
+                              {"node", d.node},
+                              {"plugin", d.plugin},
+                              {"strategy", d.plugin},
+                              {"profile", d.profile},
+                              {"reason", d.reason},
+                              {"expected_node", expectedNode(d.landing)},
+                              {"landing", d.landing.describe()},
+                              {"result", "success"},
+                              {"answer", a.status},
+                              {"confirmed", confirmed}});
+  api_.recordEvent({req.ns, pod.name, pod.uid.str(), "Normal", d.plugin, "Descheduled", evictedNote(d)});
+  return EvictResult::success();
+}
+
+EvictResult ApiSink::failed(const Decision& d, const EvictionRequest& req, const ApiAnswer& a,
+                            const std::string& outcome) {
+  const api::Pod& pod = *d.pod;
   EvictResult res = refusalFor(a);
+  if (!outcome.empty()) res.detail += "; " + outcome;
   log::warn("eviction failed", {{"pod", pod.key()},
                                 {"node", d.node},
                                 {"plugin", d.plugin},

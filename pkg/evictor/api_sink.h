@@ -7,10 +7,12 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "pkg/base/clock.h"
 
 #include "pkg/evictor/eviction_api.h"
+#include "pkg/evictor/live_conditions.h"
 #include "pkg/evictor/sink.h"
 
 namespace kdesched::evictor {
@@ -27,6 +29,17 @@ struct ApiSinkOptions {
   // refusal is an info line.
   Clock* clock = nullptr;
   std::chrono::seconds repeatQuiet{600};
+  // An eviction answered 5xx or not at all may still be carried out (a 504 comes from the API
+  // server's timeout filter while its handler goes on). The pod is looked up after each of these
+  // waits (on `clock`; without one, at once) until it is gone; still there after the last, the
+  // eviction failed; never known (the lookups failed too), it counts as done: its limit slot and
+  // PDB budget stay spent and no later plugin picks the pod, the safe side.
+  // Asked right before each Eviction POST is sent (null: no leader election). The cycle's gate asks
+  // when the eviction is admitted; with requests in flight (--eviction-concurrency) it is sent a
+  // little later, and Lease-based election has no fencing.
+  const Leadership* leader = nullptr;
+  std::vector<std::chrono::milliseconds> confirmWaits{std::chrono::milliseconds(500), std::chrono::milliseconds(1000),
+                                                      std::chrono::milliseconds(2000)};
 };
 
 class ApiSink : public Sink {
@@ -38,6 +51,12 @@ class ApiSink : public Sink {
  private:
   // Whether this refusal repeats the one last logged at info for its pod, within repeatQuiet.
   bool repeats(const RefusedDecision& r);
+  // The eviction was sent and its answer `a` (5xx, none) says nothing certain: look the pod up.
+  PodCheck confirm(const Decision& d);
+  framework::EvictResult evicted(const Decision& d, const EvictionRequest& req, const ApiAnswer& a,
+                                 const std::string& confirmed);
+  framework::EvictResult failed(const Decision& d, const EvictionRequest& req, const ApiAnswer& a,
+                                const std::string& outcome);
 
   EvictionApi& api_;
   ApiSinkOptions options_;

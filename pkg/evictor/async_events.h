@@ -30,6 +30,9 @@ class AsyncEvents final : public EvictionApi {
   AsyncEvents& operator=(const AsyncEvents&) = delete;
 
   ApiAnswer evict(const EvictionRequest& r) override { return inner_.evict(r); }
+  PodCheck checkPod(const std::string& ns, const std::string& name, const std::string& uid) override {
+    return inner_.checkPod(ns, name, uid);
+  }
   void recordEvent(const PodEvent& e) override;
 
   // Blocks until every queued Event is sent; those still queued `limit` from now are dropped.

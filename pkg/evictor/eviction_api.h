@@ -36,10 +36,26 @@ struct PodEvent {
   std::string note;
 };
 
+// What the API server holds of a pod, asked after an eviction whose answer said nothing certain (a
+// 5xx, or no answer): a 504 can come while the server's handler goes on and evicts.
+enum class PodPresence {
+  Gone,     // 404, another pod of that name (a new UID), or the pod is being deleted
+  Present,  // the same UID, not being deleted
+  Unknown,  // the question failed too
+};
+struct PodCheck {
+  PodPresence presence = PodPresence::Unknown;
+  std::string detail;  // "404: not found", "deletionTimestamp 2026-12-06T10:00:00Z", the error
+};
+
 class EvictionApi {
  public:
   virtual ~EvictionApi() = default;
   virtual ApiAnswer evict(const EvictionRequest& r) = 0;
+  // GET of the pod `ns`/`name`, judged against `uid`. Default: Unknown (nothing asked).
+  virtual PodCheck checkPod(const std::string& /*ns*/, const std::string& /*name*/, const std::string& /*uid*/) {
+    return {PodPresence::Unknown, "not checked"};
+  }
   // Best effort: a failed Event never fails the eviction.
   virtual void recordEvent(const PodEvent& e) = 0;
 };

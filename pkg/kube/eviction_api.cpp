@@ -43,6 +43,26 @@ evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
   return a;
 }
 
+evictor::PodCheck KubeEvictionApi::checkPod(const std::string& ns, const std::string& name, const std::string& uid) {
+  using evictor::PodPresence;
+  RequestOptions opts;
+  opts.cancel = cancel_;
+  auto res = client_.get("/api/v1/namespaces/" + ns + "/pods/" + name, opts);
+  if (!res) {
+    if (res.error().code == 404) return {PodPresence::Gone, "404: not found"};
+    return {PodPresence::Unknown, res.error().describe()};
+  }
+  nlohmann::json pod = nlohmann::json::parse(res->body, nullptr, false);
+  if (pod.is_discarded() || !pod.is_object()) return {PodPresence::Unknown, "the pod's GET answered no JSON object"};
+  const nlohmann::json meta = pod.value("metadata", nlohmann::json::object());
+  const std::string got = meta.is_object() ? meta.value("uid", std::string()) : std::string();
+  if (got.empty()) return {PodPresence::Unknown, "the pod's GET answered no metadata.uid"};
+  if (got != uid) return {PodPresence::Gone, "replaced by uid " + got};
+  if (meta.contains("deletionTimestamp") && meta["deletionTimestamp"].is_string())
+    return {PodPresence::Gone, "deletionTimestamp " + meta["deletionTimestamp"].get<std::string>()};
+  return {PodPresence::Present, "the same uid, not being deleted"};
+}
+
 std::int64_t KubeEvictionApi::eventStamp(Clock::WallTime now) {
   const std::int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
   std::int64_t last = lastStamp_.load();

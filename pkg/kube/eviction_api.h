@@ -33,6 +33,7 @@ class KubeEvictionApi : public evictor::EvictionApi {
         cancel_(cancel),
         eventBudget_(client.qps(), client.burst(), clock_) {}
   evictor::ApiAnswer evict(const evictor::EvictionRequest& r) override;
+  evictor::PodCheck checkPod(const std::string& ns, const std::string& name, const std::string& uid) override;
   void recordEvent(const evictor::PodEvent& e) override;
 
  private:

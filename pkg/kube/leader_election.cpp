@@ -54,16 +54,27 @@ std::string LeaderElector::leasePath() const {
 }
 
 std::string LeaderElector::body(const Record& r, bool withResourceVersion) const {
-  nlohmann::json j = {{"apiVersion", "coordination.k8s.io/v1"},
-                      {"kind", "Lease"},
-                      {"metadata", {{"name", config_.name}, {"namespace", config_.ns}}},
-                      {"spec",
-                       {{"holderIdentity", r.holder},
-                        {"leaseDurationSeconds", r.leaseDurationSeconds},
-                        {"leaseTransitions", r.transitions}}}};
-  if (!r.acquireTime.empty()) j["spec"]["acquireTime"] = r.acquireTime;
-  if (!r.renewTime.empty()) j["spec"]["renewTime"] = r.renewTime;
-  if (withResourceVersion) j["metadata"]["resourceVersion"] = r.resourceVersion;
+  nlohmann::json j = nlohmann::json::parse(r.object, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) j = nlohmann::json::object();
+  j["apiVersion"] = "coordination.k8s.io/v1";
+  j["kind"] = "Lease";
+  if (!j.contains("metadata") || !j["metadata"].is_object()) j["metadata"] = nlohmann::json::object();
+  if (!j.contains("spec") || !j["spec"].is_object()) j["spec"] = nlohmann::json::object();
+  nlohmann::json& meta = j["metadata"];
+  meta["name"] = config_.name;
+  meta["namespace"] = config_.ns;
+  // The server's bookkeeping of its own writes: not ours to send back.
+  meta.erase("managedFields");
+  nlohmann::json& spec = j["spec"];
+  spec["holderIdentity"] = r.holder;
+  spec["leaseDurationSeconds"] = r.leaseDurationSeconds;
+  spec["leaseTransitions"] = r.transitions;
+  if (!r.acquireTime.empty()) spec["acquireTime"] = r.acquireTime;
+  if (!r.renewTime.empty()) spec["renewTime"] = r.renewTime;
+  if (withResourceVersion)
+    meta["resourceVersion"] = r.resourceVersion;
+  else
+    meta.erase("resourceVersion");
   return j.dump();
 }
 
@@ -77,6 +88,7 @@ Status LeaderElector::parseRecord(const std::string& json, Record& out) {
     out.renewTime = spec.value("renewTime", "");
     out.transitions = spec.value("leaseTransitions", 0);
     out.resourceVersion = j.at("metadata").value("resourceVersion", "");
+    out.object = json;
   } catch (const std::exception& e) {
     return Status::error(e.what());
   }
@@ -101,7 +113,7 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
                 {{"lease", leaseKey()}, {"error", attempt.explain(got.error().describe())}});
       return false;
     }
-    Record fresh{config_.identity, durationSeconds, nowStr, nowStr, 0, ""};
+    Record fresh{config_.identity, durationSeconds, nowStr, nowStr, 0, "", ""};
     auto created =
         client_.post("/apis/coordination.k8s.io/v1/namespaces/" + config_.ns + "/leases", body(fresh, false), opts);
     if (!created) {
@@ -114,6 +126,7 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
     // The version to release from, should release() come before the first renewal.
     try {
       fresh.resourceVersion = nlohmann::json::parse(created->body).at("metadata").value("resourceVersion", "");
+      fresh.object = created->body;
     } catch (...) {
       fresh.resourceVersion.clear();
     }
@@ -160,6 +173,7 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
   }
   try {
     next.resourceVersion = nlohmann::json::parse(put->body).at("metadata").value("resourceVersion", "");
+    next.object = put->body;
   } catch (...) {
     next.resourceVersion.clear();
   }
@@ -172,10 +186,11 @@ bool LeaderElector::tryAcquireOrRenew(Cancellation* cancel) {
 bool LeaderElector::acquire(Cancellation& cancel) {
   log::info("waiting for leadership", {{"lease", leaseKey()}, {"identity", config_.identity}});
   while (!cancel.cancelled()) {
+    const Clock::TimePoint started = clock_->now();
     if (tryAcquireOrRenew(&cancel)) {
       std::lock_guard<std::mutex> lock(mu_);
       held_ = true;
-      lastRenew_ = clock_->now();
+      lastRenew_ = started;
       log::info("became leader", {{"lease", leaseKey()}, {"identity", config_.identity}});
       return true;
     }
@@ -187,9 +202,12 @@ bool LeaderElector::acquire(Cancellation& cancel) {
 void LeaderElector::startRenewing(std::function<void()> onLost) {
   renewer_ = std::thread([this, onLost = std::move(onLost)] {
     while (clock_->sleepFor(config_.retryPeriod, &stop_)) {
+      // The lease is ours from when the renewal was sent, not from its answer: a PUT that took
+      // long must not lend the leader time the others do not count.
+      const Clock::TimePoint started = clock_->now();
       if (tryAcquireOrRenew(&stop_)) {
         std::lock_guard<std::mutex> lock(mu_);
-        lastRenew_ = clock_->now();
+        lastRenew_ = started;
         continue;
       }
       if (stop_.cancelled()) return;

@@ -33,6 +33,8 @@ struct LeaderElectionConfig {
 Status validateLeaderElection(const LeaderElectionConfig& c);
 std::string defaultIdentity();
 
+// Held, and renewed less than renewDeadline ago, counting from when the renewal that succeeded was
+// started (a slow PUT must not stretch the margin: the Lease says renewTime = the attempt's start).
 class LeaderElector : public evictor::Leadership {
  public:
   LeaderElector(Client& client, LeaderElectionConfig config, std::shared_ptr<Clock> clock);
@@ -58,6 +60,10 @@ class LeaderElector : public evictor::Leadership {
     std::string renewTime;
     int transitions = 0;
     std::string resourceVersion;
+    // The Lease as the API server last gave it (JSON; "" before one was read): an update is made
+    // from it, as client-go's, so labels, annotations, ownerReferences and spec fields kdesched
+    // does not know (strategy, preferredHolder) survive every renewal.
+    std::string object;
   };
   // One attempt, bounded by renewDeadline and cut short by `cancel`; true when we hold the lease
   // afterwards.

@@ -4,8 +4,8 @@
 #   tools (openssl, jq, curl) -> build.sh (cached) -> test/e2e/smoke.sh
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
-#      silent.sh, saturate.sh, triggers.sh, plugins.sh,    skips them)
-#      prometheus.sh,
+#      silent.sh, saturate.sh, maybe.sh, triggers.sh,      skips them)
+#      plugins.sh, prometheus.sh,
 #      watchlist.sh, usage.sh, liveplan.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
@@ -90,6 +90,7 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/stale.sh
   run_test test/e2e/silent.sh
   run_test test/e2e/saturate.sh
+  run_test test/e2e/maybe.sh
   run_test test/e2e/triggers.sh
   run_test test/e2e/plugins.sh
   run_test test/e2e/prometheus.sh

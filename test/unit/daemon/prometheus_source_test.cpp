@@ -119,6 +119,39 @@ TEST(PrometheusSource, InAClusterSendsTheServiceAccountTokenAndPicksUpItsRotatio
   EXPECT_EQ(f.authorization(1), "Bearer sa-token-2");
 }
 
+// The service account token may evict any pod: never over plain http unless asked (upstream sends
+// it); a Prometheus that then answers 401 says why no token came and what to do.
+TEST(PrometheusSource, InAClusterTheTokenGoesToAPlainHttpUrlOnlyWhenAsked) {
+  kube::testing::TempDir dir;
+  daemon::PrometheusEnvironment env;
+  env.inCluster.emplace();
+  env.inCluster->tokenFile = dir.write("token", "sa-token-1\n");
+  FakeApi kubeApi;
+  daemon::PrometheusAccess access = daemon::prometheusAccess(
+      {"http://prom:9090", std::nullopt}, {"http://prom:9090", ""}, *kubeApi.client, kubeApi.clock, env);
+  EXPECT_EQ(access.token, nullptr);
+  EXPECT_EQ(access.auth, "none");
+  EXPECT_THAT(access.withheld, HasSubstr("--prometheus-plain-http-token"));
+  auto t = std::make_unique<FakeTransport>();
+  FakeTransport* prom = t.get();
+  kubeApi.clock->blockingSleeps();
+  metrics::Metrics m{"test", {}};
+  SourceHealth health{"Prometheus", "Prometheus", &m};
+  PrometheusSource source(daemon::PrometheusUrl{"http://prom:9090", ""}, std::move(t), nullptr, kubeApi.clock,
+                          std::chrono::seconds(10), health, access.withheld);
+  prom->onSend(Scripted::json(R"({"status":"error","errorType":"unauthorized","error":"no token"})", 401));
+  usage::SourceReadings r = source.query(kQuery, kAt);
+  ASSERT_TRUE(r.down);
+  EXPECT_THAT(*r.down, HasSubstr("does not send the service account token to a plain http:// Prometheus"));
+  EXPECT_EQ(kube::findHeader(prom->sent().at(0).headers, "Authorization"), "");
+  env.plainHttpToken = true;
+  access = daemon::prometheusAccess({"http://prom:9090", std::nullopt}, {"http://prom:9090", ""}, *kubeApi.client,
+                                    kubeApi.clock, env);
+  EXPECT_NE(access.token, nullptr);
+  EXPECT_EQ(access.auth, "service account token");
+  EXPECT_EQ(access.withheld, "");
+}
+
 TEST(PrometheusSource, OutsideAClusterUsesNoTokenAndTheSystemsCas) {
   FakeApi kubeApi;
   daemon::PrometheusAccess access =

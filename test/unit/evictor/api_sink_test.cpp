@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+
 #include "pkg/base/log.h"
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/fake_clock.h"
@@ -13,9 +15,19 @@ struct FakeApi : evictor::EvictionApi {
   evictor::ApiAnswer answer{201, "", "", false};
   std::vector<evictor::EvictionRequest> requests;
   std::vector<evictor::PodEvent> events;
+  // What each look-up of the pod finds, in turn; then: still there.
+  std::deque<evictor::PodCheck> checks;
+  int checked = 0;
   evictor::ApiAnswer evict(const evictor::EvictionRequest& r) override {
     requests.push_back(r);
     return answer;
+  }
+  evictor::PodCheck checkPod(const std::string&, const std::string&, const std::string&) override {
+    ++checked;
+    if (checks.empty()) return {evictor::PodPresence::Present, "the same uid, not being deleted"};
+    evictor::PodCheck c = checks.front();
+    checks.pop_front();
+    return c;
   }
   void recordEvent(const evictor::PodEvent& e) override { events.push_back(e); }
 };
@@ -155,6 +167,103 @@ TEST(ApiSink, AFailedEvictionSaysHowLongItWasOut) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("eviction failed"), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("seconds=12.5"), std::string::npos) << lines[0];
+}
+
+// A 504 comes from the API server's timeout filter while its handler may go on and evict (the soak
+// saw one carried out 27 ms after the answer): the pod is looked up until it is gone, and only a
+// pod still there after the last wait is an eviction that failed.
+TEST(ApiSink, A504WhosePodIsGoneIsAnEviction) {
+  std::vector<std::string> lines;
+  log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
+  FakeApi api;
+  FakeClock clock;
+  api.answer = {504, "Timeout", "the server was paused", false, false, 12.5};
+  using evictor::PodPresence;
+  api.checks = {{PodPresence::Present, "the same uid, not being deleted"},
+                {PodPresence::Gone, "deletionTimestamp 2026-12-06T10:00:00Z"}};
+  evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt, .failureEvents = true, .clock = &clock});
+  auto pod = PodBuilder("payment").node("node2").build();
+  auto r = sink.evict(decision(*pod));
+  log::setWriter(nullptr);
+  EXPECT_TRUE(r.evicted) << r.detail;
+  EXPECT_EQ(api.checked, 2);
+  EXPECT_EQ(clock.sleeps(), (std::vector<Clock::Duration>{std::chrono::milliseconds(500), std::chrono::seconds(1)}));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("msg=\"Evicted pod\""), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("answer=504 confirmed=\"deletionTimestamp 2026-12-06T10:00:00Z\""), std::string::npos)
+      << lines[0];
+  ASSERT_EQ(api.events.size(), 1u);
+  EXPECT_EQ(api.events[0].type, "Normal");
+}
+
+TEST(ApiSink, A5xxWhosePodStaysIsAFailureAfterTheLastLookUp) {
+  FakeApi api;
+  FakeClock clock;
+  api.answer = {500, "InternalError", "etcd", false};
+  evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt, .failureEvents = false, .clock = &clock});
+  auto pod = PodBuilder("payment").node("node2").build();
+  auto r = sink.evict(decision(*pod));
+  EXPECT_FALSE(r.evicted);
+  EXPECT_EQ(r.api, framework::ApiFailure::ServerError);
+  EXPECT_NE(r.detail.find("not evicted: the same uid, not being deleted"), std::string::npos) << r.detail;
+  EXPECT_EQ(api.checked, 3);
+  EXPECT_EQ(clock.sleeps().size(), 3u);
+}
+
+// Nothing known (the look-ups fail too, the API server unreachable): counted as evicted, so its
+// limit slot and PDB budget stay spent and no later plugin of the run picks the pod.
+TEST(ApiSink, NoAnswerAndNoLookUpCountsAsEvicted) {
+  std::vector<std::string> lines;
+  log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
+  FakeApi api;
+  api.answer = {0, "", "timed out after 30s", false};
+  using evictor::PodPresence;
+  api.checks = {{PodPresence::Unknown, "connection refused"},
+                {PodPresence::Unknown, "connection refused"},
+                {PodPresence::Unknown, "connection refused"}};
+  evictor::ApiSink sink(api, {std::nullopt, false});
+  auto pod = PodBuilder("payment").node("node2").build();
+  EXPECT_TRUE(sink.evict(decision(*pod)).evicted);
+  log::setWriter(nullptr);
+  EXPECT_EQ(api.checked, 3);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("level=warn msg=\"eviction outcome unknown; counted as evicted\""), std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[0].find("result=unknown"), std::string::npos) << lines[0];
+}
+
+// With requests in flight an eviction is sent a little after the gate admitted it: leadership is
+// asked again right before the POST (Lease-based election has no fencing).
+TEST(ApiSink, NothingIsSentOnceThisReplicaNoLongerLeads) {
+  struct : evictor::Leadership {
+    bool leader = false;
+    bool isLeader() const override { return leader; }
+  } leadership;
+  FakeApi api;
+  evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt, .failureEvents = true, .leader = &leadership});
+  auto pod = PodBuilder("payment").node("node2").build();
+  auto r = sink.evict(decision(*pod));
+  EXPECT_FALSE(r.evicted);
+  EXPECT_EQ(r.refusal, framework::Refusal::NotLeader);
+  EXPECT_TRUE(api.requests.empty());
+  EXPECT_TRUE(api.events.empty());
+  leadership.leader = true;
+  EXPECT_TRUE(sink.evict(decision(*pod)).evicted);
+  EXPECT_EQ(api.requests.size(), 1u);
+}
+
+// A definite answer needs no look-up: a 429 (PDB or throttling), a 4xx, shutdown.
+TEST(ApiSink, DefiniteAnswersAreNotLookedUp) {
+  for (evictor::ApiAnswer a : {evictor::ApiAnswer{429, "TooManyRequests", "budget", true},
+                               evictor::ApiAnswer{404, "NotFound", "gone", false},
+                               evictor::ApiAnswer{0, "", "cancelled", false, true}}) {
+    FakeApi api;
+    api.answer = a;
+    evictor::ApiSink sink(api, {std::nullopt, false});
+    auto pod = PodBuilder("payment").node("node2").build();
+    EXPECT_FALSE(sink.evict(decision(*pod)).evicted) << a.status;
+    EXPECT_EQ(api.checked, 0) << a.status;
+  }
 }
 
 // A refusal that repeats the last one logged for its pod (same refusal, same refuser) is a debug

@@ -122,3 +122,39 @@ TEST_F(EvictionApiTest, EventsDoNotSpendTheEvictionsBudget) {
 
 }  // namespace
 }  // namespace kdesched::kube::testing
+
+namespace kdesched::kube::testing {
+namespace {
+
+// After an eviction whose answer said nothing certain, the pod's GET says what happened.
+class CheckPodTest : public EvictionApiTest {};
+
+TEST_F(CheckPodTest, TheGetOfThePodJudgedAgainstItsUid) {
+  using evictor::PodPresence;
+  make(-1, 0);
+  transport_->onSend(Scripted::json(R"({"kind":"Status","code":404,"reason":"NotFound"})", 404));
+  transport_->onSend(Scripted::json(R"({"kind":"Pod","metadata":{"name":"payment-1","uid":"uid-1"}})"));
+  transport_->onSend(Scripted::json(R"({"kind":"Pod","metadata":{"name":"payment-1","uid":"uid-2"}})"));
+  transport_->onSend(Scripted::json(
+      R"({"kind":"Pod","metadata":{"name":"payment-1","uid":"uid-1","deletionTimestamp":"2026-12-06T10:00:00Z"}})"));
+  transport_->onSend(Scripted::failure("connection refused"));
+  transport_->onSend(Scripted::json("not json"));
+  std::vector<std::pair<PodPresence, std::string>> got;
+  for (int i = 0; i < 6; ++i) {
+    evictor::PodCheck c = api_->checkPod("shop", "payment-1", "uid-1");
+    got.emplace_back(c.presence, c.detail);
+  }
+  EXPECT_EQ(got[0], std::make_pair(PodPresence::Gone, std::string("404: not found")));
+  EXPECT_EQ(got[1].first, PodPresence::Present);
+  EXPECT_EQ(got[2], std::make_pair(PodPresence::Gone, std::string("replaced by uid uid-2")));
+  EXPECT_EQ(got[3], std::make_pair(PodPresence::Gone, std::string("deletionTimestamp 2026-12-06T10:00:00Z")));
+  EXPECT_EQ(got[4].first, PodPresence::Unknown) << got[4].second;
+  EXPECT_EQ(got[5].first, PodPresence::Unknown) << got[5].second;
+  auto sent = transport_->sent();
+  ASSERT_EQ(sent.size(), 6u);
+  EXPECT_EQ(sent[0].method, "GET");
+  EXPECT_EQ(sent[0].target, "/api/v1/namespaces/shop/pods/payment-1");
+}
+
+}  // namespace
+}  // namespace kdesched::kube::testing
