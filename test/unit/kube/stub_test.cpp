@@ -105,15 +105,15 @@ TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
       rule("/api/v1/pods", {{"watch", nullptr}, {"continue", nullptr}, {"resourceVersion", nullptr}},
            json::array(
                {{{"status", 500}, {"json", json::parse(statusJson(500, "InternalError", "etcd leader changed"))}},
-                {{"json", list({podJson("a", "5"), podJson("b", "6")}, "10", "page2")}}})),
+                {{"json", list({podJson("a", "5"), podJson("b", "6")}, "10", "page2")}},
+                // The relist after the malformed line: the current state again, paged.
+                {{"json", list({podJson("a", "5"), podJson("c", "11"), podJson("y", "29")}, "30")}}})),
       rule("/api/v1/pods", {{"watch", nullptr}, {"continue", "page2"}},
            json::array({{{"json", list({podJson("x", "7")}, "10")}}})),
       rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "10"}},
            json::array({stream({event("ADDED", podJson("c", "11")), R"({"type":"ADDED","object":{"metadata":{"na)",
                                 event("ADDED", podJson("never", "12"))},
                                "hang", /*split=*/true)})),
-      rule("/api/v1/pods", {{"watch", nullptr}, {"resourceVersion", "11"}},
-           json::array({{{"json", list({podJson("a", "5"), podJson("c", "11"), podJson("y", "29")}, "30")}}})),
       rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "30"}}, json::array({stream({}, "hang")})),
   }));
   auto c = client(config());
@@ -134,7 +134,7 @@ TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
   EXPECT_EQ(got[2], "GET /api/v1/pods?limit=500&continue=page2");
   EXPECT_THAT(got[3],
               HasSubstr("GET /api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds="));
-  EXPECT_EQ(got[4], "GET /api/v1/pods?resourceVersion=11");
+  EXPECT_EQ(got[4], "GET /api/v1/pods?limit=500");
   EXPECT_THAT(got[5], HasSubstr("resourceVersion=30"));
   std::lock_guard<std::mutex> lock(observer.mu);
   EXPECT_THAT(observer.relists, ElementsAre("malformed"));
