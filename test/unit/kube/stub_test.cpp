@@ -61,7 +61,7 @@ class StubTest : public ::testing::Test {
     if (!r.isOk()) return out;
     for (const auto& req : json::parse(r->body)) {
       const std::string target = req["target"];
-      if (target != "/__stub/requests") out.push_back(req["method"].get<std::string>() + " " + target);
+      if (!target.starts_with("/__stub/")) out.push_back(req["method"].get<std::string>() + " " + target);
     }
     return out;
   }
@@ -219,8 +219,11 @@ TEST_F(StubTest, ARequestOnAConnectionTheServerResetIsSentAgain) {
   }));
   auto c = client(config());
   ASSERT_TRUE(c->get("/version").isOk());
-  // Real sockets: long enough for the stub to reset the kept-alive connection.
-  std::this_thread::sleep_for(300ms);
+  // The stub has reset the kept-alive connection (asked on another connection, which it answers
+  // once the reset is done).
+  auto resets = client(config())->get("/__stub/resets?atLeast=1");
+  ASSERT_TRUE(resets.isOk()) << resets.error().describe();
+  ASSERT_EQ(json::parse(resets->body)["resets"], 1);
   auto r = c->post("/api/v1/namespaces/d/pods/p/eviction", R"({"apiVersion":"policy/v1","kind":"Eviction"})");
   ASSERT_TRUE(r.isOk()) << r.error().describe();
   EXPECT_EQ(r->status, 201);
