@@ -192,10 +192,23 @@ Status decodeTopologySpread(Ctx& c, od::value& v, TopologySpreadConstraint& out)
   });
 }
 
+// A container status that reports resources (in-place resize): the scheduler counts a resized
+// container by these as well as by its spec. Matched to its container by name, which the API server
+// keeps unique across a pod's containers and init containers.
+struct ContainerResizeStatus {
+  std::string_view name;
+  ResourceList actuated;   // resources.requests
+  ResourceList allocated;  // allocatedResources
+};
+
 // What the pod decoder gathers before it can compute the derived fields.
 struct PodParts {
   std::vector<ContainerResources> containers;
   std::vector<ContainerResources> initContainers;
+  std::vector<std::string_view> containerNames;  // parallel to containers
+  std::vector<std::string_view> initContainerNames;
+  std::vector<ContainerResizeStatus> containerResize;  // from containerStatuses
+  std::vector<ContainerResizeStatus> initContainerResize;
   ResourceList overhead;
   // Volumes that name a PVC, in volume order: the claim name, or for an ephemeral volume its
   // volume name (the PVC is "<pod>-<volume>", and the pod name may come later in the document).
@@ -206,10 +219,12 @@ struct PodParts {
   bool qosFromStatus = false;
 };
 
-Status decodeContainer(Ctx& c, od::value& v, bool init, ContainerResources& out, ImageList& images) {
+Status decodeContainer(Ctx& c, od::value& v, bool init, ContainerResources& out, std::string_view& name,
+                       ImageList& images) {
   bool restartAlways = false;
   Symbol image;
   KD_TRY(forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
+    if (key == "name") return readString(c, f, name);
     if (key == "image") return readSymbol(c, f, image);
     if (key == "resources") {
       return forEachField(c, f, [&](std::string_view k, od::value& x) -> Status {
@@ -285,10 +300,13 @@ Status decodePodSpec(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
     if (key == "containers" || key == "initContainers") {
       const bool init = key == "initContainers";
       auto& list = init ? parts.initContainers : parts.containers;
+      auto& names = init ? parts.initContainerNames : parts.containerNames;
       list.clear();
+      names.clear();
       if (!init) parts.images.clear();
-      return forEachElement(
-          c, f, [&](od::value& e) { return decodeContainer(c, e, init, list.emplace_back(), parts.images); });
+      return forEachElement(c, f, [&](od::value& e) {
+        return decodeContainer(c, e, init, list.emplace_back(), names.emplace_back(), parts.images);
+      });
     }
     if (key == "overhead") return readResourceList(c, f, parts.overhead);
     if (key == "volumes") {
@@ -343,21 +361,43 @@ Status decodeContainerState(Ctx& c, od::value& v, ContainerStatus& out) {
   });
 }
 
-Status decodeContainerStatuses(Ctx& c, od::value& v, ContainerKind kind, std::vector<ContainerStatus>& out) {
+Status decodeContainerStatusField(Ctx& c, std::string_view key, od::value& f, ContainerStatus& cs) {
+  if (key == "restartCount") {
+    KD_TRY(readInt(c, f, cs.restartCount));
+    // The API server rejects it; a hand-written snapshot must not turn restarts negative.
+    if (cs.restartCount < 0) return c.fail("restartCount " + std::to_string(cs.restartCount) + " is negative");
+    return Status::ok();
+  }
+  if (key == "state") return decodeContainerState(c, f, cs);
+  return Status::ok();
+}
+
+// resize is null for ephemeral containers, which the scheduler does not count.
+Status decodeContainerStatuses(Ctx& c, od::value& v, ContainerKind kind, std::vector<ContainerStatus>& out,
+                               std::vector<ContainerResizeStatus>* resize) {
   std::erase_if(out, [&](const ContainerStatus& s) { return s.kind == kind; });
+  if (resize) resize->clear();
   return forEachElement(c, v, [&](od::value& e) -> Status {
     ContainerStatus cs;
     cs.kind = kind;
+    ContainerResizeStatus rs;
+    bool reportsResources = false;
     KD_TRY(forEachField(c, e, [&](std::string_view key, od::value& f) -> Status {
-      if (key == "restartCount") {
-        KD_TRY(readInt(c, f, cs.restartCount));
-        // The API server rejects it; a hand-written snapshot must not turn restarts negative.
-        if (cs.restartCount < 0) return c.fail("restartCount " + std::to_string(cs.restartCount) + " is negative");
-        return Status::ok();
+      if (!resize) return decodeContainerStatusField(c, key, f, cs);
+      if (key == "name") return readString(c, f, rs.name);
+      if (key == "allocatedResources") return readResourceList(c, f, rs.allocated);
+      if (key == "resources") {
+        bool null = false;
+        KD_TRY(isNull(c, f, null));
+        reportsResources = !null;
+        return forEachField(c, f, [&](std::string_view k, od::value& x) -> Status {
+          if (k == "requests") return readResourceList(c, x, rs.actuated);
+          return Status::ok();
+        });
       }
-      if (key == "state") return decodeContainerState(c, f, cs);
-      return Status::ok();
+      return decodeContainerStatusField(c, key, f, cs);
     }));
+    if (reportsResources) resize->push_back(std::move(rs));
     if (!cs.isDefault()) out.push_back(cs);
     return Status::ok();
   });
@@ -413,13 +453,39 @@ Status decodePodStatus(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
     if (key == "startTime") return readTimestamp(c, f, pod.startTime);
     if (key == "reason") return readSymbol(c, f, parts.status.reason);
     if (key == "containerStatuses")
-      return decodeContainerStatuses(c, f, ContainerKind::Regular, parts.status.containers);
+      return decodeContainerStatuses(c, f, ContainerKind::Regular, parts.status.containers, &parts.containerResize);
     if (key == "initContainerStatuses")
-      return decodeContainerStatuses(c, f, ContainerKind::Init, parts.status.containers);
+      return decodeContainerStatuses(c, f, ContainerKind::Init, parts.status.containers, &parts.initContainerResize);
     if (key == "ephemeralContainerStatuses")
-      return decodeContainerStatuses(c, f, ContainerKind::Ephemeral, parts.status.containers);
+      return decodeContainerStatuses(c, f, ContainerKind::Ephemeral, parts.status.containers, nullptr);
     return Status::ok();
   });
+}
+
+// In-place resize, as kube-scheduler counts it (InPlacePodVerticalScaling, GA since 1.35): a
+// regular container or a sidecar whose status reports resources counts by its effective requests
+// (effectiveResizeRequests); a non-restartable init container always counts by its spec.
+void applyResizeStatus(PodParts& parts) {
+  if (parts.containerResize.empty() && parts.initContainerResize.empty()) return;
+  const bool infeasible = podResizeInfeasible(parts.status.conditions);
+  auto find = [&](std::string_view name) -> const ContainerResizeStatus* {
+    for (const auto* list : {&parts.containerResize, &parts.initContainerResize}) {
+      for (const auto& s : *list) {
+        if (s.name == name) return &s;
+      }
+    }
+    return nullptr;
+  };
+  auto apply = [&](std::vector<ContainerResources>& list, const std::vector<std::string_view>& names) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (&list == &parts.initContainers && !list[i].restartableInit) continue;
+      if (const auto* s = find(names[i])) {
+        list[i].requests = effectiveResizeRequests(list[i].requests, s->actuated, s->allocated, infeasible);
+      }
+    }
+  };
+  apply(parts.containers, parts.containerNames);
+  apply(parts.initContainers, parts.initContainerNames);
 }
 
 const std::shared_ptr<const SchedulingConstraints>& noConstraints() {
@@ -454,6 +520,7 @@ Status decodePod(od::object obj, Pod& out) {
     for (const auto& [ephemeral, name] : parts.claims) {
       out.pvcClaimNames.push_back(ephemeral ? out.name + "-" + std::string(name) : std::string(name));
     }
+    applyResizeStatus(parts);
     out.requests = computePodRequests(parts.containers, parts.initContainers, parts.overhead);
     if (!parts.qosFromStatus) out.qos = computeQos(parts.containers, parts.initContainers);
     out.scheduling = internConstraints(std::move(parts.constraints));

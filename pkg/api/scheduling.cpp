@@ -202,6 +202,21 @@ ResourceList computePodRequests(const std::vector<ContainerResources>& container
   return reqs;
 }
 
+ResourceList effectiveResizeRequests(const ResourceList& spec, const ResourceList& actuated,
+                                     const ResourceList& allocated, bool resizeInfeasible) {
+  ResourceList out = resizeInfeasible ? ResourceList{} : spec;
+  out.maxWith(actuated);
+  out.maxWith(allocated);
+  return out;
+}
+
+bool podResizeInfeasible(const std::vector<PodCondition>& conditions) {
+  for (const auto& c : conditions) {
+    if (c.type() == "PodResizePending") return c.reason() == "Infeasible";
+  }
+  return false;
+}
+
 QosClass computeQos(const std::vector<ContainerResources>& containers,
                     const std::vector<ContainerResources>& initContainers) {
   // Only cpu and memory count, and only positive amounts; requests and limits are compared as

@@ -38,6 +38,15 @@ bool toleratesNoScheduleNoExecute(const std::vector<Toleration>& tolerations, co
 //   + pod overhead.
 ResourceList computePodRequests(const std::vector<ContainerResources>& containers,
                                 const std::vector<ContainerResources>& initContainers, const ResourceList& overhead);
+// A container being resized in place counts, per resource, by the largest of its spec's requests,
+// the requests the kubelet has actuated (status.resources.requests) and those it has allocated
+// (status.allocatedResources): until the resize completes the node holds whichever is larger
+// (k8s resourcehelper determineEffectiveRequests). When the resize is infeasible the spec's new
+// amounts will never be applied, so only actuated and allocated count.
+ResourceList effectiveResizeRequests(const ResourceList& spec, const ResourceList& actuated,
+                                     const ResourceList& allocated, bool resizeInfeasible);
+// The first PodResizePending condition has reason Infeasible (k8s resourcehelper.IsPodResizeInfeasible).
+bool podResizeInfeasible(const std::vector<PodCondition>& conditions);
 // QoS class from cpu/memory requests and limits (k8s qos.GetPodQOS).
 QosClass computeQos(const std::vector<ContainerResources>& containers,
                     const std::vector<ContainerResources>& initContainers);

@@ -45,6 +45,25 @@ Result<std::string_view> checkTextEncoding(std::string_view text, std::string_vi
   return text;
 }
 
+Status checkTextStart(std::string_view head, std::string_view what) {
+  const bool utf32le = startsWith(head, std::string_view("\xFF\xFE\0\0", 4));
+  if ((startsWith(head, "\xFF\xFE") && !utf32le) || startsWith(head, "\xFE\xFF")) return Status::ok();
+  auto checked = checkTextEncoding(head, what);
+  if (!checked.isOk()) return checked.status();
+  const std::string_view text = *checked;
+  const auto control = std::find_if(text.begin(), text.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c < 0x20 && c != '\t' && c != '\n' && c != '\r';
+  });
+  if (control == text.end()) return Status::ok();
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  const auto c = static_cast<unsigned char>(*control);
+  const std::string byte = {'0', 'x', kHex[c >> 4], kHex[c & 0xF]};
+  return Status::error("binary data (a control byte " + byte + " at " +
+                       textPosition(text, static_cast<std::size_t>(control - text.begin())) + "): expected " +
+                       std::string(what));
+}
+
 std::optional<std::string> fromUtf16(std::string_view text) {
   const bool le = text.starts_with("\xFF\xFE"), be = text.starts_with("\xFE\xFF");
   if ((!le && !be) || text.starts_with(std::string_view("\xFF\xFE\0\0", 4))) return std::nullopt;

@@ -21,6 +21,12 @@ std::string textPosition(std::string_view text, std::size_t offset);
 // named by line and column). `what` names the expected content: "JSON or YAML".
 Result<std::string_view> checkTextEncoding(std::string_view text, std::string_view what);
 
+// For a reader that has only the first bytes of a text: the error checkTextEncoding gives when
+// those bytes already decide it, and one for a control character other than tab, CR and LF, which
+// neither JSON nor YAML allows anywhere (what random binary data shows within a few bytes). OK for
+// UTF-16 with a byte order mark, which fromUtf16 reads once the whole text is there.
+Status checkTextStart(std::string_view head, std::string_view what);
+
 // UTF-16 text with a byte order mark (what PowerShell's `>` writes) as UTF-8, as upstream's YAML
 // parser reads a policy; nullopt when the text is not UTF-16 with a BOM (UTF-32's BOM starts like
 // UTF-16LE's and is not UTF-16). An unpaired surrogate gives "" (an error upstream too).

@@ -11,10 +11,15 @@
 #include <cstring>
 #include <utility>
 
+#include "pkg/api/text_input.h"
+
 namespace kdesched::cluster {
 namespace {
 
 constexpr std::size_t kReleaseStep = std::size_t{1} << 20;
+// The first bytes of text are enough to tell binary data from JSON or YAML: /dev/zero, an image
+// or an archive is refused at once instead of after reading up to the limit (1 GiB by default).
+constexpr std::size_t kHeadBytes = 512;
 
 std::size_t pageSize() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
 std::size_t roundUpToPage(std::size_t n) { return (n + pageSize() - 1) / pageSize() * pageSize(); }
@@ -88,12 +93,20 @@ Result<InputBuffer> InputBuffer::readFile(const std::string& path, std::size_t m
   for (;;) {
     if (Status s = buf.reserve(std::min(room, maxBytes + 1)); !s.isOk())
       return Status::error(path + ": cannot read the snapshot file: " + s.message());
-    const std::size_t space = std::min(buf.capacity_ - simdjson::SIMDJSON_PADDING, maxBytes + 1) - buf.size_;
+    std::size_t space = std::min(buf.capacity_ - simdjson::SIMDJSON_PADDING, maxBytes + 1) - buf.size_;
+    // The first bytes on their own, even of a regular file read in one go otherwise: binary data
+    // is refused before the rest is read.
+    if (buf.size_ < kHeadBytes) space = std::min(space, kHeadBytes - buf.size_);
     const ssize_t n = ::read(in.fd, buf.data_ + buf.size_, space);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Status::error(path + ": cannot read the snapshot file: " + std::strerror(errno));
     if (n == 0) break;
+    const std::size_t headBefore = std::min(buf.size_, kHeadBytes);
     buf.size_ += static_cast<std::size_t>(n);
+    if (headBefore < kHeadBytes) {
+      Status head = api::checkTextStart({buf.data_, std::min(buf.size_, kHeadBytes)}, kSnapshotText);
+      if (!head.isOk()) return Status::error(path + ": " + head.message());
+    }
     if (buf.size_ > maxBytes) return tooLarge(path, maxBytes);
     if (buf.size_ + simdjson::SIMDJSON_PADDING >= buf.capacity_) room = std::max(room, buf.size_) * 2;
   }

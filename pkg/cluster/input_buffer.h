@@ -15,11 +15,16 @@
 
 namespace kdesched::cluster {
 
+// What a snapshot's text is expected to be, as its errors say.
+inline constexpr std::string_view kSnapshotText = "the JSON or YAML text that kubectl get -o json|yaml writes";
+
 class InputBuffer {
  public:
   // Reads all of `path` (a file, a pipe, a FIFO, a device). More than `maxBytes` is refused as soon
-  // as it is read, so /dev/zero or an endless pipe stops there. Errors name the path and say what
-  // to do (a directory, a file that cannot be opened or read, one larger than the limit).
+  // as it is read, so an endless pipe stops there; first bytes that are binary data, not text
+  // (api::checkTextStart), are refused as soon as they are read, so /dev/zero stops at once. Errors
+  // name the path and say what to do (a directory, a file that cannot be opened or read, one larger
+  // than the limit, binary data).
   static Result<InputBuffer> readFile(const std::string& path, std::size_t maxBytes);
 
   InputBuffer() = default;

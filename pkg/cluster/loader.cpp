@@ -316,7 +316,7 @@ Result<LoadReport> loadText(std::string_view text, const char* readableEnd, std:
     }
     return r;
   }
-  auto checked = api::checkTextEncoding(text, "the JSON or YAML text that kubectl get -o json|yaml writes");
+  auto checked = api::checkTextEncoding(text, kSnapshotText);
   if (!checked.isOk()) return Status::error(sourceName + ": " + checked.error());
   text = *checked;
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)

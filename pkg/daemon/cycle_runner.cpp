@@ -166,6 +166,8 @@ RunReport CycleRunner::runPeriodic() {
     for (api::Kind k : {api::Kind::Pod, api::Kind::Node, api::Kind::Namespace, api::Kind::PodDisruptionBudget,
                         api::Kind::PersistentVolumeClaim})
       m->cacheObjects(std::string(api::toString(k)), static_cast<double>(parts_.store.count(k)));
+    const cluster::SnapshotPtr nodes = parts_.store.snapshot();
+    m->forgetDepartedNodes([&](const std::string& node) { return nodes->node(node) != nullptr; }, parts_.clock->now());
   }
   return r;
 }

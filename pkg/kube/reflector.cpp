@@ -126,17 +126,13 @@ void Reflector::run() {
 }
 
 bool Reflector::relist() {
-  // The first list, and the one after a 410, asks for the current state (""), in pages: the API
-  // server ignores the page size of a resourceVersion="0" list and sends everything in one body
-  // (120 MB of JSON for 30,000 pods, held twice while decoding), while "" is served page by page
-  // (from its watch cache since Kubernetes 1.31). Otherwise "not older than what we saw", which
-  // never goes back in time.
-  std::string rv = lastResourceVersion();
-  if (rvUnavailable_) rv.clear();
+  // Every list asks for the current state (""), in pages, whatever version the cache saw last: a
+  // list at "0" ignores the page size and comes in one body (120 MB of JSON for 30,000 pods, held
+  // twice while decoding), as does one at a specific version served from the watch cache, while a
+  // paged one at a specific version goes to etcd and may 410. "" is a consistent read served page
+  // by page (from the watch cache since Kubernetes 1.31), never older than what the cache has seen.
   ListOptions lo;
-  lo.resourceVersion = rv;
-  // Paging only for "" and "0": a paged list at a specific version goes to etcd and may 410.
-  lo.limit = (rv.empty() || rv == "0") ? options_.pageSize : 0;
+  lo.limit = options_.pageSize;
   const Clock::TimePoint start = clock_->now();
   auto listed = client_.list(resource_, lo, &cancel_);
   if (!listed.isOk()) {
@@ -144,7 +140,7 @@ bool Reflector::relist() {
     if (listed.error().isGone()) rvUnavailable_ = true;
     const std::string error = listed.error().describe();
     log::write(unlessRepeated("list " + error, log::Level::Warn), "reflector list failed",
-               {{"resource", resource_.name}, {"requested_rv", rv}, {"error", error}});
+               {{"resource", resource_.name}, {"error", error}});
     reportError({"list", listed.error().code, error});
     return false;
   }

@@ -210,9 +210,9 @@ class Reflector {
   bool started_ = false;
   WatchStream* current_ = nullptr;  // the open watch, so stop() can cut it
   std::string lastRv_;
-  // Relist with "" (a consistent read, in pages) rather than from the last version: after a 410
-  // that version is useless, and after a refused watch the cache is to be replaced with the
-  // current state (it may have missed changes for a long time).
+  // Sync by a watch-list from "" rather than from the last version: after a 410 that version is
+  // useless, and after a refused watch the cache is to be replaced with the current state (it may
+  // have missed changes for a long time). A LIST always reads "" (see relist()).
   bool rvUnavailable_ = false;
   bool listOnce_ = false;   // the next sync by LIST, then watch-list again
   int streamFailures_ = 0;  // watch-lists failed in a row

@@ -2,6 +2,7 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <iterator>
 #include <sstream>
 #include <utility>
@@ -114,8 +115,37 @@ void Metrics::podEvicted(const std::string& result, const std::string& strategy,
                          const std::string& ns, const std::string& node) {
   prometheus::Labels l{
       {"result", result}, {"strategy", strategy}, {"profile", profile}, {"namespace", ns}, {"node", node}};
-  evicted_->Add(l).Increment();
-  evictedDeprecated_->Add(l).Increment();
+  std::lock_guard<std::mutex> lock(nodesMu_);
+  auto& total = evicted_->Add(l);
+  auto& deprecated = evictedDeprecated_->Add(l);
+  total.Increment();
+  deprecated.Increment();
+  if (node.empty()) return;
+  NodeSeries& series = nodeSeries_[node];
+  const std::pair<prometheus::Counter*, prometheus::Counter*> pair{&total, &deprecated};
+  if (std::find(series.counters.begin(), series.counters.end(), pair) == series.counters.end())
+    series.counters.push_back(pair);
+}
+
+void Metrics::forgetDepartedNodes(const std::function<bool(const std::string&)>& present,
+                                  std::chrono::steady_clock::time_point now, std::chrono::nanoseconds grace) {
+  std::lock_guard<std::mutex> lock(nodesMu_);
+  for (auto it = nodeSeries_.begin(); it != nodeSeries_.end();) {
+    NodeSeries& series = it->second;
+    if (present(it->first)) {
+      series.absentSince.reset();
+    } else if (!series.absentSince) {
+      series.absentSince = now;
+    } else if (now - *series.absentSince >= grace) {
+      for (auto [total, deprecated] : series.counters) {
+        evicted_->Remove(total);
+        evictedDeprecated_->Remove(deprecated);
+      }
+      it = nodeSeries_.erase(it);
+      continue;
+    }
+    ++it;
+  }
 }
 
 void Metrics::evictionRefused(const std::string& reason, const std::string& strategy, const std::string& profile) {

@@ -9,9 +9,12 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +42,14 @@ class Metrics {
   // Why the evictor (or the API server) said no: filter, preEvictionFilter, limit-*, pdb, api,
   // anti-flapping, shutdown, stale-cache, not-leader.
   void evictionRefused(const std::string& reason, const std::string& strategy, const std::string& profile);
+  // descheduler_pods_evicted_total{node} keeps upstream's labels, but the series of a node that
+  // has left the cluster go once it has been absent for `grace`: under node churn (autoscaling,
+  // spot instances) they would otherwise grow without bound. Called after each periodic cycle with
+  // whether a node is in the cluster and the injected clock's time. A node that comes back starts
+  // its series from 0, which Prometheus reads as a counter reset (rate() and increase() allow it).
+  void forgetDepartedNodes(const std::function<bool(const std::string&)>& present,
+                           std::chrono::steady_clock::time_point now,
+                           std::chrono::nanoseconds grace = std::chrono::hours(1));
   void loopDuration(double seconds);
   void strategyDuration(const std::string& strategy, const std::string& profile, double seconds);
   void cycleSucceeded(double unixSeconds);
@@ -74,6 +85,15 @@ class Metrics {
   StaleSource stale_;
   prometheus::Family<prometheus::Counter>* evicted_;
   prometheus::Family<prometheus::Counter>* evictedDeprecated_;
+  // Per node: its series in evicted_ and evictedDeprecated_ (in pairs), and since when it has
+  // been absent. Guarded by nodesMu_, which podEvicted holds too, so no series is removed between
+  // its Add and its Increment.
+  struct NodeSeries {
+    std::vector<std::pair<prometheus::Counter*, prometheus::Counter*>> counters;
+    std::optional<std::chrono::steady_clock::time_point> absentSince;
+  };
+  std::mutex nodesMu_;
+  std::map<std::string, NodeSeries> nodeSeries_;
   prometheus::Family<prometheus::Histogram>* loop_;
   prometheus::Family<prometheus::Histogram>* loopDeprecated_;
   prometheus::Family<prometheus::Histogram>* strategy_;

@@ -252,6 +252,14 @@ check "ClusterRole: no core events (Events go through events.k8s.io/v1, as upstr
 check "ClusterRole: no delete/deletecollection/patch anywhere, update only on events, no secrets, no wildcards" q "${WORK}/ha.yaml" \
   'all(not set(v) & {"delete", "deletecollection", "patch", "*"} and ("update" not in v or res == ("events",)) and "secrets" not in res and "*" not in res and "*" not in g for g, res, _, v in rules())'
 check "no leader-election Role without leaderElection" q "${WORK}/deploy.yaml" 'not by("Role") and not by("RoleBinding")'
+check "no leader election: the Deployment rolls with Recreate (a surge pod would evict beside the old one)" q "${WORK}/deploy.yaml" \
+  'one("Deployment")["spec"]["strategy"] == {"type": "Recreate"}'
+check "leaderElection.enabled=false: Recreate" q <(tmpl --set kind=Deployment --set leaderElection.enabled=false) \
+  'one("Deployment")["spec"]["strategy"] == {"type": "Recreate"}'
+check "leaderElection: the default rolling update (the new pod waits for the Lease)" q "${WORK}/ha.yaml" \
+  '"strategy" not in one("Deployment")["spec"]'
+check "leader election from cmdOptions (leader-elect: true): the default rolling update" q <(tmpl --set kind=Deployment --set cmdOptions.leader-elect=true) \
+  '"strategy" not in one("Deployment")["spec"]'
 check "leaderElection: Role in kube-system: create leases; get+update the named Lease only" q "${WORK}/ha.yaml" \
   'sorted(rules("Role")) == sorted([(("coordination.k8s.io",), ("leases",), (), ("create",)), (("coordination.k8s.io",), ("leases",), ("kdesched-ha",), ("get", "update"))]) and one("Role")["metadata"]["namespace"] == "kube-system" and one("RoleBinding")["subjects"][0]["name"] == one("ServiceAccount")["metadata"]["name"]'
 check "leaderElection: Deployment args: cmdOptions, then the --leader-elect* flags that are set, as upstream renders them" q "${WORK}/ha.yaml" \

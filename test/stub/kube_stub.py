@@ -23,6 +23,8 @@ and query constraints match, and takes that rule's next response (the last one r
      ]}]}                                               # kept-alive connection (RST) after 100 ms
 
 GET /__stub/requests returns what was received so far: [{"method", "target", "authorization"}].
+GET /__stub/resets?atLeast=N waits (up to 10 s) until N connections were reset by reset_after_ms
+and returns {"resets": count}: a test waits for the reset itself, not for a guess of how long it takes.
 TLS: --tls-cert/--tls-key serve HTTPS; --tls-client-ca also requires a client certificate.
 Only loopback traffic: the stub never connects anywhere.
 """
@@ -42,6 +44,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 STOP = threading.Event()
 LOCK = threading.Lock()
 REQUESTS = []
+RESETS = threading.Condition(LOCK)
+RESET_COUNT = [0]
 
 
 class Rule:
@@ -73,6 +77,22 @@ class Rule:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     rules = []
+    resetting = False  # reset_after_ms: close with RST once the exchange is over
+
+    def finish(self):
+        super().finish()
+        if not self.resetting:
+            return
+        # What the server's shutdown_request would do next (FIN, then close, which SO_LINGER 0
+        # turns into an RST), done here so the reset can be counted once it has happened.
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        self.connection.close()
+        with RESETS:
+            RESET_COUNT[0] += 1
+            RESETS.notify_all()
 
     def log_message(self, fmt, *args):
         pass
@@ -102,6 +122,12 @@ class Handler(BaseHTTPRequestHandler):
                 body = json.dumps(REQUESTS)
             return self.send_body(200, {}, body.encode())
         query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+        if url.path == "/__stub/resets":
+            at_least = int(query.get("atLeast", ["0"])[0])
+            with RESETS:
+                RESETS.wait_for(lambda: RESET_COUNT[0] >= at_least, timeout=10)
+                body = json.dumps({"resets": RESET_COUNT[0]})
+            return self.send_body(200, {}, body.encode())
         with LOCK:
             REQUESTS.append({"method": self.command, "target": self.path,
                              "authorization": self.headers.get("Authorization", "")})
@@ -124,6 +150,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(response["reset_after_ms"] / 1000.0)
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.resetting = True
             self.close_connection = True
 
     def send_body(self, status, headers, body):

@@ -10,8 +10,11 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <thread>
+
+#include "pkg/cluster/loader.h"
 
 namespace kdesched::cluster {
 namespace {
@@ -64,10 +67,47 @@ TEST_F(InputBufferTest, ADirectoryOrAMissingFileIsNamed) {
   EXPECT_THAT(m.error(), HasSubstr("missing.json: cannot open the snapshot file: No such file or directory"));
 }
 
-TEST_F(InputBufferTest, AnEndlessDeviceStopsAtTheLimit) {
-  auto b = InputBuffer::readFile("/dev/zero", 3 << 20);
+// Binary data is refused at its first bytes, not after reading up to the limit: /dev/zero under
+// the default 1 GiB limit took seconds and a gigabyte of memory to fail.
+TEST_F(InputBufferTest, AnEndlessDeviceOfBinaryDataIsRefusedAtItsFirstByte) {
+  auto b = InputBuffer::readFile("/dev/zero", kDefaultMaxSnapshotBytes);
   ASSERT_FALSE(b.isOk());
-  EXPECT_THAT(b.error(), HasSubstr("/dev/zero: larger than 3145728 bytes"));
+  EXPECT_EQ(b.error(),
+            "/dev/zero: binary data (a NUL byte at line 1, column 1): expected the JSON or YAML text that kubectl "
+            "get -o json|yaml writes");
+}
+
+// Random bytes, with NUL bytes and without: the first control byte (which neither JSON nor YAML
+// allows) names the file as binary, though there is no NUL.
+TEST_F(InputBufferTest, AFileOfRandomBytesIsRefusedAsBinaryData) {
+  std::mt19937 random(33);
+  std::string bytes(std::size_t{4} << 20, '\0');
+  for (char& c : bytes) c = static_cast<char>(random());
+  auto any = InputBuffer::readFile(write("random.bin", bytes), kDefaultMaxSnapshotBytes);
+  ASSERT_FALSE(any.isOk());
+  EXPECT_THAT(any.error(), HasSubstr("random.bin: binary data (a "));
+  EXPECT_THAT(any.error(), HasSubstr("): expected the JSON or YAML text"));
+
+  for (char& c : bytes) c = static_cast<char>(1 + random() % 255);
+  bytes[0] = '\x8B';
+  bytes[1] = '\x1F';
+  auto noNul = InputBuffer::readFile(write("random-no-nul.bin", bytes), kDefaultMaxSnapshotBytes);
+  ASSERT_FALSE(noNul.isOk());
+  EXPECT_THAT(noNul.error(), HasSubstr("random-no-nul.bin: binary data (a control byte 0x1F at line 1, column 2)"));
+}
+
+// What the first bytes cannot rule out is read whole: control characters past them (the loader's
+// parsers judge those), and UTF-16 with a byte order mark (the loader converts it).
+TEST_F(InputBufferTest, TextAndUtf16WithABomAreReadWhole) {
+  const std::string yaml = "# a snapshot\r\nkind: List\n\titems: []\n" + std::string(600, ' ') + "\x01";
+  auto text = InputBuffer::readFile(write("late-control.yaml", yaml), kDefaultMaxSnapshotBytes);
+  ASSERT_TRUE(text.isOk()) << text.error();
+  EXPECT_EQ(text->text(), yaml);
+  using namespace std::string_literals;
+  const std::string utf16 = "\xFF\xFE{\0}\0"s;
+  auto wide = InputBuffer::readFile(write("utf16.json", utf16), kDefaultMaxSnapshotBytes);
+  ASSERT_TRUE(wide.isOk()) << wide.error();
+  EXPECT_EQ(wide->text(), utf16);
 }
 
 // A pipe's size is not known: the buffer grows (1 MiB, then doubling) while it is read.

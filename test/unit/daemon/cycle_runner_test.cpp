@@ -7,6 +7,7 @@
 
 #include "pkg/base/log.h"
 #include "pkg/kube/cache_health.h"
+#include "pkg/metrics/metrics.h"
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/fake_clock.h"
 #include "test/unit/testing/harness.h"
@@ -128,6 +129,27 @@ TEST(CycleRunner, TheRunItselfIsTimedByTheInjectedClock) {
   ScriptedApi api(f.clock, 0.25);  // each eviction takes 250 ms
   CycleRunner runner(f.parts(api));
   EXPECT_DOUBLE_EQ(runner.runOnce().cycle.seconds, 0.5);
+}
+
+// After each periodic cycle the eviction series of a node gone from the cache for an hour go
+// (metrics::Metrics::forgetDepartedNodes), timed by the runner's clock.
+TEST(CycleRunner, PeriodicRunsDropTheEvictionSeriesOfANodeGoneForAnHour) {
+  Fixture f;
+  metrics::Metrics m("test", {});
+  m.podEvicted("success", kAnti, "default", "default", "n1");
+  m.podEvicted("success", kAnti, "default", "default", "reclaimed");
+  CycleRunnerParts parts = f.parts(f.plan);
+  parts.metrics = &m;
+  CycleRunner runner(parts);
+  runner.runPeriodic();
+  f.clock->advance(std::chrono::minutes(59));
+  runner.runPeriodic();
+  EXPECT_THAT(m.serialize(), HasSubstr(R"(node="reclaimed")"));
+  f.clock->advance(std::chrono::minutes(1));
+  runner.runPeriodic();
+  const std::string text = m.serialize();
+  EXPECT_THAT(text, ::testing::Not(HasSubstr(R"(node="reclaimed")")));
+  EXPECT_THAT(text, HasSubstr(R"(node="n1")"));
 }
 
 struct SkipCase {

@@ -61,7 +61,7 @@ class StubTest : public ::testing::Test {
     if (!r.isOk()) return out;
     for (const auto& req : json::parse(r->body)) {
       const std::string target = req["target"];
-      if (target != "/__stub/requests") out.push_back(req["method"].get<std::string>() + " " + target);
+      if (!target.starts_with("/__stub/")) out.push_back(req["method"].get<std::string>() + " " + target);
     }
     return out;
   }
@@ -105,15 +105,15 @@ TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
       rule("/api/v1/pods", {{"watch", nullptr}, {"continue", nullptr}, {"resourceVersion", nullptr}},
            json::array(
                {{{"status", 500}, {"json", json::parse(statusJson(500, "InternalError", "etcd leader changed"))}},
-                {{"json", list({podJson("a", "5"), podJson("b", "6")}, "10", "page2")}}})),
+                {{"json", list({podJson("a", "5"), podJson("b", "6")}, "10", "page2")}},
+                // The relist after the malformed line: the current state again, paged.
+                {{"json", list({podJson("a", "5"), podJson("c", "11"), podJson("y", "29")}, "30")}}})),
       rule("/api/v1/pods", {{"watch", nullptr}, {"continue", "page2"}},
            json::array({{{"json", list({podJson("x", "7")}, "10")}}})),
       rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "10"}},
            json::array({stream({event("ADDED", podJson("c", "11")), R"({"type":"ADDED","object":{"metadata":{"na)",
                                 event("ADDED", podJson("never", "12"))},
                                "hang", /*split=*/true)})),
-      rule("/api/v1/pods", {{"watch", nullptr}, {"resourceVersion", "11"}},
-           json::array({{{"json", list({podJson("a", "5"), podJson("c", "11"), podJson("y", "29")}, "30")}}})),
       rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "30"}}, json::array({stream({}, "hang")})),
   }));
   auto c = client(config());
@@ -134,7 +134,7 @@ TEST_F(StubTest, ReflectorSurvivesA500PagesChunkSplitsAndAMalformedLine) {
   EXPECT_EQ(got[2], "GET /api/v1/pods?limit=500&continue=page2");
   EXPECT_THAT(got[3],
               HasSubstr("GET /api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds="));
-  EXPECT_EQ(got[4], "GET /api/v1/pods?resourceVersion=11");
+  EXPECT_EQ(got[4], "GET /api/v1/pods?limit=500");
   EXPECT_THAT(got[5], HasSubstr("resourceVersion=30"));
   std::lock_guard<std::mutex> lock(observer.mu);
   EXPECT_THAT(observer.relists, ElementsAre("malformed"));
@@ -219,8 +219,11 @@ TEST_F(StubTest, ARequestOnAConnectionTheServerResetIsSentAgain) {
   }));
   auto c = client(config());
   ASSERT_TRUE(c->get("/version").isOk());
-  // Real sockets: long enough for the stub to reset the kept-alive connection.
-  std::this_thread::sleep_for(300ms);
+  // The stub has reset the kept-alive connection (asked on another connection, which it answers
+  // once the reset is done).
+  auto resets = client(config())->get("/__stub/resets?atLeast=1");
+  ASSERT_TRUE(resets.isOk()) << resets.error().describe();
+  ASSERT_EQ(json::parse(resets->body)["resets"], 1);
   auto r = c->post("/api/v1/namespaces/d/pods/p/eviction", R"({"apiVersion":"policy/v1","kind":"Eviction"})");
   ASSERT_TRUE(r.isOk()) << r.error().describe();
   EXPECT_EQ(r->status, 201);

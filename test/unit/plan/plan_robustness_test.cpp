@@ -25,11 +25,20 @@ class TempDir : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 };
 
-// Read without a bound, /dev/zero took 2 GiB in 7 s and then the OOM killer.
-TEST(PlanRobustness, AnEndlessSnapshotIsRefusedAtTheSizeLimit) {
-  CmdResult r = run("plan --snapshot /dev/zero --max-snapshot-bytes 1000000 --policy-config-file " + kPolicy);
+// Read without a bound, /dev/zero took 2 GiB in 7 s and then the OOM killer; read up to the 1 GiB
+// limit, seconds and a gigabyte. Its first byte already says it is not a snapshot.
+TEST(PlanRobustness, ABinarySnapshotIsRefusedAtItsFirstByte) {
+  CmdResult r = run("plan --snapshot /dev/zero --policy-config-file " + kPolicy);
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_THAT(r.err, HasSubstr("/dev/zero: larger than 1000000 bytes; raise --max-snapshot-bytes"));
+  EXPECT_THAT(r.err, HasSubstr("/dev/zero: binary data (a NUL byte at line 1, column 1): expected the JSON or YAML"));
+}
+
+// An endless text stream still stops at --max-snapshot-bytes.
+TEST(PlanRobustness, AnEndlessSnapshotIsRefusedAtTheSizeLimit) {
+  CmdResult r = run("plan --snapshot /dev/stdin --max-snapshot-bytes 1000000 --policy-config-file " + kPolicy,
+                    "yes | timeout 60");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_THAT(r.err, HasSubstr("larger than 1000000 bytes; raise --max-snapshot-bytes"));
 }
 
 TEST_F(TempDir, ADirectoryOrAMissingFileIsNamedAsSuch) {
