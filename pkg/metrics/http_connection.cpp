@@ -105,7 +105,10 @@ class HttpConnection final : public Connection {
     }
   }
 
-  void abort() override { closeNow(); }
+  void abort() override {
+    aborted_ = true;
+    closeNow();
+  }
 
  private:
   static Stream open(tcp::socket socket, asio::ssl::context* tls) {
@@ -121,6 +124,7 @@ class HttpConnection final : public Connection {
   }
 
   void onHandshake(const beast::error_code& ec) {
+    if (aborted_) return;  // closed by the table or by stop(): not the client's doing
     if (ec) {
       rejected(ec == beast::error::timeout ? "handshake-timeout" : "handshake-failed");
       closeNow();
@@ -140,7 +144,7 @@ class HttpConnection final : public Connection {
     lowest().expires_after(ctx_.limits.idleTimeout);
     stream_.async_read_some(buffer_.prepare(std::min(kIdleRead, buffer_.max_size())),
                             [self = self()](const beast::error_code& ec, std::size_t n) {
-                              if (ec) {
+                              if (ec || self->aborted_) {
                                 self->closeNow();
                                 return;
                               }
@@ -158,6 +162,7 @@ class HttpConnection final : public Connection {
   }
 
   void onHead(const beast::error_code& ec) {
+    if (aborted_) return;
     if (ec == beast::error::timeout) {
       rejected("head-timeout");
       closeNow();
@@ -167,7 +172,8 @@ class HttpConnection final : public Connection {
     } else if (ec == http::error::body_limit) {
       rejected("body");
       respond({413, "no request body is accepted\n"}, false);
-    } else if (ec && (endedByClient(ec) || ec.category() != http::make_error_code(http::error::bad_target).category())) {
+    } else if (ec &&
+               (endedByClient(ec) || ec.category() != http::make_error_code(http::error::bad_target).category())) {
       closeNow();
     } else if (ec) {
       rejected("bad-request");
@@ -204,7 +210,7 @@ class HttpConnection final : public Connection {
     response_.prepare_payload();
     lowest().expires_after(ctx_.limits.writeTimeout);
     http::async_write(stream_, response_, [self = self(), keepAlive](const beast::error_code& ec, std::size_t) {
-      if (ec) {
+      if (ec || self->aborted_) {
         if (ec == beast::error::timeout) self->rejected("write-timeout");
         self->closeNow();
       } else if (!keepAlive) {
@@ -260,6 +266,7 @@ class HttpConnection final : public Connection {
   http::response<http::string_body> response_;
   int version_ = 11;
   std::size_t dropped_ = 0;
+  bool aborted_ = false;
 };
 
 }  // namespace
@@ -297,8 +304,7 @@ std::shared_ptr<Connection> ConnectionTable::victim() const {
   for (const auto& [ptr, weak] : open_) {
     std::shared_ptr<Connection> c = weak.lock();
     if (!c || rank(*c) == 3) continue;
-    if (!best || rank(*c) < rank(*best) || (rank(*c) == rank(*best) && c->since() < best->since()))
-      best = std::move(c);
+    if (!best || rank(*c) < rank(*best) || (rank(*c) == rank(*best) && c->since() < best->since())) best = std::move(c);
   }
   return best;
 }

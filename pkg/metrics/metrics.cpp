@@ -100,15 +100,18 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
            .Register(r);
   httpShed_ = &prometheus::BuildCounter()
                    .Name("kdesched_http_connections_shed_total")
-                   .Help("Metrics server connections closed at the connection limit, by which one gave way (waiting, "
-                         "idle, new)")
+                   .Help(
+                       "Metrics server connections closed at the connection limit, by which one gave way (waiting, "
+                       "idle, new)")
                    .Register(r);
   httpRejected_ = &prometheus::BuildCounter()
                        .Name("kdesched_http_rejections_total")
                        .Help("Metrics server requests refused or connections closed by a bound, by reason")
                        .Register(r);
-  httpOpen_ =
-      &prometheus::BuildGauge().Name("kdesched_http_open_connections").Help("Open metrics server connections").Register(r);
+  httpOpen_ = &prometheus::BuildGauge()
+                   .Name("kdesched_http_open_connections")
+                   .Help("Open metrics server connections")
+                   .Register(r);
   for (const char* victim : {"waiting", "idle", "new"}) httpShed_->Add({{"victim", victim}});
   httpOpen_->Add({});
 

@@ -162,8 +162,7 @@ detail::Reply Server::Impl::route(const std::string& path) const {
       Readiness r = readiness ? readiness() : Readiness{true, "ok"};
       return {r.ready ? 200u : 503u, r.reason.empty() ? (r.ready ? "ok" : "not ready") : r.reason};
     }
-    if (path == "/metrics" && metrics)
-      return {200, metrics->serialize(), "text/plain; version=0.0.4; charset=utf-8"};
+    if (path == "/metrics" && metrics) return {200, metrics->serialize(), "text/plain; version=0.0.4; charset=utf-8"};
     return {404, "not found"};
   } catch (const std::exception& e) {
     log::warn("cannot answer a metrics or probe request", {{"path", path}, {"error", e.what()}});

@@ -100,11 +100,9 @@ class RawClient {
 // between, as Prometheus keeps one per target between scrapes.
 class KeepAliveScraper {
  public:
-  explicit KeepAliveScraper(int port)
-      : ctx_(boost::asio::ssl::context::tls_client), stream_(io_, ctx_) {
+  explicit KeepAliveScraper(int port) : ctx_(boost::asio::ssl::context::tls_client), stream_(io_, ctx_) {
     ctx_.set_verify_mode(boost::asio::ssl::verify_none);
-    stream_.lowest_layer().connect(
-        {boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+    stream_.lowest_layer().connect({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
     stream_.handshake(boost::asio::ssl::stream_base::client);
   }
   // The status line and headers of a GET of `path` (the body of the small endpoints too).

@@ -18,12 +18,12 @@
 namespace kdesched::metrics {
 namespace {
 
+using std::chrono::milliseconds;
 using testing::freePort;
 using testing::KeepAliveScraper;
 using testing::RawClient;
-using testing::testClock;
 using ::testing::StartsWith;
-using std::chrono::milliseconds;
+using testing::testClock;
 using Steady = std::chrono::steady_clock;
 
 TlsOptions plain() {

@@ -16,13 +16,13 @@
 namespace kdesched::metrics {
 namespace {
 
+using std::chrono::milliseconds;
 using testing::freePort;
+using ::testing::HasSubstr;
 using testing::KeepAliveScraper;
 using testing::RawClient;
-using testing::testClock;
-using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using std::chrono::milliseconds;
+using testing::testClock;
 using Steady = std::chrono::steady_clock;
 
 constexpr milliseconds kShort{200};
