@@ -105,10 +105,11 @@ class HttpConnection final : public Connection {
     }
   }
 
-  void abort() override {
-    aborted_ = true;
+  void shed() override {
+    shed_ = true;
     closeNow();
   }
+  void close() override { closeNow(); }
 
  private:
   static Stream open(tcp::socket socket, asio::ssl::context* tls) {
@@ -124,7 +125,7 @@ class HttpConnection final : public Connection {
   }
 
   void onHandshake(const beast::error_code& ec) {
-    if (aborted_) return;  // closed by the table or by stop(): not the client's doing
+    if (shed_) return;  // closed by the limit: counted there, not the client's doing
     if (ec) {
       rejected(ec == beast::error::timeout ? "handshake-timeout" : "handshake-failed");
       closeNow();
@@ -144,7 +145,7 @@ class HttpConnection final : public Connection {
     lowest().expires_after(ctx_.limits.idleTimeout);
     stream_.async_read_some(buffer_.prepare(std::min(kIdleRead, buffer_.max_size())),
                             [self = self()](const beast::error_code& ec, std::size_t n) {
-                              if (ec || self->aborted_) {
+                              if (ec || self->shed_) {
                                 self->closeNow();
                                 return;
                               }
@@ -162,7 +163,7 @@ class HttpConnection final : public Connection {
   }
 
   void onHead(const beast::error_code& ec) {
-    if (aborted_) return;
+    if (shed_) return;
     if (ec == beast::error::timeout) {
       rejected("head-timeout");
       closeNow();
@@ -210,7 +211,7 @@ class HttpConnection final : public Connection {
     response_.prepare_payload();
     lowest().expires_after(ctx_.limits.writeTimeout);
     http::async_write(stream_, response_, [self = self(), keepAlive](const beast::error_code& ec, std::size_t) {
-      if (ec || self->aborted_) {
+      if (ec || self->shed_) {
         if (ec == beast::error::timeout) self->rejected("write-timeout");
         self->closeNow();
       } else if (!keepAlive) {
@@ -266,7 +267,7 @@ class HttpConnection final : public Connection {
   http::response<http::string_body> response_;
   int version_ = 11;
   std::size_t dropped_ = 0;
-  bool aborted_ = false;
+  bool shed_ = false;
 };
 
 }  // namespace
@@ -285,7 +286,7 @@ ConnectionTable::Admission ConnectionTable::admit(const std::shared_ptr<Connecti
       if (metrics_) metrics_->httpConnectionShed(idle ? "idle" : "waiting");
     }
     remove(v.get());
-    v->abort();
+    v->shed();
   }
   open_[c.get()] = c;
   if (metrics_) metrics_->httpOpenConnections(static_cast<double>(open_.size()));
@@ -317,7 +318,7 @@ void ConnectionTable::closeAll() {
   std::map<const Connection*, std::weak_ptr<Connection>> all;
   all.swap(open_);
   for (auto& [ptr, weak] : all)
-    if (std::shared_ptr<Connection> c = weak.lock()) c->abort();
+    if (std::shared_ptr<Connection> c = weak.lock()) c->close();
   if (metrics_) metrics_->httpOpenConnections(0);
 }
 

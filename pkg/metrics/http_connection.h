@@ -47,8 +47,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection& operator=(const Connection&) = delete;
 
   virtual void start() = 0;
-  // Closes the socket now: every pending operation ends, and with it the connection.
-  virtual void abort() = 0;
+  // Closes the socket now: every pending operation ends, and with it the connection. shed() is
+  // the limit's close, already counted, so the ending operations count nothing; close() (stop())
+  // lets them count what they saw.
+  virtual void shed() = 0;
+  virtual void close() = 0;
 
   Phase phase() const { return phase_; }
   // At least one whole request was read (the connection was ever useful).

@@ -113,13 +113,21 @@ Result<std::unique_ptr<TlsContexts>> tlsContexts(const TlsOptions& tls, const st
   return contexts;
 }
 
-// The endpoint to listen on; "::" listens on IPv4 too, as Go's listener does.
-Result<tcp::endpoint> endpointOf(const std::string& bindAddress, int port) {
-  boost::system::error_code ec;
-  const asio::ip::address address = asio::ip::make_address(bindAddress.empty() ? "0.0.0.0" : bindAddress, ec);
-  if (ec) return Status::error("--bind-address \"" + bindAddress + "\" is not an IP address");
+// The endpoint to listen on: an IP address as upstream's flag takes, or a name resolved here (as
+// the listener before took it); "::" listens on IPv4 too, as Go's listener does.
+Result<tcp::endpoint> endpointOf(asio::io_context& io, const std::string& bindAddress, int port) {
   if (port < 0 || port > 65535) return Status::error("--secure-port " + std::to_string(port) + " is not a port");
-  return tcp::endpoint(address, static_cast<unsigned short>(port));
+  const std::string host = bindAddress.empty() ? "0.0.0.0" : bindAddress;
+  boost::system::error_code ec;
+  const asio::ip::address address = asio::ip::make_address(host, ec);
+  if (!ec) return tcp::endpoint(address, static_cast<unsigned short>(port));
+  tcp::resolver resolver(io);
+  const auto found =
+      resolver.resolve(host, std::to_string(port), tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  if (ec || found.empty())
+    return Status::error("--bind-address \"" + bindAddress + "\" is not an IP address and does not resolve (" +
+                         (ec ? ec.message() : "no address") + ")");
+  return found.begin()->endpoint();
 }
 
 }  // namespace
@@ -240,7 +248,7 @@ Status Server::start(const std::string& bindAddress, int port, const TlsOptions&
     if (!contexts) return contexts.status();
     impl_->tls = std::move(*contexts);
   }
-  auto endpoint = endpointOf(bindAddress, port);
+  auto endpoint = endpointOf(impl_->io, bindAddress, port);
   if (!endpoint) return Status::error("cannot serve metrics on " + where + ": " + endpoint.error());
   boost::system::error_code ec;
   tcp::acceptor& a = impl_->acceptor;
