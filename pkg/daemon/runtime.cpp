@@ -232,9 +232,10 @@ int Runtime::finish(int exitCode) {
   if (elector_) elector_->release();
   const bool clean = stopAll();
   log::info("stopped", {{"exit", exitCode}});
-  // A metrics connection still open holds cpprestsdk's pool thread, and the library's exit handler
-  // joins that thread: a normal exit would hang there until the kubelet's SIGKILL. Every line is
-  // written already (the log flushes each one) and the Lease is released.
+  // The metrics server closes its connections and ends its thread within its limit, open
+  // keep-alive connections included. Only a thread stuck in a handler (a readiness or metrics
+  // callback that blocks) is left running; a normal exit would then free what that thread still
+  // uses. Every line is written already (the log flushes each one) and the Lease is released.
   if (!clean) std::_Exit(exitCode);
   return exitCode;
 }

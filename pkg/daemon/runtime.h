@@ -95,7 +95,7 @@ class Runtime {
   bool synced() const;
   // A one-shot run's refused LISTs, logged; true when there were any.
   bool refused() const;
-  bool stopAll();  // false: the metrics server left a connection open (see metrics::Server::stop)
+  bool stopAll();  // false: the metrics server's thread did not end (see metrics::Server::stop)
   metrics::Readiness readiness() const;
 
   const Options options_;

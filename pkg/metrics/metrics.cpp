@@ -99,6 +99,22 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
            .Name("kdesched_usage_nodes_left_out")
            .Help("Nodes of the last cycle left out of balancing by usage: sample missing, stale or not a number")
            .Register(r);
+  httpShed_ = &prometheus::BuildCounter()
+                   .Name("kdesched_http_connections_shed_total")
+                   .Help(
+                       "Metrics server connections closed at the connection limit, by which one gave way (waiting, "
+                       "idle, new)")
+                   .Register(r);
+  httpRejected_ = &prometheus::BuildCounter()
+                       .Name("kdesched_http_rejections_total")
+                       .Help("Metrics server requests refused or connections closed by a bound, by reason")
+                       .Register(r);
+  httpOpen_ = &prometheus::BuildGauge()
+                   .Name("kdesched_http_open_connections")
+                   .Help("Open metrics server connections")
+                   .Register(r);
+  for (const char* victim : {"waiting", "idle", "new"}) httpShed_->Add({{"victim", victim}});
+  httpOpen_->Add({});
 
   for (const auto& s : strategies) {
     for (const char* result : {"success", "error"}) {
@@ -177,6 +193,10 @@ void Metrics::usageSourceUp(const std::string& source, bool up) { usageUp_->Add(
 void Metrics::usageNodesLeftOut(const std::string& source, double nodes) {
   usageLeftOut_->Add({{"source", source}}).Set(nodes);
 }
+
+void Metrics::httpConnectionShed(const std::string& victim) { httpShed_->Add({{"victim", victim}}).Increment(); }
+void Metrics::httpRejected(const std::string& reason) { httpRejected_->Add({{"reason", reason}}).Increment(); }
+void Metrics::httpOpenConnections(double open) { httpOpen_->Add({}).Set(open); }
 
 void Metrics::cacheStaleSource(StaleSource source) {
   std::lock_guard<std::mutex> lock(staleMu_);

@@ -72,6 +72,15 @@ class Metrics {
   // first. Every resource the source names is a series.
   using StaleSource = std::function<std::vector<std::pair<std::string, bool>>()>;
   void cacheStaleSource(StaleSource source);
+  // The metrics server's own defences (server.h): kdesched_http_connections_shed_total{victim} a
+  // connection closed at the connection limit ("waiting": one that never sent a whole request,
+  // "idle": a keep-alive one, "new": the arriving one, every slot answering);
+  // kdesched_http_rejections_total{reason} a connection closed or a request refused by a bound
+  // (header-too-large, head-timeout, handshake-timeout, handshake-failed, write-timeout, body,
+  // method, bad-request); kdesched_http_open_connections.
+  void httpConnectionShed(const std::string& victim);
+  void httpRejected(const std::string& reason);
+  void httpOpenConnections(double open);
 
   // Text exposition format of everything registered and of the process collector.
   std::string serialize() const;
@@ -109,6 +118,9 @@ class Metrics {
   prometheus::Family<prometheus::Counter>* suppressed_;
   prometheus::Family<prometheus::Gauge>* usageUp_;
   prometheus::Family<prometheus::Gauge>* usageLeftOut_;
+  prometheus::Family<prometheus::Counter>* httpShed_;
+  prometheus::Family<prometheus::Counter>* httpRejected_;
+  prometheus::Family<prometheus::Gauge>* httpOpen_;
 };
 
 }  // namespace kdesched::metrics

@@ -5,8 +5,8 @@
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
 #      silent.sh, saturate.sh, maybe.sh, triggers.sh,      skips them)
-#      plugins.sh, prometheus.sh,
-#      watchlist.sh, usage.sh, liveplan.sh, chaos.sh,
+#      plugins.sh, prometheus.sh, watchlist.sh, usage.sh,
+#      liveplan.sh, serving.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
 #   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh,
@@ -97,6 +97,8 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/watchlist.sh
   run_test test/e2e/usage.sh
   run_test test/e2e/liveplan.sh
+  # The metrics port under attack, alone and (--cluster) on a leader whose renewals must keep pace.
+  run_test test/e2e/serving.sh --cluster
   # Seeded faults with invariants, on a seed that passed repeatedly (FAULT_SEED=N picks another;
   # run chaos.sh alone for a random one, FAULT_ROUNDS=N for longer).
   export FAULT_SEED="${FAULT_SEED:-51}"

@@ -139,6 +139,9 @@ must_fail "upstream's image with a pinned tag" "image: registry.k8s.io/deschedul
 must_fail "typo inside a kdesched-only object (prometheusRule.enable)" "additional properties 'enable' not allowed" --set prometheusRule.enable=true
 must_fail "typo inside a kdesched-only object (grafanaDashboard.enabeld)" "additional properties 'enabeld' not allowed" --set grafanaDashboard.enabeld=true
 must_fail "typo inside podDisruptionBudget (upstream HEAD's keys)" "additional properties 'minAvailible' not allowed" --set podDisruptionBudget.minAvailible=1
+must_fail "typo inside networkPolicy" "additional properties 'enable' not allowed" --set networkPolicy.enable=true
+must_fail "networkPolicy.metricsFrom: a peer with a misspelt key" "additional properties 'namespaceSelecter' not allowed" \
+  --set networkPolicy.enabled=true --set 'networkPolicy.metricsFrom[0].namespaceSelecter.matchLabels.a=b'
 must_fail "replicas 2 without leaderElection" "replicas is 2, but more than one replica needs leaderElection.enabled=true" \
   --set kind=Deployment --set replicas=2
 must_fail "replicas 3 with leaderElection.enabled=false" "replicas is 3, but more than one replica needs leaderElection.enabled=true" \
@@ -305,6 +308,18 @@ check "deschedulerPolicy through tpl: {{ .Release.Namespace }} expands" q \
 
 check "upstream's values.yaml as shipped: kdesched's image, HTTPS liveness probe, upstream's 8-plugin policy as given" q <(tmpl -f "${UPSTREAM_VALUES}") \
   'container("CronJob")["image"].startswith("ghcr.io/kdesched/kdesched:v") and container("CronJob")["livenessProbe"]["httpGet"]["scheme"] == "HTTPS" and len(__import__("yaml").safe_load(one("ConfigMap")["data"]["policy.yaml"])["profiles"][0]["pluginConfig"]) == 8'
+
+# The NetworkPolicy (kdesched only, off by default): ingress to the metrics port from the listed
+# peers only; with none listed, no ingress rule at all (a rule without "from" would admit anyone).
+check "networkPolicy: off by default, for every kind and for upstream's values" q \
+  <(tmpl; tmpl --set kind=Deployment; tmpl -f "${UPSTREAM_VALUES}") 'not by("NetworkPolicy")'
+check "networkPolicy.enabled, no metricsFrom: Ingress only, no rule (no one admitted), the pods of each kind selected" q \
+  <(for k in CronJob Deployment Job; do tmpl --set kind="${k}" --set networkPolicy.enabled=true; done) \
+  'len(by("NetworkPolicy")) == 3 and all(n["spec"]["ingress"] == [] and n["spec"]["policyTypes"] == ["Ingress"] and "egress" not in n["spec"] for n in by("NetworkPolicy")) and all(by("NetworkPolicy")[0]["spec"]["podSelector"]["matchLabels"].items() <= pod(k)["metadata"]["labels"].items() for k in ("CronJob", "Deployment", "Job"))'
+check "networkPolicy.metricsFrom: one rule, port 10258/TCP, from exactly the listed peers" q \
+  <(tmpl --set kind=Deployment --set networkPolicy.enabled=true \
+    --set-json 'networkPolicy.metricsFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}},"podSelector":{"matchLabels":{"app.kubernetes.io/name":"prometheus"}}},{"ipBlock":{"cidr":"10.0.0.0/8"}}]') \
+  'one("NetworkPolicy")["spec"]["ingress"] == [{"ports": [{"port": 10258, "protocol": "TCP"}], "from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}, "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}, {"ipBlock": {"cidr": "10.0.0.0/8"}}]}] and one("NetworkPolicy")["metadata"]["namespace"] == "kube-system" and one("NetworkPolicy")["spec"]["podSelector"]["matchLabels"] == one("Deployment")["spec"]["selector"]["matchLabels"]'
 
 # ---------------------------------------------------------------------------
 phase "monitoring: dashboard and alerts (promtool)"
