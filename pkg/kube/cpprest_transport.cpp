@@ -1,5 +1,6 @@
 #include "pkg/kube/cpprest_transport.h"
 
+#include <arpa/inet.h>
 #include <cpprest/http_client.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -267,13 +268,20 @@ class TlsMaterial {
 // certificate from another CA, or one issued for another name.
 class VerifyFailures {
  public:
-  explicit VerifyFailures(std::string host) : host_(std::move(host)) {
+  // `serverName`: the kubeconfig's tls-server-name, which replaces the URL's host when set.
+  VerifyFailures(std::string host, std::string serverName)
+      : host_(serverName.empty() ? std::move(host) : std::move(serverName)),
+        label_(serverName.empty() ? "" : " (tls-server-name)") {
     if (host_.size() > 2 && host_.front() == '[' && host_.back() == ']') host_ = host_.substr(1, host_.size() - 2);
   }
 
   // SSL_CTX_set_cert_verify_callback's signature.
   static int verify(X509_STORE_CTX* ctx, void* arg) {
     auto* self = static_cast<VerifyFailures*>(arg);
+    // cpprestsdk's per-certificate callback checks the URL's host (or the Host header) with
+    // Boost's RFC 2818 rules; the name check is ours alone, so that tls-server-name can replace
+    // that host. OpenSSL's chain checks stay as they are.
+    X509_STORE_CTX_set_verify_cb(ctx, [](int preverified, X509_STORE_CTX*) { return preverified; });
     int ok = X509_verify_cert(ctx);
     if (ok > 0 && !self->namesHost(X509_STORE_CTX_get0_cert(ctx))) {
       X509_STORE_CTX_set_error(ctx, X509_V_ERR_HOSTNAME_MISMATCH);
@@ -302,8 +310,7 @@ class VerifyFailures {
     X509* leaf = X509_STORE_CTX_get0_cert(ctx);
     std::string why;
     if (err == X509_V_ERR_HOSTNAME_MISMATCH || err == X509_V_OK) {
-      // Ours, or (X509_V_OK) cpprestsdk's own host check.
-      why = "the API server's certificate is not issued for \"" + host_ + "\" (it names " + namesOf(leaf) +
+      why = "the API server's certificate is not issued for \"" + host_ + "\"" + label_ + " (it names " + namesOf(leaf) +
             "): connect to an address the certificate names, or have it reissued for this one";
     } else {
       why = "the API server's certificate (" + namesOf(leaf) +
@@ -335,6 +342,7 @@ class VerifyFailures {
   }
 
   std::string host_;
+  std::string label_;
   mutable std::mutex mu_;
   std::string last_;
 };
@@ -345,6 +353,53 @@ std::string hostOf(const std::string& server) {
   begin = begin == std::string::npos ? 0 : begin + 3;
   const std::size_t end = server[begin] == '[' ? server.find(']', begin) + 1 : server.find_first_of(":/", begin);
   return server.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+// SNI with tls-server-name. cpprestsdk names the URL's host (or the Host header, which would also
+// change what the server is sent) and sets it on the connection's SSL object just before the
+// handshake, where no callback of ours reaches; through a proxy that object exists only after the
+// CONNECT. The context, though, is ours first (set_ssl_context_callback), and its info callback
+// runs at the start of every handshake, before the ClientHello is written: there the name is set.
+// cpprestsdk's own SNI is turned off then, so there is one writer. An IP address is not sent as
+// SNI (RFC 6066), as Go does not send one.
+class ServerNameIndication {
+ public:
+  explicit ServerNameIndication(std::string name) : name_(std::move(name)) {}
+
+  void apply(SSL_CTX* ctx) const {
+    SSL_CTX_set_ex_data(ctx, index(), const_cast<ServerNameIndication*>(this));
+    SSL_CTX_set_info_callback(ctx, &ServerNameIndication::onInfo);
+  }
+
+  static bool sendable(const std::string& name) {
+    unsigned char buf[16];
+    return !name.empty() && inet_pton(AF_INET, name.c_str(), buf) != 1 && inet_pton(AF_INET6, name.c_str(), buf) != 1;
+  }
+
+ private:
+  static int index() {
+    static const int i = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+    return i;
+  }
+
+  // OpenSSL passes the SSL object as const to info callbacks; it is the connection's own, mutable
+  // object, and setting the host name before the ClientHello is what the API is for.
+  static void onInfo(const SSL* ssl, int where, int /*ret*/) {
+    if (!(where & SSL_CB_HANDSHAKE_START)) return;
+    const auto* self = static_cast<const ServerNameIndication*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), index()));
+    if (self && sendable(self->name_)) SSL_set_tlsext_host_name(const_cast<SSL*>(ssl), self->name_.c_str());
+  }
+
+  std::string name_;
+};
+
+// cpprestsdk's asio client goes through an http:// proxy (CONNECT for an https server, the absolute
+// URI for an http one) when the config names one, and never reads the environment itself. Its
+// proxy port defaults to 0 when the URL has none, so the URL given always carries the port.
+web::web_proxy webProxy(const ProxyUrl& proxy) {
+  web::web_proxy out{web::uri(proxy.withoutUserinfo())};
+  if (proxy.hasUserinfo) out.set_credentials(web::credentials(proxy.user, proxy.password));
+  return out;
 }
 
 // cpprestsdk loads the system's default CA bundle into every new connection's TLS context before
@@ -361,10 +416,17 @@ class CpprestTransport final : public Transport {
  public:
   static constexpr int kUnsentRetries = 16;
 
-  explicit CpprestTransport(const ClientConfig& config)
-      : server_(config.server), verifyFailures_(std::make_shared<VerifyFailures>(hostOf(config.server))) {
+  CpprestTransport(const ClientConfig& config, const ProxyChoice& proxy)
+      : server_(config.server),
+        verifyFailures_(std::make_shared<VerifyFailures>(hostOf(config.server), config.tlsServerName)) {
     sizeThreadPool();
     base_.set_validate_certificates(!config.insecureSkipTlsVerify);
+    if (proxy.proxy) base_.set_proxy(webProxy(*proxy.proxy));
+    std::shared_ptr<const ServerNameIndication> sni;
+    if (!config.tlsServerName.empty()) {
+      sni = std::make_shared<ServerNameIndication>(config.tlsServerName);
+      base_.set_tlsext_sni_enabled(false);
+    }
     std::shared_ptr<TlsMaterial> tls;
     if (!config.caData.empty() || !config.clientCertData.empty()) {
       // Parsed once (the material was validated when the transport was made), then shared with
@@ -376,8 +438,9 @@ class CpprestTransport final : public Transport {
     const std::shared_ptr<VerifyFailures> failures = config.insecureSkipTlsVerify ? nullptr : verifyFailures_;
     // Runs for every new connection; errors cannot be thrown from here, so they are left to
     // fail the handshake.
-    base_.set_ssl_context_callback([tls, failures](boost::asio::ssl::context& ctx) {
+    base_.set_ssl_context_callback([tls, failures, sni](boost::asio::ssl::context& ctx) {
       if (tls) tls->apply(ctx.native_handle());
+      if (sni) sni->apply(ctx.native_handle());
       if (failures) SSL_CTX_set_cert_verify_callback(ctx.native_handle(), &VerifyFailures::verify, failures.get());
     });
   }
@@ -470,9 +533,15 @@ class CpprestTransport final : public Transport {
 }  // namespace
 
 Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& config) {
+  return makeCpprestTransport(config, ProxyEnvironment::fromProcess());
+}
+
+Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& config, const ProxyEnvironment& env) {
   if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0) {
     return Status::error("server \"" + config.server + "\" must start with https:// or http://");
   }
+  auto proxy = chooseProxy(config.server, config.proxyUrl, env);
+  if (!proxy.isOk()) return proxy.status();
   if (!config.caData.empty()) {
     if (Status s = checkPemCertificates(config.caData); !s.isOk())
       return Status::error("certificate authority: " + s.message());
@@ -494,7 +563,7 @@ Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& conf
                 "certificate-authority-data instead"}});
   }
   std::unique_ptr<Transport> out;
-  Status st = guarded("creating the HTTP transport", [&] { out = std::make_unique<CpprestTransport>(config); });
+  Status st = guarded("creating the HTTP transport", [&] { out = std::make_unique<CpprestTransport>(config, *proxy); });
   if (!st.isOk()) return st;
   return out;
 }
