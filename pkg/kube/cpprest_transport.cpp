@@ -270,7 +270,7 @@ class VerifyFailures {
  public:
   // `serverName`: the kubeconfig's tls-server-name, which replaces the URL's host when set.
   VerifyFailures(std::string host, std::string serverName)
-      : host_(serverName.empty() ? std::move(host) : std::move(serverName)),
+      : host_(serverName.empty() ? std::move(host) : serverName),
         label_(serverName.empty() ? "" : " (tls-server-name)") {
     if (host_.size() > 2 && host_.front() == '[' && host_.back() == ']') host_ = host_.substr(1, host_.size() - 2);
   }
@@ -311,7 +311,8 @@ class VerifyFailures {
     std::string why;
     if (err == X509_V_ERR_HOSTNAME_MISMATCH || err == X509_V_OK) {
       why = "the API server's certificate is not issued for \"" + host_ + "\"" + label_ + " (it names " + namesOf(leaf) +
-            "): connect to an address the certificate names, or have it reissued for this one";
+            (label_.empty() ? "): connect to an address the certificate names, or have it reissued for this one"
+                            : "): set tls-server-name to a name the certificate holds, or have it reissued");
     } else {
       why = "the API server's certificate (" + namesOf(leaf) +
             ") failed verification: " + X509_verify_cert_error_string(err) +
