@@ -375,11 +375,32 @@ TEST_F(StubTest, TheEnvironmentsProxyIsUsedUnlessNoProxyNamesTheServer) {
   EXPECT_EQ(proxy.requestLines().size(), 1u);
 }
 
+// An IP address as tls-server-name is verified against the IP SANs and, as in Go, not sent as SNI
+// (RFC 6066 has no IP names), where cpprestsdk would have sent the URL's host.
+TEST_F(StubTest, AnIpTlsServerNameIsNotSentAsSni) {
+  const TlsMaterial tls = TlsMaterial::generate(dir_, "IP:127.0.0.1", "kdesched-test-server");
+  startStub(json::array({rule("/version", json::object(), json::array({{{"json", {{"gitVersion", "v1.31.0"}}}}}))}),
+            tls.serverCert, tls.serverKey);
+  ClientConfig cfg = config("https");
+  cfg.server = "https://localhost:" + std::to_string(stub_->port());
+  cfg.caData = readFile(tls.caCert);
+  cfg.tlsServerName = "127.0.0.1";
+  auto ok = client(cfg)->get("/version");
+  ASSERT_TRUE(ok.isOk()) << ok.error().describe();
+  auto seen = client(cfg)->get("/__stub/requests");
+  ASSERT_TRUE(seen.isOk()) << seen.error().describe();
+  const json requests = json::parse(seen->body);
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_TRUE(requests[0]["sni"].is_null()) << requests[0]["sni"];
+}
+
 // tls-server-name: a certificate naming only api.internal, reached at 127.0.0.1. Without it, the
 // existing refusal; with it, verified against api.internal and api.internal sent as SNI, directly
-// and through a proxy (where cpprestsdk makes the TLS object only after the CONNECT).
+// and through a proxy (where cpprestsdk makes the TLS object only after the CONNECT). Its CN is
+// no address either, so cpprestsdk's own check of the URL's host (which reads the CN) would refuse
+// it: the name check must be ours alone.
 TEST_F(StubTest, TlsServerNameIsVerifiedAndSentAsSni) {
-  const TlsMaterial tls = TlsMaterial::generate(dir_, "DNS:api.internal");
+  const TlsMaterial tls = TlsMaterial::generate(dir_, "DNS:api.internal", "kdesched-test-server");
   startStub(json::array({rule("/version", json::object(), json::array({{{"json", {{"gitVersion", "v1.31.0"}}}}}))}),
             tls.serverCert, tls.serverKey);
   ClientConfig cfg = config("https");
