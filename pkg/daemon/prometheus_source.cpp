@@ -217,10 +217,17 @@ Result<std::unique_ptr<PrometheusSource>> makePrometheusSource(const policy::Pro
   kube::ClientConfig tls;
   tls.server = url->server;
   tls.caData = access.caData;
-  auto transport = kube::makeCpprestTransport(tls);
+  // No proxy-url here: the environment's proxy, as upstream's Prometheus client takes it
+  // (http.ProxyFromEnvironment in its transport).
+  const kube::ProxyEnvironment proxyEnv = kube::ProxyEnvironment::fromProcess();
+  auto transport = kube::makeCpprestTransport(tls, proxyEnv);
   const std::string shown = redactedPrometheusUrl(provider.url);
   if (!transport.isOk()) return Status::error("Prometheus at " + shown + ": " + transport.error());
-  log::info("Prometheus usage source", {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}});
+  auto proxy = kube::chooseProxy(tls.server, "", proxyEnv);
+  log::info("Prometheus usage source", {{"url", shown},
+                                        {"auth", access.auth},
+                                        {"ca", access.ca},
+                                        {"proxy", proxy.isOk() ? proxy->describe() : proxy.error()}});
   return std::make_unique<PrometheusSource>(std::move(*url), std::move(transport.value()), std::move(access.token),
                                             std::move(clock), env.timeout, health);
 }

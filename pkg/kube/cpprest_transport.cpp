@@ -310,7 +310,8 @@ class VerifyFailures {
     X509* leaf = X509_STORE_CTX_get0_cert(ctx);
     std::string why;
     if (err == X509_V_ERR_HOSTNAME_MISMATCH || err == X509_V_OK) {
-      why = "the API server's certificate is not issued for \"" + host_ + "\"" + label_ + " (it names " + namesOf(leaf) +
+      why = "the API server's certificate is not issued for \"" + host_ + "\"" + label_ + " (it names " +
+            namesOf(leaf) +
             (label_.empty() ? "): connect to an address the certificate names, or have it reissued for this one"
                             : "): set tls-server-name to a name the certificate holds, or have it reissued");
     } else {

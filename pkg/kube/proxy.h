@@ -27,9 +27,9 @@ struct ProxyEnvironment {
 };
 
 struct ProxyUrl {
-  std::string scheme;  // "http", "https", "socks5", ...
-  std::string host;    // without brackets for IPv6
-  std::string port;    // always set: the scheme's default when the URL has none
+  std::string scheme;          // "http", "https", "socks5", ...
+  std::string host;            // without brackets for IPv6
+  std::string port;            // always set: the scheme's default when the URL has none
   std::string user, password;  // percent-decoded; empty without userinfo
   bool hasUserinfo = false;
 
@@ -52,7 +52,7 @@ bool bypassesProxy(std::string_view noProxy, std::string_view host, std::string_
 
 struct ProxyChoice {
   std::optional<ProxyUrl> proxy;  // unset: connect directly
-  std::string reason;  // where the proxy came from, or why there is none ("NO_PROXY", "loopback", ...)
+  std::string reason;             // where the proxy came from, or why there is none ("NO_PROXY", "loopback", ...)
 
   // "http://proxy.corp:3128 (HTTPS_PROXY)", or "none (no proxy variable is set)".
   std::string describe() const;

@@ -155,11 +155,11 @@ TEST_F(KubeconfigTest, BadBase64NamesTheField) {
 }
 
 TEST_F(KubeconfigTest, ProxyUrlAndTlsServerNameAreRead) {
-  auto cfg = loadKubeconfig(kubeconfig("    server: https://10.0.0.1:6443\n    certificate-authority-data: " +
-                                           base64(ca()) +
-                                           "\n    proxy-url: http://alice:pw@proxy.corp:3128"
-                                           "\n    tls-server-name: api.internal",
-                                       "    token: t"));
+  auto cfg =
+      loadKubeconfig(kubeconfig("    server: https://10.0.0.1:6443\n    certificate-authority-data: " + base64(ca()) +
+                                    "\n    proxy-url: http://alice:pw@proxy.corp:3128"
+                                    "\n    tls-server-name: api.internal",
+                                "    token: t"));
   ASSERT_TRUE(cfg.isOk()) << cfg.error();
   EXPECT_EQ(cfg->proxyUrl, "http://alice:pw@proxy.corp:3128");
   EXPECT_EQ(cfg->tlsServerName, "api.internal");

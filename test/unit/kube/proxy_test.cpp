@@ -33,7 +33,10 @@ const NoProxyCase kNoProxyCases[] = {
     {.name = "case does not matter", .noProxy = "EXAMPLE.com", .host = "Api.Example.COM", .direct = true},
     {.name = "spaces around entries", .noProxy = " a.org ,  example.com ", .host = "x.example.com", .direct = true},
     {.name = "empty entries are skipped", .noProxy = ",,example.com,", .host = "example.com", .direct = true},
-    {.name = "domain with the right port", .noProxy = "example.com:6443", .host = "api.example.com", .port = "6443",
+    {.name = "domain with the right port",
+     .noProxy = "example.com:6443",
+     .host = "api.example.com",
+     .port = "6443",
      .direct = true},
     {.name = "domain with another port", .noProxy = "example.com:6443", .host = "api.example.com", .direct = false},
     {.name = "an IP names itself", .noProxy = "10.0.0.1", .host = "10.0.0.1", .direct = true},
@@ -43,7 +46,9 @@ const NoProxyCase kNoProxyCases[] = {
     {.name = "a CIDR holds the address", .noProxy = "10.0.0.0/8", .host = "10.96.0.1", .direct = true},
     {.name = "a CIDR without it", .noProxy = "10.0.0.0/8", .host = "11.0.0.1", .direct = false},
     {.name = "a CIDR with host bits set", .noProxy = "10.1.2.3/16", .host = "10.1.200.1", .direct = true},
-    {.name = "a CIDR never names a host name", .noProxy = "10.0.0.0/8", .host = "kubernetes.default.svc",
+    {.name = "a CIDR never names a host name",
+     .noProxy = "10.0.0.0/8",
+     .host = "kubernetes.default.svc",
      .direct = false},
     {.name = "a CIDR with a port is no CIDR", .noProxy = "10.0.0.0/8:443", .host = "10.0.0.1", .direct = false},
     {.name = "a domain never names an IP", .noProxy = "0.0.1", .host = "10.0.0.1", .direct = false},
@@ -103,8 +108,7 @@ TEST(ChooseProxy, NoProxyAndLoopbackGoDirect) {
 }
 
 TEST(ChooseProxy, TheKubeconfigWinsEvenForLoopbackAndNoProxy) {
-  auto r = chooseProxy("https://127.0.0.1:6443", "http://kube.corp:3128",
-                       environment("http://env.corp:3128", "", "*"));
+  auto r = chooseProxy("https://127.0.0.1:6443", "http://kube.corp:3128", environment("http://env.corp:3128", "", "*"));
   ASSERT_TRUE(r.isOk()) << r.error();
   EXPECT_EQ(r->describe(), "http://kube.corp:3128 (kubeconfig proxy-url)");
 }

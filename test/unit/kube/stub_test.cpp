@@ -423,7 +423,8 @@ TEST_F(StubTest, TlsServerNameIsVerifiedAndSentAsSni) {
   auto seen = client(cfg)->get("/__stub/requests");
   ASSERT_TRUE(seen.isOk()) << seen.error().describe();
   std::vector<std::string> sni;
-  for (const auto& req : json::parse(seen->body)) sni.push_back(req["sni"].is_null() ? "" : req["sni"].get<std::string>());
+  for (const auto& req : json::parse(seen->body))
+    sni.push_back(req["sni"].is_null() ? "" : req["sni"].get<std::string>());
   EXPECT_THAT(sni, ElementsAre("api.internal", "api.internal")) << "direct, then tunnelled";
 
   ClientConfig wrongName = cfg;

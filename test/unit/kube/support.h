@@ -101,8 +101,7 @@ struct TlsMaterial {
     run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=kdesched-test-ca "
         "-keyout " +
         m.caKey + " -out " + m.caCert);
-    for (const auto& [name, cn] :
-         {std::pair<std::string, std::string>{"server", serverCn}, {"client", "kdesched"}}) {
+    for (const auto& [name, cn] : {std::pair<std::string, std::string>{"server", serverCn}, {"client", "kdesched"}}) {
       run("openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=" + cn + " -keyout " + d + "/" +
           name + ".key -out " + d + "/" + name + ".csr");
       run("openssl x509 -req -in " + d + "/" + name + ".csr -CA " + m.caCert + " -CAkey " + m.caKey +
