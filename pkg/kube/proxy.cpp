@@ -14,7 +14,8 @@ namespace {
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -106,7 +107,7 @@ struct NoProxyEntry {
   Cidr cidr{};
   Ip ip{};
   std::string domain = {};  // with its leading '.'
-  bool matchSelf = false;  // "example.com" matches example.com too; ".example.com" only below it
+  bool matchSelf = false;   // "example.com" matches example.com too; ".example.com" only below it
   std::string port = {};    // empty: any
 };
 
@@ -134,12 +135,9 @@ std::optional<NoProxyEntry> parseEntry(std::string_view raw) {
 bool entryMatches(const NoProxyEntry& e, const std::string& host, std::string_view port, const std::optional<Ip>& ip) {
   const bool portOk = e.port.empty() || e.port == port;
   switch (e.kind) {
-    case NoProxyEntry::Kind::All:
-      return true;
-    case NoProxyEntry::Kind::Cidr:
-      return ip && e.cidr.contains(*ip);
-    case NoProxyEntry::Kind::Ip:
-      return ip && *ip == e.ip && portOk;
+    case NoProxyEntry::Kind::All: return true;
+    case NoProxyEntry::Kind::Cidr: return ip && e.cidr.contains(*ip);
+    case NoProxyEntry::Kind::Ip: return ip && *ip == e.ip && portOk;
     case NoProxyEntry::Kind::Domain:
       if (ip) return false;
       if (host.size() >= e.domain.size() && host.compare(host.size() - e.domain.size(), e.domain.size(), e.domain) == 0)
@@ -173,7 +171,8 @@ Target targetOf(const std::string& server) {
   Target t;
   const auto sep = server.find("://");
   t.scheme = lower(server.substr(0, sep));
-  std::string_view rest = sep == std::string::npos ? std::string_view(server) : std::string_view(server).substr(sep + 3);
+  std::string_view rest =
+      sep == std::string::npos ? std::string_view(server) : std::string_view(server).substr(sep + 3);
   rest = rest.substr(0, rest.find_first_of("/?#"));
   if (const auto at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
   if (!splitHostPort(rest, t.host, t.port)) {
@@ -289,8 +288,9 @@ Status checkProxySupported(const ProxyUrl& proxy, const std::string& where) {
     return Status::error(shown + ": unsupported scheme \"" + proxy.scheme + "\", must be http");
   }
   if (proxy.host.find(':') != std::string::npos) {
-    return Status::error(shown + ": an IPv6 address as the proxy host is not supported (cpprestsdk resolves the "
-                                 "bracketed form); give the proxy a DNS name");
+    return Status::error(shown +
+                         ": an IPv6 address as the proxy host is not supported (cpprestsdk resolves the "
+                         "bracketed form); give the proxy a DNS name");
   }
   return Status::ok();
 }
@@ -308,8 +308,10 @@ Result<ProxyChoice> chooseProxy(const std::string& server, const std::string& pr
   const std::string& var = https ? env.httpsProxyVar : env.httpProxyVar;
   if (value.empty()) return ProxyChoice{std::nullopt, https ? "HTTPS_PROXY is not set" : "HTTP_PROXY is not set"};
   if (!https && env.cgi) {
-    return Status::error(var + " is set in a CGI environment (REQUEST_METHOD is set): refusing it, as Go does, since "
-                               "a client may have set it; unset REQUEST_METHOD or " + var);
+    return Status::error(var +
+                         " is set in a CGI environment (REQUEST_METHOD is set): refusing it, as Go does, since "
+                         "a client may have set it; unset REQUEST_METHOD or " +
+                         var);
   }
   if (bypassesProxy(env.noProxy, t.host, t.port)) {
     const bool loopback = bypassesProxy("", t.host, t.port);
