@@ -420,6 +420,7 @@ class CpprestTransport final : public Transport {
 
   CpprestTransport(const ClientConfig& config, const ProxyChoice& proxy)
       : server_(config.server),
+        proxyShown_(proxy.proxy ? proxy.describe() : ""),
         verifyFailures_(std::make_shared<VerifyFailures>(hostOf(config.server), config.tlsServerName)) {
     sizeThreadPool();
     base_.set_validate_certificates(!config.insecureSkipTlsVerify);
@@ -500,10 +501,21 @@ class CpprestTransport final : public Transport {
 
  private:
   // A failed handshake with the reason the certificate was refused, when it was.
+  // A failure at the proxy with the proxy's name (cpprestsdk only says "proxy"), and what a 407 wants.
   Status explain(const Status& st) const {
-    if (st.message().find("handshake") == std::string::npos) return st;
+    const std::string& m = st.message();
+    if (!proxyShown_.empty() && m.find("proxy") != std::string::npos) {
+      std::string out = m + " (proxy " + proxyShown_ + ")";
+      if (m.find("received: 407") != std::string::npos) {
+        out +=
+            ": the proxy wants credentials: give them in the proxy URL, http://USER:PASSWORD@HOST:PORT "
+            "(percent-encode special characters)";
+      }
+      return Status::error(out);
+    }
+    if (m.find("handshake") == std::string::npos) return st;
     const std::string why = verifyFailures_->last();
-    return why.empty() ? st : Status::error(st.message() + ": " + why);
+    return why.empty() ? st : Status::error(m + ": " + why);
   }
 
   Status makeClient(std::chrono::seconds timeout, std::shared_ptr<client::http_client>& out) {
@@ -526,6 +538,7 @@ class CpprestTransport final : public Transport {
   }
 
   std::string server_;
+  std::string proxyShown_;  // empty: direct
   std::shared_ptr<VerifyFailures> verifyFailures_;
   client::http_client_config base_;
   std::mutex mu_;

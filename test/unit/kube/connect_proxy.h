@@ -1,7 +1,8 @@
 // A tiny HTTP CONNECT proxy for tests, on 127.0.0.1: it records each request's head (the CONNECT
 // line and its headers), opens a TCP connection to the named port on 127.0.0.1 (whatever the host:
 // so a name only "the proxy" can resolve shows the request went through it), answers 200 and
-// pipes bytes both ways until either side closes. Anything but CONNECT gets 405. Written here
+// pipes bytes both ways until either side closes. Anything but CONNECT gets 405; a CONNECT without
+// the Proxy-Authorization line the proxy was made to require gets 407. Written here
 // rather than run as a real proxy so the unit tests need nothing outside Debian's build
 // dependencies; it does exactly what cpprestsdk's tunnel needs and no more.
 #pragma once
@@ -23,7 +24,8 @@ namespace kdesched::kube::testing {
 
 class ConnectProxy {
  public:
-  ConnectProxy() {
+  // `requiredAuth`: a header line ("Proxy-Authorization: Basic ...") every CONNECT must carry.
+  explicit ConnectProxy(std::string requiredAuth = "") : requiredAuth_(std::move(requiredAuth)) {
     listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -109,6 +111,12 @@ class ConnectProxy {
       reply(client, "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
       return;
     }
+    if (!requiredAuth_.empty() && head.find("\r\n" + requiredAuth_ + "\r\n") == std::string::npos) {
+      reply(client,
+            "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\n"
+            "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      return;
+    }
     const int upstream = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -149,6 +157,7 @@ class ConnectProxy {
 
   static void reply(int fd, const std::string& text) { writeAll(fd, text.data(), text.size()); }
 
+  std::string requiredAuth_;
   int listener_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};

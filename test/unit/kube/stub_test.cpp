@@ -325,7 +325,7 @@ TEST_F(StubTest, AProxyUrlTunnelsTheRequestAndTlsIsStillVerified) {
   const TlsMaterial other = TlsMaterial::generate(otherDir);
   startStub(json::array({rule("/version", json::object(), json::array({{{"json", {{"gitVersion", "v1.31.0"}}}}}))}),
             tls.serverCert, tls.serverKey);
-  ConnectProxy proxy;
+  ConnectProxy proxy("Proxy-Authorization: Basic " + base64("alice:s@cret"));
   ClientConfig cfg = config("https");
   cfg.caData = readFile(tls.caCert);
   cfg.proxyUrl = "http://alice:s%40cret@127.0.0.1:" + std::to_string(proxy.port());
@@ -334,7 +334,7 @@ TEST_F(StubTest, AProxyUrlTunnelsTheRequestAndTlsIsStillVerified) {
   EXPECT_THAT(ok->body, HasSubstr("v1.31.0"));
   const std::string connect = "CONNECT 127.0.0.1:" + std::to_string(stub_->port()) + " HTTP/1.1";
   EXPECT_THAT(proxy.requestLines(), ElementsAre(connect));
-  EXPECT_THAT(proxy.heads().at(0), HasSubstr("Proxy-Authorization: Basic " + base64("alice:s@cret") + "\r\n"));
+  EXPECT_THAT(proxy.heads().at(0), HasSubstr("\r\nProxy-Authorization: Basic " + base64("alice:s@cret") + "\r\n"));
 
   ClientConfig wrongCa = cfg;
   wrongCa.caData = readFile(other.caCert);
@@ -343,6 +343,13 @@ TEST_F(StubTest, AProxyUrlTunnelsTheRequestAndTlsIsStillVerified) {
   EXPECT_THAT(refused.error().describe(),
               HasSubstr("the API server's certificate (IP Address:127.0.0.1, DNS:localhost) failed verification"));
   EXPECT_THAT(proxy.requestLines(), ElementsAre(connect, connect));
+
+  ClientConfig anonymous = cfg;
+  anonymous.proxyUrl = proxy.url();
+  auto denied = client(anonymous)->get("/version");
+  ASSERT_FALSE(denied.isOk());
+  EXPECT_THAT(denied.error().describe(), HasSubstr("received: 407 (proxy " + proxy.url() +
+                                                   " (kubeconfig proxy-url)): the proxy wants credentials"));
 }
 
 // HTTPS_PROXY from the environment, without proxy-url: the server's name, api.internal, resolves
