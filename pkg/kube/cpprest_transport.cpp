@@ -357,13 +357,13 @@ std::string hostOf(const std::string& server) {
   return server.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
-// SNI with tls-server-name. cpprestsdk names the URL's host (or the Host header, which would also
-// change what the server is sent) and sets it on the connection's SSL object just before the
-// handshake, where no callback of ours reaches; through a proxy that object exists only after the
-// CONNECT. The context, though, is ours first (set_ssl_context_callback), and its info callback
-// runs at the start of every handshake, before the ClientHello is written: there the name is set.
-// cpprestsdk's own SNI is turned off then, so there is one writer. An IP address is not sent as
-// SNI (RFC 6066), as Go does not send one.
+// SNI: tls-server-name when set, else the URL's host. cpprestsdk can only name the URL's host (or
+// the Host header, which would also change what the server is sent), sends an IP address too, and
+// sets it on the connection's SSL object just before the handshake, where no callback of ours
+// reaches; through a proxy that object exists only after the CONNECT. The context, though, is ours
+// first (set_ssl_context_callback), and its info callback runs at the start of every handshake,
+// before the ClientHello is written: there the name is set. cpprestsdk's own SNI is off, so there
+// is one writer. An IP address is not sent (RFC 6066 has no IP names), as Go does not send one.
 class ServerNameIndication {
  public:
   explicit ServerNameIndication(std::string name) : name_(std::move(name)) {}
@@ -395,6 +395,10 @@ class ServerNameIndication {
   std::string name_;
 };
 
+std::string unbracketed(const std::string& host) {
+  return host.size() > 2 && host.front() == '[' && host.back() == ']' ? host.substr(1, host.size() - 2) : host;
+}
+
 // cpprestsdk's asio client goes through an http:// proxy (CONNECT for an https server, the absolute
 // URI for an http one) when the config names one, and never reads the environment itself. Its
 // proxy port defaults to 0 when the URL has none, so the URL given always carries the port.
@@ -425,11 +429,9 @@ class CpprestTransport final : public Transport {
     sizeThreadPool();
     base_.set_validate_certificates(!config.insecureSkipTlsVerify);
     if (proxy.proxy) base_.set_proxy(webProxy(*proxy.proxy));
-    std::shared_ptr<const ServerNameIndication> sni;
-    if (!config.tlsServerName.empty()) {
-      sni = std::make_shared<ServerNameIndication>(config.tlsServerName);
-      base_.set_tlsext_sni_enabled(false);
-    }
+    auto sni = std::make_shared<const ServerNameIndication>(
+        config.tlsServerName.empty() ? unbracketed(hostOf(config.server)) : config.tlsServerName);
+    base_.set_tlsext_sni_enabled(false);
     std::shared_ptr<TlsMaterial> tls;
     if (!config.caData.empty() || !config.clientCertData.empty()) {
       // Parsed once (the material was validated when the transport was made), then shared with
@@ -443,7 +445,7 @@ class CpprestTransport final : public Transport {
     // fail the handshake.
     base_.set_ssl_context_callback([tls, failures, sni](boost::asio::ssl::context& ctx) {
       if (tls) tls->apply(ctx.native_handle());
-      if (sni) sni->apply(ctx.native_handle());
+      sni->apply(ctx.native_handle());
       if (failures) SSL_CTX_set_cert_verify_callback(ctx.native_handle(), &VerifyFailures::verify, failures.get());
     });
   }
