@@ -228,14 +228,23 @@ Result<std::unique_ptr<PrometheusSource>> makePrometheusSource(const policy::Pro
   kube::ClientConfig tls;
   tls.server = url->server;
   tls.caData = access.caData;
-  auto transport = kube::makeCpprestTransport(tls);
+  // No proxy-url here: the environment's proxy, as upstream's Prometheus client takes it
+  // (http.ProxyFromEnvironment in its transport).
+  const kube::ProxyEnvironment proxyEnv = kube::ProxyEnvironment::fromProcess();
+  auto transport = kube::makeCpprestTransport(tls, proxyEnv);
   const std::string shown = redactedPrometheusUrl(provider.url);
   if (!transport.isOk()) return Status::error("Prometheus at " + shown + ": " + transport.error());
+  auto proxy = kube::chooseProxy(tls.server, "", proxyEnv);
+  const std::string proxyShown = proxy.isOk() ? proxy->describe() : proxy.error();
   if (access.withheld.empty())
-    log::info("Prometheus usage source", {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}});
+    log::info("Prometheus usage source",
+              {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}, {"proxy", proxyShown}});
   else
-    log::warn("Prometheus usage source",
-              {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}, {"token", access.withheld}});
+    log::warn("Prometheus usage source", {{"url", shown},
+                                          {"auth", access.auth},
+                                          {"ca", access.ca},
+                                          {"proxy", proxyShown},
+                                          {"token", access.withheld}});
   return std::make_unique<PrometheusSource>(std::move(*url), std::move(transport.value()), std::move(access.token),
                                             std::move(clock), env.timeout, health, access.withheld);
 }

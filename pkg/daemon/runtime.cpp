@@ -71,8 +71,16 @@ Result<std::unique_ptr<kube::Client>> makeClient(kube::ClientConfig config, doub
   if (qps > 0) config.qps = qps;
   if (burst > 0) config.burst = burst;
   config.requestTimeout = std::chrono::milliseconds(static_cast<std::int64_t>(requestTimeoutSeconds * 1000));
-  auto transport = kube::makeCpprestTransport(config);
+  const kube::ProxyEnvironment env = kube::ProxyEnvironment::fromProcess();
+  auto transport = kube::makeCpprestTransport(config, env);
   if (!transport.isOk()) return transport.status();
+  // Which way the requests go, said once: a proxy picked up (or not) from the environment is the
+  // first thing to know when the API server cannot be reached.
+  if (auto proxy = kube::chooseProxy(config.server, config.proxyUrl, env); proxy.isOk()) {
+    log::info("API server", {{"server", config.server},
+                             {"proxy", proxy->describe()},
+                             {"tls-server-name", config.tlsServerName.empty() ? "-" : config.tlsServerName}});
+  }
   return std::make_unique<kube::Client>(std::move(config), std::move(transport.value()), std::move(clock));
 }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "pkg/kube/proxy.h"
 #include "pkg/kube/token_source.h"
 
 #ifndef KDESCHED_VERSION
@@ -219,6 +220,11 @@ class KubeconfigReader {
     if (!insecure.isOk()) return insecure.status();
     out.insecureSkipTlsVerify = *insecure;
 
+    auto serverName = scalar(c, "tls-server-name", path + ".tls-server-name");
+    if (!serverName.isOk()) return serverName.status();
+    out.tlsServerName = *serverName;
+    if (Status s = readProxyUrl(c, path + ".proxy-url", out); !s.isOk()) return s;
+
     auto ca = dataOrFile(c, "certificate-authority", path);
     if (!ca.isOk()) return ca.status();
     if (!ca->empty()) {
@@ -229,6 +235,19 @@ class KubeconfigReader {
         return Status::error(path + ".certificate-authority: " + s.message());
       out.caData = std::move(*ca);
     }
+    return Status::ok();
+  }
+
+  // client-go takes http, https and socks5 proxies; kdesched only what cpprestsdk can speak, and
+  // says so here, at start, rather than connecting directly.
+  static Status readProxyUrl(const YAML::Node& cluster, const std::string& path, ClientConfig& out) {
+    auto proxy = scalar(cluster, "proxy-url", path);
+    if (!proxy.isOk()) return proxy.status();
+    if (proxy->empty()) return Status::ok();
+    auto parsed = parseProxyUrl(*proxy, false);
+    if (!parsed.isOk()) return Status::error(path + ": " + parsed.error());
+    if (Status s = checkProxySupported(*parsed, path); !s.isOk()) return s;
+    out.proxyUrl = *proxy;
     return Status::ok();
   }
 

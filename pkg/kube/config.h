@@ -15,6 +15,12 @@ struct ClientConfig {
   std::string server;  // "https://host:port", optionally with a path prefix
   std::string caData;  // PEM; empty: the system trust store
   bool insecureSkipTlsVerify = false;
+  // The name the server's certificate is verified against and sent as SNI, instead of the host in
+  // `server` (kubeconfig tls-server-name; client-go's TLSClientConfig.ServerName).
+  std::string tlsServerName;
+  // The kubeconfig's proxy-url: every request goes through it. Empty: the environment decides
+  // (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; see proxy.h), in a pod too, as client-go does.
+  std::string proxyUrl;
   std::string clientCertData, clientKeyData;  // PEM
   std::string bearerToken;
   // Re-read periodically (projected service-account tokens rotate); wins over bearerToken.

@@ -1,5 +1,6 @@
 #include "pkg/kube/cpprest_transport.h"
 
+#include <arpa/inet.h>
 #include <cpprest/http_client.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -267,13 +268,20 @@ class TlsMaterial {
 // certificate from another CA, or one issued for another name.
 class VerifyFailures {
  public:
-  explicit VerifyFailures(std::string host) : host_(std::move(host)) {
+  // `serverName`: the kubeconfig's tls-server-name, which replaces the URL's host when set.
+  VerifyFailures(std::string host, std::string serverName)
+      : host_(serverName.empty() ? std::move(host) : serverName),
+        label_(serverName.empty() ? "" : " (tls-server-name)") {
     if (host_.size() > 2 && host_.front() == '[' && host_.back() == ']') host_ = host_.substr(1, host_.size() - 2);
   }
 
   // SSL_CTX_set_cert_verify_callback's signature.
   static int verify(X509_STORE_CTX* ctx, void* arg) {
     auto* self = static_cast<VerifyFailures*>(arg);
+    // cpprestsdk's per-certificate callback checks the URL's host (or the Host header) with
+    // Boost's RFC 2818 rules; the name check is ours alone, so that tls-server-name can replace
+    // that host. OpenSSL's chain checks stay as they are.
+    X509_STORE_CTX_set_verify_cb(ctx, [](int preverified, X509_STORE_CTX*) { return preverified; });
     int ok = X509_verify_cert(ctx);
     if (ok > 0 && !self->namesHost(X509_STORE_CTX_get0_cert(ctx))) {
       X509_STORE_CTX_set_error(ctx, X509_V_ERR_HOSTNAME_MISMATCH);
@@ -302,9 +310,10 @@ class VerifyFailures {
     X509* leaf = X509_STORE_CTX_get0_cert(ctx);
     std::string why;
     if (err == X509_V_ERR_HOSTNAME_MISMATCH || err == X509_V_OK) {
-      // Ours, or (X509_V_OK) cpprestsdk's own host check.
-      why = "the API server's certificate is not issued for \"" + host_ + "\" (it names " + namesOf(leaf) +
-            "): connect to an address the certificate names, or have it reissued for this one";
+      why = "the API server's certificate is not issued for \"" + host_ + "\"" + label_ + " (it names " +
+            namesOf(leaf) +
+            (label_.empty() ? "): connect to an address the certificate names, or have it reissued for this one"
+                            : "): set tls-server-name to a name the certificate holds, or have it reissued");
     } else {
       why = "the API server's certificate (" + namesOf(leaf) +
             ") failed verification: " + X509_verify_cert_error_string(err) +
@@ -335,6 +344,7 @@ class VerifyFailures {
   }
 
   std::string host_;
+  std::string label_;
   mutable std::mutex mu_;
   std::string last_;
 };
@@ -345,6 +355,57 @@ std::string hostOf(const std::string& server) {
   begin = begin == std::string::npos ? 0 : begin + 3;
   const std::size_t end = server[begin] == '[' ? server.find(']', begin) + 1 : server.find_first_of(":/", begin);
   return server.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+// SNI: tls-server-name when set, else the URL's host. cpprestsdk can only name the URL's host (or
+// the Host header, which would also change what the server is sent), sends an IP address too, and
+// sets it on the connection's SSL object just before the handshake, where no callback of ours
+// reaches; through a proxy that object exists only after the CONNECT. The context, though, is ours
+// first (set_ssl_context_callback), and its info callback runs at the start of every handshake,
+// before the ClientHello is written: there the name is set. cpprestsdk's own SNI is off, so there
+// is one writer. An IP address is not sent (RFC 6066 has no IP names), as Go does not send one.
+class ServerNameIndication {
+ public:
+  explicit ServerNameIndication(std::string name) : name_(std::move(name)) {}
+
+  void apply(SSL_CTX* ctx) const {
+    SSL_CTX_set_ex_data(ctx, index(), const_cast<ServerNameIndication*>(this));
+    SSL_CTX_set_info_callback(ctx, &ServerNameIndication::onInfo);
+  }
+
+  static bool sendable(const std::string& name) {
+    unsigned char buf[16];
+    return !name.empty() && inet_pton(AF_INET, name.c_str(), buf) != 1 && inet_pton(AF_INET6, name.c_str(), buf) != 1;
+  }
+
+ private:
+  static int index() {
+    static const int i = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+    return i;
+  }
+
+  // OpenSSL passes the SSL object as const to info callbacks; it is the connection's own, mutable
+  // object, and setting the host name before the ClientHello is what the API is for.
+  static void onInfo(const SSL* ssl, int where, int /*ret*/) {
+    if (!(where & SSL_CB_HANDSHAKE_START)) return;
+    const auto* self = static_cast<const ServerNameIndication*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), index()));
+    if (self && sendable(self->name_)) SSL_set_tlsext_host_name(const_cast<SSL*>(ssl), self->name_.c_str());
+  }
+
+  std::string name_;
+};
+
+std::string unbracketed(const std::string& host) {
+  return host.size() > 2 && host.front() == '[' && host.back() == ']' ? host.substr(1, host.size() - 2) : host;
+}
+
+// cpprestsdk's asio client goes through an http:// proxy (CONNECT for an https server, the absolute
+// URI for an http one) when the config names one, and never reads the environment itself. Its
+// proxy port defaults to 0 when the URL has none, so the URL given always carries the port.
+web::web_proxy webProxy(const ProxyUrl& proxy) {
+  web::web_proxy out{web::uri(proxy.withoutUserinfo())};
+  if (proxy.hasUserinfo) out.set_credentials(web::credentials(proxy.user, proxy.password));
+  return out;
 }
 
 // cpprestsdk loads the system's default CA bundle into every new connection's TLS context before
@@ -361,10 +422,16 @@ class CpprestTransport final : public Transport {
  public:
   static constexpr int kUnsentRetries = 16;
 
-  explicit CpprestTransport(const ClientConfig& config)
-      : server_(config.server), verifyFailures_(std::make_shared<VerifyFailures>(hostOf(config.server))) {
+  CpprestTransport(const ClientConfig& config, const ProxyChoice& proxy)
+      : server_(config.server),
+        proxyShown_(proxy.proxy ? proxy.describe() : ""),
+        verifyFailures_(std::make_shared<VerifyFailures>(hostOf(config.server), config.tlsServerName)) {
     sizeThreadPool();
     base_.set_validate_certificates(!config.insecureSkipTlsVerify);
+    if (proxy.proxy) base_.set_proxy(webProxy(*proxy.proxy));
+    auto sni = std::make_shared<const ServerNameIndication>(
+        config.tlsServerName.empty() ? unbracketed(hostOf(config.server)) : config.tlsServerName);
+    base_.set_tlsext_sni_enabled(false);
     std::shared_ptr<TlsMaterial> tls;
     if (!config.caData.empty() || !config.clientCertData.empty()) {
       // Parsed once (the material was validated when the transport was made), then shared with
@@ -376,8 +443,9 @@ class CpprestTransport final : public Transport {
     const std::shared_ptr<VerifyFailures> failures = config.insecureSkipTlsVerify ? nullptr : verifyFailures_;
     // Runs for every new connection; errors cannot be thrown from here, so they are left to
     // fail the handshake.
-    base_.set_ssl_context_callback([tls, failures](boost::asio::ssl::context& ctx) {
+    base_.set_ssl_context_callback([tls, failures, sni](boost::asio::ssl::context& ctx) {
       if (tls) tls->apply(ctx.native_handle());
+      sni->apply(ctx.native_handle());
       if (failures) SSL_CTX_set_cert_verify_callback(ctx.native_handle(), &VerifyFailures::verify, failures.get());
     });
   }
@@ -435,10 +503,21 @@ class CpprestTransport final : public Transport {
 
  private:
   // A failed handshake with the reason the certificate was refused, when it was.
+  // A failure at the proxy with the proxy's name (cpprestsdk only says "proxy"), and what a 407 wants.
   Status explain(const Status& st) const {
-    if (st.message().find("handshake") == std::string::npos) return st;
+    const std::string& m = st.message();
+    if (!proxyShown_.empty() && m.find("proxy") != std::string::npos) {
+      std::string out = m + " (proxy " + proxyShown_ + ")";
+      if (m.find("received: 407") != std::string::npos) {
+        out +=
+            ": the proxy wants credentials: give them in the proxy URL, http://USER:PASSWORD@HOST:PORT "
+            "(percent-encode special characters)";
+      }
+      return Status::error(out);
+    }
+    if (m.find("handshake") == std::string::npos) return st;
     const std::string why = verifyFailures_->last();
-    return why.empty() ? st : Status::error(st.message() + ": " + why);
+    return why.empty() ? st : Status::error(m + ": " + why);
   }
 
   Status makeClient(std::chrono::seconds timeout, std::shared_ptr<client::http_client>& out) {
@@ -461,6 +540,7 @@ class CpprestTransport final : public Transport {
   }
 
   std::string server_;
+  std::string proxyShown_;  // empty: direct
   std::shared_ptr<VerifyFailures> verifyFailures_;
   client::http_client_config base_;
   std::mutex mu_;
@@ -470,9 +550,15 @@ class CpprestTransport final : public Transport {
 }  // namespace
 
 Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& config) {
+  return makeCpprestTransport(config, ProxyEnvironment::fromProcess());
+}
+
+Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& config, const ProxyEnvironment& env) {
   if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0) {
     return Status::error("server \"" + config.server + "\" must start with https:// or http://");
   }
+  auto proxy = chooseProxy(config.server, config.proxyUrl, env);
+  if (!proxy.isOk()) return proxy.status();
   if (!config.caData.empty()) {
     if (Status s = checkPemCertificates(config.caData); !s.isOk())
       return Status::error("certificate authority: " + s.message());
@@ -494,7 +580,7 @@ Result<std::unique_ptr<Transport>> makeCpprestTransport(const ClientConfig& conf
                 "certificate-authority-data instead"}});
   }
   std::unique_ptr<Transport> out;
-  Status st = guarded("creating the HTTP transport", [&] { out = std::make_unique<CpprestTransport>(config); });
+  Status st = guarded("creating the HTTP transport", [&] { out = std::make_unique<CpprestTransport>(config, *proxy); });
   if (!st.isOk()) return st;
   return out;
 }

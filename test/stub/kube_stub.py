@@ -22,7 +22,8 @@ and query constraints match, and takes that rule's next response (the last one r
        {"status": 200, "json": {...}, "reset_after_ms": 100}  # then, as if restarted, reset the
      ]}]}                                               # kept-alive connection (RST) after 100 ms
 
-GET /__stub/requests returns what was received so far: [{"method", "target", "authorization"}].
+GET /__stub/requests returns what was received so far: [{"method", "target", "authorization",
+"sni"}] (sni: the TLS client's server name indication, null without TLS or without one).
 GET /__stub/resets?atLeast=N waits (up to 10 s) until N connections were reset by reset_after_ms
 and returns {"resets": count}: a test waits for the reset itself, not for a guess of how long it takes.
 TLS: --tls-cert/--tls-key serve HTTPS; --tls-client-ca also requires a client certificate.
@@ -130,7 +131,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_body(200, {}, body.encode())
         with LOCK:
             REQUESTS.append({"method": self.command, "target": self.path,
-                             "authorization": self.headers.get("Authorization", "")})
+                             "authorization": self.headers.get("Authorization", ""),
+                             "sni": getattr(self.connection, "sni", None)})
             rule = next((r for r in self.rules if r.matches(self.command, url.path, query)), None)
             response = rule.take() if rule else None
         if response is None:
@@ -252,6 +254,7 @@ def main():
     if args.tls_cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(args.tls_cert, args.tls_key)
+        ctx.sni_callback = lambda sock, name, _ctx: setattr(sock, "sni", name)
         if args.tls_client_ca:
             ctx.verify_mode = ssl.CERT_REQUIRED
             ctx.load_verify_locations(args.tls_client_ca)

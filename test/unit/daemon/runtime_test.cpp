@@ -51,5 +51,29 @@ TEST(ReadPriorityClass, NamesTheClassWhenItCannotBeRead) {
   EXPECT_THAT(v.error(), HasSubstr("PriorityClass \"y\" has no readable value: "));
 }
 
+// The start names the way to the API server, the proxy's userinfo redacted.
+TEST(MakeClient, SaysWhichProxyTheApiServerIsReachedThrough) {
+  LogCapture logs;
+  ClientConfig c;
+  c.server = "https://10.0.0.1:6443";
+  c.proxyUrl = "http://alice:hunter2@proxy.corp:3128";
+  c.tlsServerName = "api.internal";
+  auto client = daemon::makeClient(c, 0, 0, 30, std::make_shared<kdesched::testing::FakeClock>());
+  ASSERT_TRUE(client.isOk()) << client.error();
+  const auto lines = logs.lines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr("msg=\"API server\" server=https://10.0.0.1:6443 "
+                                  "proxy=\"http://redacted@proxy.corp:3128 (kubeconfig proxy-url)\" "
+                                  "tls-server-name=api.internal"));
+  EXPECT_THAT(lines[0], ::testing::Not(HasSubstr("hunter2")));
+
+  c.proxyUrl.clear();
+  c.tlsServerName.clear();
+  c.server = "https://127.0.0.1:6443";
+  ASSERT_TRUE(daemon::makeClient(c, 0, 0, 30, std::make_shared<kdesched::testing::FakeClock>()).isOk());
+  ASSERT_EQ(logs.lines().size(), 2u);
+  EXPECT_THAT(logs.lines()[1], HasSubstr("proxy=\"none (")) << "loopback, or no variable set";
+}
+
 }  // namespace
 }  // namespace kdesched::kube::testing

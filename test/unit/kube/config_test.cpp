@@ -154,6 +154,41 @@ TEST_F(KubeconfigTest, BadBase64NamesTheField) {
   EXPECT_THAT(key.error(), HasSubstr("users[\"u1\"].user.client-key-data: invalid base64"));
 }
 
+TEST_F(KubeconfigTest, ProxyUrlAndTlsServerNameAreRead) {
+  auto cfg =
+      loadKubeconfig(kubeconfig("    server: https://10.0.0.1:6443\n    certificate-authority-data: " + base64(ca()) +
+                                    "\n    proxy-url: http://alice:pw@proxy.corp:3128"
+                                    "\n    tls-server-name: api.internal",
+                                "    token: t"));
+  ASSERT_TRUE(cfg.isOk()) << cfg.error();
+  EXPECT_EQ(cfg->proxyUrl, "http://alice:pw@proxy.corp:3128");
+  EXPECT_EQ(cfg->tlsServerName, "api.internal");
+
+  auto plain = loadKubeconfig(kubeconfig("    server: https://api:6443", "    token: t"));
+  ASSERT_TRUE(plain.isOk()) << plain.error();
+  EXPECT_EQ(plain->proxyUrl, "");
+  EXPECT_EQ(plain->tlsServerName, "");
+}
+
+// client-go takes a socks5:// proxy-url; cpprestsdk cannot, so it is refused at load, naming the
+// field (and never the password), rather than connecting directly.
+TEST_F(KubeconfigTest, AProxyUrlKdeschedCannotUseIsRefusedNamingTheField) {
+  auto socks = loadKubeconfig(
+      kubeconfig("    server: https://api:6443\n    proxy-url: socks5://bob:hunter2@gw.corp:1080", "    token: t"));
+  ASSERT_FALSE(socks.isOk());
+  EXPECT_THAT(socks.error(), HasSubstr("clusters[\"c1\"].cluster.proxy-url=\"socks5://redacted@gw.corp:1080\": "
+                                       "SOCKS5 proxies are not supported"));
+  EXPECT_THAT(socks.error(), ::testing::Not(HasSubstr("hunter2")));
+
+  auto bare = loadKubeconfig(kubeconfig("    server: https://api:6443\n    proxy-url: gw.corp:3128", "    token: t"));
+  ASSERT_FALSE(bare.isOk());
+  EXPECT_THAT(bare.error(), HasSubstr("clusters[\"c1\"].cluster.proxy-url: \"gw.corp:3128\" is not a URL"));
+
+  auto other = loadKubeconfig(kubeconfig("    server: https://api:6443\n    proxy-url: ftp://gw.corp", "    token: t"));
+  ASSERT_FALSE(other.isOk());
+  EXPECT_THAT(other.error(), HasSubstr("unsupported scheme \"ftp\""));
+}
+
 // Found by the kubeconfig fuzz target (test/fuzz/regressions/kubeconfig/): a path naming /dev/zero
 // read until memory ran out.
 TEST_F(KubeconfigTest, FilesWithoutEndAreRefusedNamingTheField) {

@@ -85,8 +85,10 @@ inline std::string base64(const std::string& in) {
 struct TlsMaterial {
   std::string caCert, caKey, serverCert, serverKey, clientCert, clientKey;
 
-  // `san`: the names the server certificate is issued for.
-  static TlsMaterial generate(const TempDir& dir, const std::string& san = "IP:127.0.0.1,DNS:localhost") {
+  // `san`: the names the server certificate is issued for; `serverCn`: its subject CN, which no
+  // name check may read (Go's does not).
+  static TlsMaterial generate(const TempDir& dir, const std::string& san = "IP:127.0.0.1,DNS:localhost",
+                              const std::string& serverCn = "127.0.0.1") {
     TlsMaterial m;
     m.caCert = dir.file("ca.crt");
     m.caKey = dir.file("ca.key");
@@ -99,8 +101,7 @@ struct TlsMaterial {
     run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=kdesched-test-ca "
         "-keyout " +
         m.caKey + " -out " + m.caCert);
-    for (const auto& [name, cn] :
-         {std::pair<std::string, std::string>{"server", "127.0.0.1"}, {"client", "kdesched"}}) {
+    for (const auto& [name, cn] : {std::pair<std::string, std::string>{"server", serverCn}, {"client", "kdesched"}}) {
       run("openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=" + cn + " -keyout " + d + "/" +
           name + ".key -out " + d + "/" + name + ".csr");
       run("openssl x509 -req -in " + d + "/" + name + ".csr -CA " + m.caCert + " -CAkey " + m.caKey +
