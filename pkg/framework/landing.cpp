@@ -14,9 +14,10 @@ namespace {
 std::int64_t leastAllocated(const api::Symbol& res, const api::Node& node, const api::ResourceList& used,
                             const api::Pod& pod) {
   const std::int64_t allocatable = node.allocatable.get(res);
-  const std::int64_t requested = used.get(res) + pod.requests.get(res);
+  const std::int64_t requested = api::addSaturating(used.get(res), pod.requests.get(res));
   if (allocatable <= 0 || requested > allocatable) return 0;
-  return (allocatable - requested) * 100 / allocatable;
+  // In 128 bits: a saturated allocatable (api::kSaturatedMilli) times 100 does not fit in 64.
+  return static_cast<std::int64_t>(static_cast<__int128>(allocatable - requested) * 100 / allocatable);
 }
 
 std::string tally(const std::vector<std::pair<std::string, std::size_t>>& unfit) {

@@ -11,7 +11,10 @@
 namespace kdesched::plugins::nodeusage {
 namespace {
 
-std::int64_t wholeUnits(std::int64_t milli) { return milli >= 0 ? (milli + 999) / 1000 : -((-milli) / 1000); }
+// Rounded up, as a Quantity's Value(); no overflow for a saturated amount (api::kSaturatedMilli).
+std::int64_t wholeUnits(std::int64_t milli) {
+  return milli >= 0 ? milli / 1000 + (milli % 1000 != 0 ? 1 : 0) : -((-milli) / 1000);
+}
 
 double percentOf(const api::Symbol& r, std::int64_t usedMilli, std::int64_t capacityMilli) {
   std::int64_t used = upstreamUnits(r, usedMilli);
