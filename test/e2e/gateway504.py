@@ -15,6 +15,7 @@ Both log one line per request to --log. Stdlib only.
 import argparse
 import http.server
 import json
+import select
 import socket
 import ssl
 import threading
@@ -37,69 +38,84 @@ def status_504():
 
 
 class Conn:
-    """One client connection and its own upstream connection."""
+    """One client connection and its own upstream connection, served by one thread: an SSL socket
+    must not be read and written from two threads at once (a CI run hung so)."""
 
     def __init__(self, args, client, upstream):
         self.args, self.client, self.upstream = args, client, upstream
         self.pending = None  # when an Eviction POST went upstream without an answer yet
         self.gave_up = False
-        self.done = threading.Event()
 
-    def client_to_upstream(self):
+    def read(self, sock):
+        """Bytes from sock; b"" when it closed; None when nothing whole has arrived yet."""
         try:
-            while not self.done.is_set():
-                data = self.client.recv(65536)
-                if not data:
-                    break
-                line = data.split(b"\r\n", 1)[0]
-                if line.startswith(b"POST ") and b"/eviction " in line:
-                    self.pending = time.monotonic()
-                    log(self.args.log, "eviction " + line.decode(errors="replace"))
-                self.upstream.sendall(data)
+            return sock.recv(65536)
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+            return None
+        except OSError:
+            return b""
+
+    def send(self, sock, data):
+        view = memoryview(data)
+        while view:
+            try:
+                n = sock.send(view)
+                view = view[n:]
+            except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+                select.select([], [sock], [], 0.05)
+
+    def from_client(self, data):
+        line = data.split(b"\r\n", 1)[0]
+        if line.startswith(b"POST ") and b"/eviction " in line:
+            self.pending = time.monotonic()
+            log(self.args.log, "eviction " + line.decode(errors="replace"))
+        self.send(self.upstream, data)
+
+    def from_upstream(self, data):
+        if self.gave_up:
+            log(self.args.log, "upstream answered after the 504: " + data.split(b"\r\n", 1)[0].decode(errors="replace"))
+            return False
+        self.pending = None
+        self.send(self.client, data)
+        return True
+
+    def give_up(self):
+        self.gave_up = True
+        log(self.args.log, "504 sent")
+        try:
+            self.send(self.client, status_504())
+            self.client.close()
         except OSError:
             pass
-        if not self.gave_up:
-            self.done.set()
-
-    def upstream_to_client(self):
-        try:
-            while True:
-                data = self.upstream.recv(65536)
-                if not data:
-                    break
-                if self.gave_up:
-                    log(self.args.log, "upstream answered after the 504: " +
-                        data.split(b"\r\n", 1)[0].decode(errors="replace"))
-                    break
-                self.pending = None
-                self.client.sendall(data)
-        except OSError:
-            pass
-        self.done.set()
-
-    def watchdog(self):
-        while not self.done.wait(0.05):
-            if self.pending is not None and time.monotonic() - self.pending >= self.args.after:
-                self.gave_up = True
-                log(self.args.log, "504 sent")
-                try:
-                    self.client.sendall(status_504())
-                    self.client.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-                return
 
     def run(self):
-        threads = [threading.Thread(target=f, daemon=True)
-                   for f in (self.client_to_upstream, self.upstream_to_client, self.watchdog)]
-        for t in threads:
-            t.start()
-        self.done.wait()
         for s in (self.client, self.upstream):
-            try:
-                s.close()
-            except OSError:
-                pass
+            s.setblocking(False)
+        try:
+            while True:
+                socks = [self.upstream] if self.gave_up else [self.client, self.upstream]
+                ready = [s for s in socks if s.pending()] or select.select(socks, [], [], 0.05)[0]
+                for sock in ready:
+                    data = self.read(sock)
+                    if data is None:
+                        continue
+                    if not data:
+                        return
+                    if sock is self.client:
+                        self.from_client(data)
+                    elif not self.from_upstream(data):
+                        return
+                if not self.gave_up and self.pending is not None and \
+                        time.monotonic() - self.pending >= self.args.after:
+                    self.give_up()
+        except OSError:
+            pass
+        finally:
+            for s in (self.client, self.upstream):
+                try:
+                    s.close()
+                except OSError:
+                    pass
 
 
 def proxy(args):
