@@ -148,7 +148,8 @@ library_contract() {
   for lib in "$@"; do
     pkg="$(owner "${lib}")" || { fail "${where}: ${lib}: no Debian package ships it (dpkg -S)"; continue; }
     needed["${pkg}"]+="$(basename "${lib}") "
-    if printf '%s\n' "${LISTED[@]}" | grep -qxF "${pkg}"; then
+    # Not printf | grep -q: under pipefail grep's early exit can fail printf's write (SIGPIPE).
+    if grep -qxF "${pkg}" <<<"$(printf '%s\n' "${LISTED[@]}")"; then
       pass "${where}: $(basename "${lib}") <- ${pkg} (listed)"
     else
       fail "${where}: $(basename "${lib}") <- ${pkg}, which the rootfs stage does not install"
