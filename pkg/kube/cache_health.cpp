@@ -48,8 +48,13 @@ void CacheHealth::onList(api::Kind kind, std::size_t, double) {
   const Clock::TimePoint now = clock_->now();
   std::lock_guard<std::mutex> lock(mu_);
   pending_.erase(kind);
-  ++requests_;  // the store was replaced: a snapshot from before is of another generation
   State& s = states_[kind];
+  // A relist replaced the store: a snapshot from before is of another generation. A first list
+  // does not: no cycle snapshots before every kind has listed once, and the reflector marks itself
+  // synced before it tells its observers, so counting it would refuse the first cycle's evictions
+  // (a one-shot run's only cycle) as taken before a relist.
+  if (s.listed) ++requests_;
+  s.listed = true;
   std::erase_if(s.denied, [](const auto& d) { return d.first == "list"; });
   s.failingSince.reset();
   noteLocked(kind, s, now);

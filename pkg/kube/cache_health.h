@@ -72,6 +72,7 @@ class CacheHealth : public ReflectorObserver, public evictor::CacheFreshness {
     std::size_t undecodable = 0;      // objects the API server holds that do not decode
     std::string firstUndecodable;     // "default/web: spec...: ..."
     Clock::TimePoint undecodableSince{};
+    bool listed = false;             // the kind has listed once: a next list is a relist
     bool announced = false;          // this stale episode was logged
     Clock::TimePoint staleAt{};      // when it was first logged
     Clock::TimePoint announcedAt{};  // when it was last logged

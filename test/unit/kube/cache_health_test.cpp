@@ -41,7 +41,22 @@ TEST(CacheHealth, IsTheReflectorsObserver) {
   EXPECT_EQ(h.relistRequests(), 1u);
   o.onList(api::Kind::Node, 3, 0.1);
   EXPECT_EQ(h.relisting(), "");
-  EXPECT_EQ(h.relistRequests(), 2u) << "the store replaced: a generation of its own";
+  EXPECT_EQ(h.relistRequests(), 1u) << "Node's first list: no snapshot can predate it";
+  o.onList(api::Kind::Node, 3, 0.1);
+  EXPECT_EQ(h.relistRequests(), 2u) << "the store replaced again: a generation of its own";
+}
+
+TEST(CacheHealth, FirstListsStartNoGeneration) {
+  // The reflector marks itself synced, then tells its observers: a one-shot run's only cycle may
+  // snapshot in between. The first lists must leave that snapshot's generation standing.
+  CacheHealth h;
+  ReflectorObserver& o = h;
+  for (api::Kind k : {api::Kind::Node, api::Kind::Pod, api::Kind::PodDisruptionBudget}) o.onList(k, 1, 0.1);
+  const std::uint64_t atSnapshot = h.relistRequests();
+  o.onList(api::Kind::Namespace, 4, 0.1);
+  EXPECT_EQ(h.relistRequests(), atSnapshot);
+  o.onList(api::Kind::Pod, 2, 0.1);
+  EXPECT_NE(h.relistRequests(), atSnapshot) << "a relist of pods is a new generation";
 }
 
 }  // namespace
