@@ -43,7 +43,7 @@ class CycleRunner::CooldownRefusals : public evictor::Sink {
  public:
   framework::EvictResult evict(const evictor::Decision&) override { return framework::EvictResult::success(); }
   void refused(const evictor::RefusedDecision& r) override {
-    if (r.result.refusal == Refusal::AntiFlapping && r.result.by == "anti-flapping: cooldown")
+    if (r.result.refusal == Refusal::AntiFlapping && r.result.suppression == framework::Suppression::Cooldown)
       pending_.emplace_back(r.wanted.pod->key(), r.wanted.plugin);
   }
   std::vector<std::pair<std::string, std::string>> take() { return std::exchange(pending_, {}); }

@@ -27,10 +27,13 @@ class CycleObserver {
                               const Status& status) = 0;
 };
 
+enum class ExtensionPoint { Deschedule, Balance };
+std::string_view toString(ExtensionPoint p);
+
 struct PluginRun {
   std::string profile;
   std::string plugin;
-  std::string extensionPoint;  // "deschedule" | "balance"
+  ExtensionPoint extensionPoint = ExtensionPoint::Deschedule;
   double seconds = 0;
   Status status;
 };

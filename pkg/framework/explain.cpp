@@ -3,6 +3,37 @@
 #include <algorithm>
 
 namespace kdesched::framework {
+namespace {
+
+// Why an asked pod is seen by no plugin at all, before any runs: "" when plugins may look at it.
+std::string outsideCycle(const api::Pod& pod, const cluster::Snapshot& snapshot,
+                         const std::vector<const api::Node*>& nodes,
+                         const std::optional<api::LabelSelector>& nodeSelector) {
+  if (pod.nodeName.empty()) return "no plugin considered it: it is not bound to a node";
+  for (const api::Node* n : nodes)
+    if (n->nameSym == pod.nodeName) return "";
+  const std::string head =
+      "no plugin considered it: its node " + pod.nodeName.str() + " is not among the cycle's nodes";
+  const api::Node* node = snapshot.node(pod.nodeName);
+  if (!node) return head + " (the node is not in the snapshot)";
+  if (!node->isReady()) return head + " (NotReady)";
+  if (nodeSelector && !nodeSelector->matches(node->labels))
+    return head + " (it does not match the policy's nodeSelector " + nodeSelector->toString() + ")";
+  return head;
+}
+
+// What a plugin that said nothing about an asked pod made of it.
+std::string silentWhy(const Explainer::Asked& a, const api::Pod& pod, bool inScope) {
+  for (const ExplainStep& s : a.steps)
+    if (s.outcome == ExplainOutcome::Evicted)
+      return "already evicted in this cycle (profile " + s.profile + ", " + s.plugin + ")";
+  if (pod.isTerminal())
+    return "pod is " + std::string(api::toString(pod.phase)) + ": the plugin lists only running pods";
+  if (!inScope) return "out of scope: this event-triggered run acts only on the pods its events named";
+  return "the plugin did not look at it (not a candidate for it)";
+}
+
+}  // namespace
 
 std::string_view toString(ExplainOutcome o) {
   switch (o) {
@@ -47,6 +78,29 @@ void Explainer::record(const api::Pod& pod, ExplainStep step) {
       return;
   }
   a->steps.push_back(std::move(step));
+}
+
+void Explainer::cycleStarts(const cluster::Snapshot& snapshot, const std::vector<const api::Node*>& nodes,
+                            const std::optional<api::LabelSelector>& nodeSelector, const std::string& skipped) {
+  open_.clear();
+  for (const api::Pod* pod : snapshot.pods()) {
+    if (!wants(*pod)) continue;
+    std::string why = skipped.empty() ? outsideCycle(*pod, snapshot, nodes, nodeSelector)
+                                      : "no plugin considered it: the cycle was skipped (" + skipped + ")";
+    if (why.empty())
+      open_.push_back(pod);
+    else
+      record(*pod, {"", "", ExplainOutcome::Excluded, "cycle", "", std::move(why)});
+  }
+}
+
+void Explainer::afterPlugin(const std::string& profile, const std::string& plugin,
+                            const std::function<bool(const api::Pod&)>& inScope) {
+  for (const api::Pod* pod : open_) {
+    Asked* a = find(*pod);
+    if (a && !has(*a, profile, plugin))
+      record(*pod, {profile, plugin, ExplainOutcome::Skipped, "", "", silentWhy(*a, *pod, !inScope || inScope(*pod))});
+  }
 }
 
 bool Explainer::has(const Asked& a, std::string_view profile, std::string_view plugin) const {

@@ -1,16 +1,20 @@
 // `kdesched plan --explain ns/name`: what every profile and plugin made of the pods asked about, in
-// the order it happened. Plugins report through the Handle (Handle::explaining, Handle::passOver);
-// the Handle itself records filter refusals, the evictor's answers and the pods it hides (evicted
-// earlier, finished, out of scope). Nobody asking costs one null pointer test: reasons are built
-// only for a pod that is asked about.
+// the order it happened. The Handle records the plugins' verdicts (framework/verdict.h), the
+// filters' refusals and the evictor's answers; the cycle records, around the plugin runs, the pods
+// no plugin could see and those a plugin said nothing about. Nobody asking costs one null pointer
+// test: a reason is rendered only for a pod that is asked about.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "pkg/api/labels.h"
 #include "pkg/api/types.h"
+#include "pkg/cluster/snapshot.h"
 
 namespace kdesched::framework {
 
@@ -45,11 +49,22 @@ class Explainer {
     std::vector<ExplainStep> steps;
   };
   const std::vector<Asked>& asked() const { return asked_; }
-  // Steps recorded for `profile`/`plugin` since the start of the cycle, for any asked pod.
-  bool has(const Asked& a, std::string_view profile, std::string_view plugin) const;
+
+  // Before the plugins run: an asked pod no plugin can see (unbound, its node not among the
+  // cycle's, or the cycle skipped for `skipped`, when not empty) gets its one answer. The others
+  // stay open for afterPlugin.
+  void cycleStarts(const cluster::Snapshot& snapshot, const std::vector<const api::Node*>& nodes,
+                   const std::optional<api::LabelSelector>& nodeSelector, const std::string& skipped);
+  // After a plugin run: an open pod the plugin said nothing about still gets its line (evicted
+  // earlier, terminal, out of the run's scope, or not a candidate). `inScope` is null for a run
+  // that may act on every pod.
+  void afterPlugin(const std::string& profile, const std::string& plugin,
+                   const std::function<bool(const api::Pod&)>& inScope);
 
  private:
   Asked* find(const api::Pod& pod);
+  bool has(const Asked& a, std::string_view profile, std::string_view plugin) const;
+  std::vector<const api::Pod*> open_;  // asked pods the plugins may see
   std::vector<Asked> asked_;
 };
 

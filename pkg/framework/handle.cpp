@@ -19,28 +19,42 @@ std::vector<const api::Pod*> Handle::podsOnNode(const api::Node& node, PodPhases
   return out;
 }
 
-void Handle::record(const api::Pod& pod, std::string_view why) const {
-  explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Skipped, "", "", std::string(why)});
+bool Handle::admit(const api::Pod& pod, const Verdict& verdict) const {
+  if (!verdict.isCandidate()) {
+    skip(pod, verdict.reason);
+    return false;
+  }
+  return filter(pod).ok && preEvictionFilter(pod).ok;
+}
+
+void Handle::skip(const api::Pod& pod, const Reason& why) const {
+  if (asked(pod)) explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Skipped, "", "", why.text()});
+}
+
+void Handle::skipPodsOn(const api::Node& node, const Reason& why) const {
+  if (!explainer_) return;
+  skipEach(snapshot_.podsOnNode(node.nameSym), why);
 }
 
 FilterResult Handle::filter(const api::Pod& pod) const {
   if (!evictor_) return FilterResult::pass();
   FilterResult r = evictor_->filter(pod, *this);
-  if (!r.ok && explaining(pod)) explainFilter(*explainer_, pod, *this, r, "Filter");
+  if (!r.ok && asked(pod)) explainFilter(*explainer_, pod, *this, r, "Filter");
   return r;
 }
 
 FilterResult Handle::preEvictionFilter(const api::Pod& pod) const {
   if (!evictor_) return FilterResult::pass();
   FilterResult r = evictor_->preEvictionFilter(pod, *this);
-  if (!r.ok && explaining(pod)) explainFilter(*explainer_, pod, *this, r, "PreEvictionFilter");
+  if (!r.ok && asked(pod)) explainFilter(*explainer_, pod, *this, r, "PreEvictionFilter");
   return r;
 }
 
-EvictResult Handle::evict(const api::Pod& pod, const std::string& reason) const {
+EvictResult Handle::evict(const api::Pod& pod, const Reason& why) const {
   if (!evictor_) return EvictResult::refused(Refusal::Filter, "handle", "no evictor in this context");
+  const std::string reason = why.text();
   EvictResult r = evictor_->evict(pod, reason, *this);
-  if (explaining(pod)) {
+  if (asked(pod)) {
     if (r.evicted)
       explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Evicted, "", "", reason});
     else

@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ranges>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -16,6 +18,7 @@
 #include "pkg/cluster/snapshot.h"
 #include "pkg/framework/compat.h"
 #include "pkg/framework/explain.h"
+#include "pkg/framework/verdict.h"
 #include "pkg/usage/usage.h"
 
 namespace kdesched::framework {
@@ -67,6 +70,12 @@ enum class ApiFailure {
 };
 std::string_view toString(ApiFailure f);
 
+// Which anti-flapping rule refused (Refusal::AntiFlapping): an owner backing off after its
+// evictions kept recreating the situation, an owner's cooldown since its last eviction, or the
+// process-wide eviction rate.
+enum class Suppression { None, Backoff, Cooldown, RateLimit };
+std::string_view toString(Suppression s);  // "backoff", "cooldown", "rate-limit"
+
 struct EvictResult {
   bool evicted = false;
   Refusal refusal = Refusal::None;
@@ -76,6 +85,7 @@ struct EvictResult {
   // No later eviction of this run can pass either (kdesched's process-wide eviction rate limit is
   // reached): the plugin stops, as at the total limit, instead of refusing every candidate left.
   bool endsRun = false;
+  Suppression suppression = Suppression::None;
   // Whether the plugin stops here: the total limit (as upstream's plugins do) or endsRun.
   bool stopsPlugin() const { return refusal == Refusal::TotalLimit || endsRun; }
   static EvictResult success() { return {true, Refusal::None, "", "", ApiFailure::None}; }
@@ -214,12 +224,8 @@ class Handle {
   const std::vector<const api::Node*>& nodes() const { return nodes_; }
   bool isEvicted(const api::Pod& pod) const { return state_.isEvicted(pod); }
   // Deschedule plugins consider only pods in scope as candidates (every pod still counts as a
-  // conflicting party, for usage and for domains).
-  bool inScope(const api::Pod& pod) const {
-    if (!scope_ || scope_->count(pod.key()) != 0) return true;
-    if (explainer_) passOver(pod, "out of scope: this event-triggered run acts only on the pods its events named");
-    return false;
-  }
+  // conflicting party, for usage and for domains). The framework says why of the others.
+  bool inScope(const api::Pod& pod) const { return !scope_ || scope_->count(pod.key()) != 0; }
   bool scoped() const { return scope_ != nullptr; }
   CycleState& state() const { return state_; }
   // Pods on `node` not yet evicted this cycle.
@@ -229,23 +235,38 @@ class Handle {
   // The measured usage the cycle was given; null when none was (a cycle by requests only).
   const usage::ClusterUsage* usage() const { return usage_; }
 
-  // `plan --explain`: the explainer, null unless someone asked (the cycle runner sets it).
-  void setExplainer(Explainer* e) { explainer_ = e; }
-  // Whether `pod` is asked about: a plugin builds a pass-over reason only then, so nobody asking
-  // costs one null test.
-  bool explaining(const api::Pod& pod) const { return explainer_ && explainer_->wants(pod); }
-  // Whether anyone asked at all: guards a loop that exists only to explain.
-  bool explainingAny() const { return explainer_ != nullptr; }
-  // The running plugin passed over `pod` (not a candidate, and why, with the numbers). Recorded only
-  // when explaining(pod); a reason that is more than a literal is built only under explaining(pod).
-  void passOver(const api::Pod& pod, std::string_view why) const {
-    if (explaining(pod)) record(pod, why);
+  // The plugin's verdicts, each handed over once: the framework records them for whoever reads
+  // decisions (`plan --explain`) and acts on them. admit: a skip answers false; a candidate goes
+  // through the profile's Filter, then PreEvictionFilter plugins, and admit answers whether it
+  // passed them both (a refusal is recorded).
+  bool admit(const api::Pod& pod, const Verdict& verdict) const;
+  // The pod is not a candidate, and why. A reason nobody reads is never rendered.
+  void skip(const api::Pod& pod, const Reason& why) const;
+  // Every pod the snapshot lists on `node` is not a candidate, for one reason the plugin decided
+  // once for the node without looking at the pods.
+  void skipPodsOn(const api::Node& node, const Reason& why) const;
+  // Each of `pods` (a range of `const api::Pod*`, walked only when someone reads skips) is not a
+  // candidate, for one reason.
+  template <std::ranges::input_range Pods>
+  void skipEach(Pods&& pods, const Reason& why) const {
+    if (!explainer_) return;
+    std::string text;  // rendered once, for the first asked pod
+    for (const api::Pod* pod : pods) {
+      if (!explainer_->wants(*pod)) continue;
+      if (text.empty()) text = why.text();
+      explainer_->record(*pod, {profile_, plugin_, ExplainOutcome::Skipped, "", "", text});
+    }
   }
-
-  // Filter and PreEvictionFilter refusals and every eviction answer are recorded for asked pods.
+  // The profile's Filter and PreEvictionFilter plugins alone (refusals are recorded), for a plugin
+  // that asks them before its verdict.
   FilterResult filter(const api::Pod& pod) const;
   FilterResult preEvictionFilter(const api::Pod& pod) const;
-  EvictResult evict(const api::Pod& pod, const std::string& reason) const;
+  // A candidate: the eviction chain (filters, limits, PDB budget, the sink) decides; the answer is
+  // recorded.
+  EvictResult evict(const api::Pod& pod, const Reason& why) const;
+
+  // `plan --explain`: the explainer, null unless someone asked (the cycle runner sets it).
+  void setExplainer(Explainer* e) { explainer_ = e; }
 
  private:
   const cluster::Snapshot& snapshot_;
@@ -258,7 +279,7 @@ class Handle {
   const usage::ClusterUsage* usage_;
   Explainer* explainer_ = nullptr;
 
-  void record(const api::Pod& pod, std::string_view why) const;
+  bool asked(const api::Pod& pod) const { return explainer_ && explainer_->wants(pod); }
 };
 
 }  // namespace kdesched::framework

@@ -63,6 +63,16 @@ std::string_view toString(Refusal r) {
   return "unknown";
 }
 
+std::string_view toString(Suppression s) {
+  switch (s) {
+    case Suppression::None: return "none";
+    case Suppression::Backoff: return "backoff";
+    case Suppression::Cooldown: return "cooldown";
+    case Suppression::RateLimit: return "rate-limit";
+  }
+  return "?";
+}
+
 std::string_view toString(ApiFailure f) {
   switch (f) {
     case ApiFailure::None: return "none";

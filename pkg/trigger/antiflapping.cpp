@@ -9,6 +9,7 @@ namespace kdesched::trigger {
 
 using framework::EvictResult;
 using framework::Refusal;
+using framework::Suppression;
 
 AntiFlapping::AntiFlapping(AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp,
                            Suppressed suppressed)
@@ -35,29 +36,33 @@ EvictResult AntiFlapping::admit(const evictor::Decision& d) {
   std::string owner = ownerOf(*d.pod);
   std::lock_guard<std::mutex> lock(mu_);
   while (!recent_.empty() && recent_.front() <= now - 60) recent_.pop_front();
-  auto suppress = [&](const char* reason, std::string detail) {
+  auto suppress = [&](Suppression why, std::string detail) {
+    const std::string reason(framework::toString(why));
     if (suppressed_) suppressed_(reason);
-    return EvictResult::refused(Refusal::AntiFlapping, std::string("anti-flapping: ") + reason, std::move(detail));
+    EvictResult r = EvictResult::refused(Refusal::AntiFlapping, "anti-flapping: " + reason, std::move(detail));
+    r.suppression = why;
+    return r;
   };
   if (!owner.empty()) {
     auto it = owners_.find(owner);
     if (it != owners_.end()) {
       const Owner& o = it->second;
       if (now < o.backoffUntil)
-        return suppress("backoff", "evictions of this owner keep recreating the same situation; backing off for " +
-                                       std::to_string(static_cast<long long>(o.backoffUntil - now)) + "s more");
+        return suppress(Suppression::Backoff,
+                        "evictions of this owner keep recreating the same situation; backing off for " +
+                            std::to_string(static_cast<long long>(o.backoffUntil - now)) + "s more");
       const bool sameRun = inRun_ && o.lastRun == run_;
       if (config_.ownerCooldownSeconds > 0 && !sameRun && now - o.lastEviction < config_.ownerCooldownSeconds)
-        return suppress("cooldown", "another pod of the same owner was evicted " +
-                                        std::to_string(static_cast<long long>(now - o.lastEviction)) +
-                                        "s ago (ownerCooldown " +
-                                        std::to_string(static_cast<long long>(config_.ownerCooldownSeconds)) + "s)");
+        return suppress(Suppression::Cooldown,
+                        "another pod of the same owner was evicted " +
+                            std::to_string(static_cast<long long>(now - o.lastEviction)) + "s ago (ownerCooldown " +
+                            std::to_string(static_cast<long long>(config_.ownerCooldownSeconds)) + "s)");
     }
   }
   if (config_.maxEvictionsPerMinute > 0 && static_cast<double>(recent_.size()) >= config_.maxEvictionsPerMinute) {
-    EvictResult r =
-        suppress("rate-limit", "maxEvictionsPerMinute " +
-                                   std::to_string(static_cast<long long>(config_.maxEvictionsPerMinute)) + " reached");
+    EvictResult r = suppress(
+        Suppression::RateLimit,
+        "maxEvictionsPerMinute " + std::to_string(static_cast<long long>(config_.maxEvictionsPerMinute)) + " reached");
     r.endsRun = true;  // a run lasts well under the minute it would take to free a slot
     return r;
   }

@@ -82,13 +82,29 @@ std::string describeTerm(const api::PodAffinityTerm& term) {
 
 namespace {
 
-// Why find() found nothing, for `plan --explain`.
-std::string noViolation(const api::Pod& pod, const api::Node& node) {
-  const auto& c = pod.constraints();
-  if (!c.podAntiAffinity || c.podAntiAffinity->required.empty())
-    return "not a candidate: no violated term (the pod has no required podAntiAffinity term)";
-  return "not a candidate: no violated term (none of its " + std::to_string(c.podAntiAffinity->required.size()) +
-         " required podAntiAffinity terms matches another live pod in its domain on node " + node.name + ")";
+struct NoViolatedTerm {  // skip
+  const api::Pod* pod;
+  const api::Node* node;
+  std::string text() const {
+    const auto& c = pod->constraints();
+    if (!c.podAntiAffinity || c.podAntiAffinity->required.empty())
+      return "not a candidate: no violated term (the pod has no required podAntiAffinity term)";
+    return "not a candidate: no violated term (none of its " + std::to_string(c.podAntiAffinity->required.size()) +
+           " required podAntiAffinity terms matches another live pod in its domain on node " + node->name + ")";
+  }
+};
+
+struct TermViolated {  // candidate
+  Violation v;
+  std::string text() const {
+    return "required podAntiAffinity term " + describeTerm(*v.term) + " is violated by pod " + v.by->key() +
+           " on node " + v.on->name;
+  }
+};
+
+framework::Verdict judge(const Evaluator& eval, const api::Pod& pod, const api::Node& node) {
+  if (auto v = eval.find(pod, node)) return framework::Verdict::candidate(TermViolated{*v});
+  return framework::Verdict::skip(NoViolatedTerm{&pod, &node});
 }
 
 }  // namespace
@@ -106,18 +122,16 @@ Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h)
       // A terminating pod is already leaving; upstream hands it to the evictor, whose Filter passes
       // it when it carries the evict annotation.
       if (pod->isTerminating() && h.state().compat().terminatingNotCandidate) {
-        h.passOver(*pod, "not a candidate: the pod is terminating (compat terminatingNotCandidate)");
+        h.skip(*pod, "not a candidate: the pod is terminating (compat terminatingNotCandidate)");
         continue;
       }
       if (!h.inScope(*pod)) continue;
-      auto v = eval.find(*pod, *node);
-      if (!v) {
-        if (h.explaining(*pod)) h.passOver(*pod, noViolation(*pod, *node));
+      const framework::Verdict verdict = judge(eval, *pod, *node);
+      if (!verdict.isCandidate()) {
+        h.skip(*pod, verdict.reason);
         continue;
       }
-      std::string reason = "required podAntiAffinity term " + describeTerm(*v->term) + " is violated by pod " +
-                           v->by->key() + " on node " + v->on->name;
-      framework::EvictResult res = h.evict(*pod, reason);
+      framework::EvictResult res = h.evict(*pod, verdict.reason);
       if (res.refusal == framework::Refusal::NodeLimit) break;
       if (res.stopsPlugin()) return Status::ok();
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <span>
+#include <unordered_set>
 
 #include "pkg/api/scheduling.h"
 #include "pkg/framework/nodefit.h"
@@ -86,6 +88,37 @@ PerResource<std::optional<double>> withoutSaturatedCapacity(const std::vector<ap
   return thresholds;
 }
 
+namespace {
+
+struct UnknownUsage {  // skip: every pod of a node whose usage sums past what kdesched represents
+  const api::Node* node;
+  const std::string* resources;
+  std::string text() const {
+    return "not a candidate: the usage of its node " + node->name + " is unknown: its " + *resources +
+           " sums past what kdesched represents (a pod there requests a saturated amount)";
+  }
+};
+
+// Skip: every pod of a node the plugin does not drain, said with the node's usage against the
+// thresholds; or, when the plugin has nothing to do at all, why.
+struct NotASource {
+  const std::vector<api::Symbol>* tracked;
+  const NodeUsage* node;
+  const PerResource<std::optional<double>>* thresholds;
+  const std::string* idle;
+  std::string_view notSource;
+  std::string text() const {
+    const std::string usage = describeUsage(*tracked, node->percent, [this](std::size_t k, double) {
+      return (*thresholds)[k] ? " vs " + formatPercent(*(*thresholds)[k]) + "%" : std::string();
+    });
+    return idle->empty()
+               ? "not a candidate: its node " + node->node->name + " " + std::string(notSource) + " (" + usage + ")"
+               : "nothing to do: " + *idle + " (its node " + node->node->name + ": " + usage + ")";
+  }
+};
+
+}  // namespace
+
 std::vector<std::string> leaveOutSaturated(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
                                            std::vector<NodeUsage>& nodes) {
   std::vector<std::string> leftOut;
@@ -93,11 +126,7 @@ std::vector<std::string> leaveOutSaturated(const framework::Handle& h, const std
     const std::string resources = saturatedUsageOf(tracked, n);
     if (resources.empty()) return false;
     leftOut.push_back(n.node->name + " (" + resources + ")");
-    for (const api::Pod* pod : h.snapshot().podsOnNode(n.node->nameSym)) {
-      if (!h.explaining(*pod)) continue;
-      h.passOver(*pod, "not a candidate: the usage of its node " + n.node->name + " is unknown: its " + resources +
-                           " sums past what kdesched represents (a pod there requests a saturated amount)");
-    }
+    h.skipPodsOn(*n.node, UnknownUsage{n.node, &resources});
     return true;
   });
   return leftOut;
@@ -228,26 +257,15 @@ std::string idleDetail(const char* idle, std::size_t under, std::optional<std::s
   return out + " of " + std::to_string(nodes) + " nodes; numberOfNodes " + std::to_string(numberOfNodes) + ")";
 }
 
-void explainClassified(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
-                       const std::vector<NodeUsage>& nodes, const std::vector<NodeUsage*>& sources,
-                       const PerResource<std::optional<double>>& thresholds, const std::string& idle,
-                       std::string_view notSource) {
-  for (const NodeUsage& n : nodes) {
-    if (idle.empty() && std::find(sources.begin(), sources.end(), &n) != sources.end()) continue;
-    std::string why;
-    for (const api::Pod* pod : h.snapshot().podsOnNode(n.node->nameSym)) {
-      if (!h.explaining(*pod)) continue;
-      if (why.empty()) {
-        const std::string usage = describeUsage(tracked, n.percent, [&](std::size_t k, double) {
-          return thresholds[k] ? " vs " + formatPercent(*thresholds[k]) + "%" : std::string();
-        });
-        why = idle.empty()
-                  ? "not a candidate: its node " + n.node->name + " " + std::string(notSource) + " (" + usage + ")"
-                  : "nothing to do: " + idle + " (its node " + n.node->name + ": " + usage + ")";
-      }
-      h.passOver(*pod, why);
-    }
-  }
+void skipNotSources(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                    const std::vector<NodeUsage>& nodes, const std::vector<NodeUsage*>& sources,
+                    const PerResource<std::optional<double>>& thresholds, const std::string& idle,
+                    std::string_view notSource) {
+  const std::unordered_set<const NodeUsage*> drained =
+      idle.empty() ? std::unordered_set<const NodeUsage*>(sources.begin(), sources.end())
+                   : std::unordered_set<const NodeUsage*>();
+  for (const NodeUsage& n : nodes)
+    if (!drained.count(&n)) h.skipPodsOn(*n.node, NotASource{&tracked, &n, &thresholds, &idle, notSource});
 }
 
 void Drain::from(const std::vector<NodeUsage*>& sources) {
@@ -256,12 +274,11 @@ void Drain::from(const std::vector<NodeUsage*>& sources) {
 }
 
 // The candidates after `last` (or from `last` on, when it was not evicted) that the loop stops before.
-void Drain::explainRest(const std::vector<const api::Pod*>& candidates, const api::Pod* from,
-                        const std::string& why) const {
+void Drain::skipRest(const std::vector<const api::Pod*>& candidates, const api::Pod* from,
+                     const std::string& why) const {
   auto it = std::find(candidates.begin(), candidates.end(), from);
   if (it != candidates.end() && h.isEvicted(**it)) ++it;
-  for (; it != candidates.end(); ++it)
-    if (h.explaining(**it)) h.passOver(**it, "stopped before it: " + why);
+  h.skipEach(std::span(it, candidates.end()), "stopped before it: " + why);
 }
 
 bool Drain::fromNode(NodeUsage& source) {
@@ -269,7 +286,7 @@ bool Drain::fromNode(NodeUsage& source) {
   for (const api::Pod* p : h.podsOnNode(*source.node)) {
     if (!h.filter(*p).ok) continue;
     if (removable && !removable(*p)) {
-      h.passOver(*p, "not removable: the pod requests none of the threshold resources (onlyThresholdingResources)");
+      h.skip(*p, "not removable: the pod requests none of the threshold resources (onlyThresholdingResources)");
       continue;
     }
     candidates.push_back(p);
@@ -279,34 +296,32 @@ bool Drain::fromNode(NodeUsage& source) {
                    [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
 
   if (!keepGoing(source, available)) {
-    for (const api::Pod* pod : candidates)
-      h.passOver(*pod,
-                 "no room: the destination nodes have no room left below their caps, or the node is no "
-                 "longer above them");
+    h.skipEach(candidates,
+               "no room: the destination nodes have no room left below their caps, or the node is no longer above "
+               "them");
     return true;
   }
   std::uint32_t evicted = 0;
   for (const api::Pod* pod : candidates) {
     if (evictionLimitNode && evicted >= *evictionLimitNode) {
-      if (h.explainingAny())
-        explainRest(candidates, pod,
-                    "a limit: evictionLimitNode (" + std::to_string(*evictionLimitNode) + ") reached on node " +
-                        source.node->name);
+      skipRest(candidates, pod,
+               "a limit: evictionLimitNode (" + std::to_string(*evictionLimitNode) + ") reached on node " +
+                   source.node->name);
       break;
     }
     if (!taints.toleratedBy(*pod)) {
-      h.passOver(*pod, "not movable: the pod tolerates the taints of none of the destination nodes");
+      h.skip(*pod, "not movable: the pod tolerates the taints of none of the destination nodes");
       continue;
     }
     if (excludedNamespaces.count(pod->ns.view())) {
-      h.passOver(*pod, "excluded namespace: the pod's namespace is in evictableNamespaces.exclude");
+      h.skip(*pod, "excluded namespace: the pod's namespace is in evictableNamespaces.exclude");
       continue;
     }
     std::optional<PerResource<std::int64_t>> moved;
     if (podUsage && !unaccounted) {
       moved = podUsage(*pod);
       if (!moved) {  // upstream: "unable to get pod usage", the pod stays
-        h.passOver(*pod, "no usage: the metrics source has no usage for the pod");
+        h.skip(*pod, "no usage: the metrics source has no usage for the pod");
         continue;
       }
     }
@@ -319,8 +334,7 @@ bool Drain::fromNode(NodeUsage& source) {
       continue;
     }
     if (unaccounted && !evictionLimitNode) {
-      if (h.explainingAny())
-        explainRest(candidates, pod, "one pod per node and cycle: a Prometheus score has no per-pod usage");
+      skipRest(candidates, pod, "one pod per node and cycle: a Prometheus score has no per-pod usage");
       break;
     }
     ++evicted;
@@ -331,10 +345,9 @@ bool Drain::fromNode(NodeUsage& source) {
       available[k] -= amount;
     }
     if (!keepGoing(source, available)) {
-      if (h.explainingAny())
-        explainRest(candidates, pod,
-                    "enough: after the evictions before it node " + source.node->name +
-                        " is no longer above its caps, or the destinations are full");
+      skipRest(candidates, pod,
+               "enough: after the evictions before it node " + source.node->name +
+                   " is no longer above its caps, or the destinations are full");
       break;
     }
   }

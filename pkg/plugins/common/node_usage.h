@@ -101,13 +101,13 @@ const char* idleReason(std::size_t under, std::size_t nodes, std::int64_t number
 std::string idleDetail(const char* idle, std::size_t under, std::optional<std::size_t> over, std::size_t nodes,
                        std::int64_t numberOfNodes);
 
-// `plan --explain` for a node-utilization plugin, after it classified the nodes: with `idle` (why
-// it has nothing to do), every asked pod on `nodes` hears that; else the asked pods on nodes that
-// are not `sources` hear "its node X <notSource> (cpu 40% vs 50%, ...)" against `thresholds`.
-void explainClassified(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
-                       const std::vector<NodeUsage>& nodes, const std::vector<NodeUsage*>& sources,
-                       const PerResource<std::optional<double>>& thresholds, const std::string& idle,
-                       std::string_view notSource);
+// A node-utilization plugin's skips after it classified the nodes: with `idle` (why it has nothing
+// to do), every pod on `nodes`, said with that; else the pods on nodes that are not `sources`: "its
+// node X <notSource> (cpu 40% vs 50%, ...)" against `thresholds`.
+void skipNotSources(const framework::Handle& h, const std::vector<api::Symbol>& tracked,
+                    const std::vector<NodeUsage>& nodes, const std::vector<NodeUsage*>& sources,
+                    const PerResource<std::optional<double>>& thresholds, const std::string& idle,
+                    std::string_view notSource);
 
 // Upstream's PodToleratesTaints against the destination nodes: the pod tolerates every taint (any
 // effect) of at least one of them, trying a node only when the pod has at least as many
@@ -154,8 +154,8 @@ struct Drain {
  private:
   // False when the total limit ends the plugin.
   bool fromNode(NodeUsage& source);
-  // `plan --explain`: the candidates from `from` on (after it, when it was evicted) hear `why`.
-  void explainRest(const std::vector<const api::Pod*>& candidates, const api::Pod* from, const std::string& why) const;
+  // The candidates from `from` on (after it, when it was evicted) are skipped: the loop stopped for `why`.
+  void skipRest(const std::vector<const api::Pod*>& candidates, const api::Pod* from, const std::string& why) const;
 };
 
 }  // namespace kdesched::plugins::nodeusage

@@ -18,10 +18,16 @@ struct PodListFilter {
     if (labelSelector && !labelSelector->matches(pod.labels)) return false;
     return true;
   }
-  // allows(), and when `plan --explain` asks about the pod, which of the two left it out.
+  // Which of the two leaves the pod out: a plugin's skip reason.
+  struct Excluded {
+    const PodListFilter* filter;
+    const api::Pod* pod;
+    std::string text() const { return filter->whyNot(*pod); }
+  };
+  // allows(); a pod left out is the plugin's skip, with which of the two left it out.
   bool admits(const framework::Handle& h, const api::Pod& pod) const {
     if (allows(pod)) return true;
-    if (h.explaining(pod)) h.passOver(pod, whyNot(pod));
+    h.skip(pod, Excluded{this, &pod});
     return false;
   }
   std::string whyNot(const api::Pod& pod) const;

@@ -73,11 +73,9 @@ Status HighNodeUtilization::balance(framework::Handle& h) {
 
   const char* idle = nodeusage::idleReason(under.size(), nodes.size(), args_.numberOfNodes, destinations.empty(),
                                            "no other node is schedulable");
-  if (h.explainingAny())
-    nodeusage::explainClassified(
-        h, tracked, nodes, under, low,
-        nodeusage::idleDetail(idle, under.size(), std::nullopt, nodes.size(), args_.numberOfNodes),
-        "is not underutilized: some resource above thresholds");
+  nodeusage::skipNotSources(h, tracked, nodes, under, low,
+                            nodeusage::idleDetail(idle, under.size(), std::nullopt, nodes.size(), args_.numberOfNodes),
+                            "is not underutilized: some resource above thresholds");
   if (idle) {
     log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", idle}});
     return Status::ok();

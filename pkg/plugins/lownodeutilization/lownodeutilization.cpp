@@ -151,11 +151,9 @@ Status LowNodeUtilization::drain(framework::Handle& h, std::vector<NodeUsage>& n
 
   const char* idle = nodeusage::idleReason(under.size(), nodes.size(), args_.numberOfNodes, over.empty(),
                                            "no node is above targetThresholds");
-  if (h.explainingAny())
-    nodeusage::explainClassified(
-        h, tracked, nodes, over, t.high,
-        nodeusage::idleDetail(idle, under.size(), over.size(), nodes.size(), args_.numberOfNodes),
-        "is not overutilized: no resource above targetThresholds");
+  nodeusage::skipNotSources(h, tracked, nodes, over, t.high,
+                            nodeusage::idleDetail(idle, under.size(), over.size(), nodes.size(), args_.numberOfNodes),
+                            "is not overutilized: no resource above targetThresholds");
   if (idle) {
     log::debug("nothing to do", {{"plugin", kName}, {"profile", h.profile()}, {"reason", idle}});
     return Status::ok();

@@ -108,28 +108,40 @@ std::string joined(const std::vector<std::string>& v) {
   return "[" + out + "]";
 }
 
-// Which criterion the pod does not meet, with the numbers: for `plan --explain`.
-std::string whyNot(const Args& a, const api::Pod& pod, api::Timestamp now) {
-  if (!a.filter.allows(pod)) return a.filter.whyNot(pod);
-  if (!ownerKindsAllow(a, pod))
-    return a.ownerKindsInclude.empty()
-               ? "excluded: an owner's kind is in ownerKinds.exclude " + joined(a.ownerKindsExclude)
-               : "excluded: no owner's kind is in ownerKinds.include " + joined(a.ownerKindsInclude);
-  if (a.maxPodLifeTimeSeconds && !matchAge(*a.maxPodLifeTimeSeconds, pod, now)) {
-    if (!pod.creationTimestamp || *pod.creationTimestamp > now)
-      return "not a candidate: the pod has no creationTimestamp in the past";
-    return "not a candidate: pod is " + formatAge(static_cast<std::uint64_t>(now - *pod.creationTimestamp)) +
-           " old, maxPodLifeTimeSeconds is " + std::to_string(*a.maxPodLifeTimeSeconds) + " (" +
-           formatAge(*a.maxPodLifeTimeSeconds) + ")";
+// The first of the plugin's criteria, in the order they are checked, that the pod does not meet.
+enum class Unmet { ListFilter, OwnerKinds, Age, States, Conditions, ExitCodes };
+
+// Skip: a criterion the pod does not meet, said with the numbers.
+struct NotMet {
+  Unmet criterion;
+  const Args* args;
+  const api::Pod* pod;
+  api::Timestamp now;
+  std::string text() const;
+};
+
+std::string NotMet::text() const {
+  const Args& a = *args;
+  switch (criterion) {
+    case Unmet::ListFilter: return a.filter.whyNot(*pod);
+    case Unmet::OwnerKinds:
+      return a.ownerKindsInclude.empty()
+                 ? "excluded: an owner's kind is in ownerKinds.exclude " + joined(a.ownerKindsExclude)
+                 : "excluded: no owner's kind is in ownerKinds.include " + joined(a.ownerKindsInclude);
+    case Unmet::Age:
+      if (!pod->creationTimestamp || *pod->creationTimestamp > now)
+        return "not a candidate: the pod has no creationTimestamp in the past";
+      return "not a candidate: pod is " + formatAge(static_cast<std::uint64_t>(now - *pod->creationTimestamp)) +
+             " old, maxPodLifeTimeSeconds is " + std::to_string(*a.maxPodLifeTimeSeconds) + " (" +
+             formatAge(*a.maxPodLifeTimeSeconds) + ")";
+    case Unmet::States:
+      return "not a candidate: phase " + std::string(api::toString(pod->phase)) +
+             ", no status or container reason is in states " + joined(a.states);
+    case Unmet::Conditions:
+      return "not a candidate: no condition matches the plugin's conditions (type, status, reason and "
+             "minTimeSinceLastTransitionSeconds)";
+    case Unmet::ExitCodes: return "not a candidate: no container exited with one of exitCodes";
   }
-  if (!a.states.empty() && !matchState(a, pod))
-    return "not a candidate: phase " + std::string(api::toString(pod.phase)) +
-           ", no status or container reason is in states " + joined(a.states);
-  if (!a.conditions.empty() && !matchCondition(a, pod, now))
-    return "not a candidate: no condition matches the plugin's conditions (type, status, reason and "
-           "minTimeSinceLastTransitionSeconds)";
-  if (!a.exitCodes.empty() && !matchExitCode(a, pod))
-    return "not a candidate: no container exited with one of exitCodes";
   return "not a candidate";
 }
 
@@ -144,25 +156,25 @@ std::string formatAge(std::uint64_t seconds) {
   return out;
 }
 
-std::optional<std::string> PodLifeTime::match(const api::Pod& pod, api::Timestamp now) const {
-  if (!args_.filter.allows(pod) || !ownerKindsAllow(args_, pod)) return std::nullopt;
-  std::vector<std::string> parts;
-  auto add = [&](std::optional<std::string> part) {
+framework::Verdict PodLifeTime::judge(const api::Pod& pod, api::Timestamp now) const {
+  auto unmet = [&](Unmet u) { return framework::Verdict::skip(NotMet{u, &args_, &pod, now}); };
+  if (!args_.filter.allows(pod)) return unmet(Unmet::ListFilter);
+  if (!ownerKindsAllow(args_, pod)) return unmet(Unmet::OwnerKinds);
+  std::string reason;  // every criterion met, "; "-joined
+  auto met = [&](std::optional<std::string> part) {
     if (!part) return false;
-    parts.push_back(std::move(*part));
+    reason += (reason.empty() ? "" : "; ") + *part;
     return true;
   };
-  if (args_.maxPodLifeTimeSeconds && !add(matchAge(*args_.maxPodLifeTimeSeconds, pod, now))) return std::nullopt;
-  if (!args_.states.empty() && !add(matchState(args_, pod))) return std::nullopt;
-  if (!args_.conditions.empty() && !add(matchCondition(args_, pod, now))) return std::nullopt;
-  if (!args_.exitCodes.empty() && !add(matchExitCode(args_, pod))) return std::nullopt;
-  std::string reason;
-  for (const auto& p : parts) reason += (reason.empty() ? "" : "; ") + p;
-  return reason;
+  if (args_.maxPodLifeTimeSeconds && !met(matchAge(*args_.maxPodLifeTimeSeconds, pod, now))) return unmet(Unmet::Age);
+  if (!args_.states.empty() && !met(matchState(args_, pod))) return unmet(Unmet::States);
+  if (!args_.conditions.empty() && !met(matchCondition(args_, pod, now))) return unmet(Unmet::Conditions);
+  if (!args_.exitCodes.empty() && !met(matchExitCode(args_, pod))) return unmet(Unmet::ExitCodes);
+  return framework::Verdict::candidate(std::move(reason));
 }
 
 std::optional<api::Timestamp> PodLifeTime::eligibleAt(const api::Pod& pod, api::Timestamp now) const {
-  if (match(pod, now)) return std::nullopt;
+  if (judge(pod, now).isCandidate()) return std::nullopt;
   // Each criterion, once met, stays met as time passes, so the answer is the first of the times at
   // which one criterion becomes met for which every other one is met too.
   std::vector<api::Timestamp> times;
@@ -176,7 +188,7 @@ std::optional<api::Timestamp> PodLifeTime::eligibleAt(const api::Pod& pod, api::
   }
   std::sort(times.begin(), times.end());
   for (api::Timestamp t : times)
-    if (t > now && match(pod, t)) return t;
+    if (t > now && judge(pod, t).isCandidate()) return t;
   return std::nullopt;
 }
 
@@ -184,20 +196,15 @@ Status PodLifeTime::deschedule(framework::Handle& h) {
   const api::Timestamp now = now_();
   struct Candidate {
     const api::Pod* pod;
-    std::string reason;
+    framework::Verdict verdict;
   };
   std::vector<Candidate> candidates;
   for (const api::Node* node : h.nodes()) {
     for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
       if (!h.inScope(*pod)) continue;
-      auto reason = match(*pod, now);
-      if (!reason) {
-        if (h.explaining(*pod)) h.passOver(*pod, whyNot(args_, *pod, now));
-        continue;
-      }
+      framework::Verdict verdict = judge(*pod, now);
       // As upstream, the evictor's filters pick the candidates, so a pod they keep is not reported.
-      if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
-      candidates.push_back({pod, std::move(*reason)});
+      if (h.admit(*pod, verdict)) candidates.push_back({pod, std::move(verdict)});
     }
   }
   // Oldest first, so that limits and budgets spare the youngest. Upstream's zero time sorts a pod
@@ -208,7 +215,7 @@ Status PodLifeTime::deschedule(framework::Handle& h) {
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const Candidate& a, const Candidate& b) { return created(a) < created(b); });
   for (const Candidate& c : candidates) {
-    framework::EvictResult res = h.evict(*c.pod, c.reason);
+    framework::EvictResult res = h.evict(*c.pod, c.verdict.reason);
     if (res.stopsPlugin()) break;
   }
   return Status::ok();

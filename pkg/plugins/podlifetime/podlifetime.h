@@ -18,10 +18,10 @@ class PodLifeTime : public framework::DeschedulePlugin, public framework::Deadli
   bool readsPodConditions() const override { return !args_.conditions.empty(); }
   Status deschedule(framework::Handle& h) override;
 
-  // Why the pod matches every criterion set, in plain words; nullopt when one does not match.
-  // Ignores the evictor's filters.
-  std::optional<std::string> match(const api::Pod& pod, api::Timestamp now) const;
-  // The first time match() holds: the age passing maxPodLifeTimeSeconds, a matching condition
+  // A candidate when the pod meets every criterion set (the reason says how, in plain words); else
+  // a skip naming the first criterion it does not meet. Ignores the evictor's filters.
+  framework::Verdict judge(const api::Pod& pod, api::Timestamp now) const;
+  // The first time judge() finds a candidate: the age passing maxPodLifeTimeSeconds, a matching condition
   // reaching minTimeSinceLastTransitionSeconds, whichever comes last when both are set.
   std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const override;
 

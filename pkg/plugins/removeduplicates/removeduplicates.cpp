@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -113,26 +114,66 @@ std::string describeOwner(const OwnerKey& k) {
   return out + "]";
 }
 
-// One node's pass of upstream's loop: the owners' pods that pass the filters, grouped.
-void collect(framework::Handle& h, const Args& a, const api::Node& node, std::map<OwnerKey, Group>& groups) {
+struct NotADuplicate {  // skip
+  const api::Node* node;
+  std::string text() const {
+    return "not a duplicate: the first pod of its owners with its images on node " + node->name;
+  }
+};
+
+struct FewTargets {  // skip: fewer than two nodes could run the owner's duplicates
+  const OwnerKey* owner;
+  const std::string* node;
+  std::size_t targets;
+  std::string text() const {
+    return "a duplicate of " + describeOwner(*owner) + " on " + *node + ", but only " + std::to_string(targets) +
+           " node(s) could run it: fewer than 2";
+  }
+};
+
+// Candidate: a node holds more of the owner's pods than the average over the nodes that could run
+// them ("4 pods of ReplicaSet default/web with images [nginx] on node1, at most 2 per node (6 pods
+// over 3 nodes)").
+struct Spread {
+  const OwnerKey* owner;
+  const std::string* node;
+  std::size_t onNode;
+  std::size_t upperAvg;
+  std::int64_t occurrences;
+  std::size_t targets;
+  std::string text() const {
+    return std::to_string(onNode) + " pods of " + describeOwner(*owner) + " on " + *node + ", at most " +
+           std::to_string(upperAvg) + " per node (" + std::to_string(occurrences) + " pods over " +
+           std::to_string(targets) + " nodes)";
+  }
+};
+
+struct WithinAverage {  // skip: a duplicate the node keeps
+  Spread spread;
+  std::string text() const { return "within the average: " + spread.text(); }
+};
+
+// One node's pass of upstream's loop: the owners' pods that pass the filters, grouped. `listed`
+// holds the plugin's namespaces (upstream's duplicates have no labelSelector).
+void collect(framework::Handle& h, const Args& a, const PodListFilter& listed, const api::Node& node,
+             std::map<OwnerKey, Group>& groups) {
   std::set<std::vector<std::string>> seen;
   for (const api::Pod* pod : h.podsOnNode(node)) {
-    if (pod->owners.empty() || excludedOwner(a, *pod)) {
-      h.passOver(*pod, pod->owners.empty() ? "not a candidate: the pod has no owner"
-                                           : "excluded: an owner's kind is in excludeOwnerKinds");
+    if (pod->owners.empty()) {
+      h.skip(*pod, "not a candidate: the pod has no owner");
+      continue;
+    }
+    if (excludedOwner(a, *pod)) {
+      h.skip(*pod, "excluded: an owner's kind is in excludeOwnerKinds");
       continue;
     }
     // A pod without containers is invalid in Kubernetes; upstream would index an empty key list.
     if (pod->containerImages().empty()) continue;
-    if (a.namespaces && !a.namespaces->allows(pod->ns.view())) {
-      if (h.explaining(*pod)) h.passOver(*pod, PodListFilter{a.namespaces, std::nullopt}.whyNot(*pod));
-      continue;
-    }
+    if (!listed.admits(h, *pod)) continue;
     if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
     std::vector<std::string> images = sortedImages(*pod);
     bool duplicate = !seen.insert(containerKeys(*pod, images)).second;
-    if (!duplicate && h.explaining(*pod))
-      h.passOver(*pod, "not a duplicate: the first pod of its owners with its images on node " + node.name);
+    if (!duplicate) h.skip(*pod, NotADuplicate{&node});
     // A pod with several owner references counts, and is a duplicate, once per owner (upstream).
     for (const api::OwnerReference& o : pod->owners) {
       Group& g = groups[OwnerKey{pod->ns.str(), o.kind.str(), o.name.str(), images}];
@@ -142,50 +183,39 @@ void collect(framework::Handle& h, const Args& a, const api::Node& node, std::ma
   }
 }
 
-// The duplicates the group keeps, for `plan --explain`: all when fewer than two nodes could take
-// them, else those within the per-node average.
-void explainGroup(const framework::Handle& h, const OwnerKey& owner, const Group& g, std::size_t targets) {
-  const auto upperAvg = targets < 2 ? 0 : static_cast<std::size_t>((g.occurrences + targets - 1) / targets);
-  for (const auto& [node, pods] : g.duplicates)
-    for (std::size_t i = 0; i < pods.size(); ++i) {
-      if (!h.explaining(*pods[i])) continue;
-      if (targets < 2)
-        h.passOver(*pods[i], "a duplicate of " + describeOwner(owner) + " on " + node + ", but only " +
-                                 std::to_string(targets) + " node(s) could run it: fewer than 2");
-      else if (i + 1 < upperAvg)
-        h.passOver(*pods[i], "within the average: " + std::to_string(pods.size() + 1) + " pods of " +
-                                 describeOwner(owner) + " on " + node + ", at most " + std::to_string(upperAvg) +
-                                 " per node (" + std::to_string(g.occurrences) + " pods over " +
-                                 std::to_string(targets) + " nodes)");
-    }
-}
-
 }  // namespace
 
 Status RemoveDuplicates::balance(framework::Handle& h) {
+  const PodListFilter listed{args_.namespaces, std::nullopt};
   std::map<OwnerKey, Group> groups;
-  for (const api::Node* node : h.nodes()) collect(h, args_, *node, groups);
+  for (const api::Node* node : h.nodes()) collect(h, args_, listed, *node, groups);
   TargetNodes targetNodes(h.nodes());
   // Upstream walks owners and nodes in Go map order; kdesched by owner key, then node name.
   for (const auto& [owner, g] : groups) {
     if (g.duplicates.empty()) continue;
-    std::size_t targets = targetNodeCount(g, targetNodes);
-    if (h.explainingAny()) explainGroup(h, owner, g, targets);
+    const std::size_t targets = targetNodeCount(g, targetNodes);
     if (targets < 2) {
+      for (const auto& [node, pods] : g.duplicates) h.skipEach(pods, FewTargets{&owner, &node, targets});
       log::debug("fewer than two nodes the duplicates could run on, none evicted",
                  {{"owner", describeOwner(owner)}, {"nodes", static_cast<std::int64_t>(targets)}});
       continue;
     }
-    auto upperAvg = static_cast<std::size_t>((g.occurrences + targets - 1) / targets);
+    // A node keeps its first pod and the duplicates up to the average; the rest go.
+    const auto upperAvg = static_cast<std::size_t>((g.occurrences + targets - 1) / targets);
+    auto spreadOn = [&](const std::string& node, std::size_t pods) {
+      return Spread{&owner, &node, pods + 1, upperAvg, g.occurrences, targets};
+    };
+    for (const auto& [node, pods] : g.duplicates) {
+      const std::size_t kept = std::min(pods.size(), upperAvg - 1);
+      h.skipEach(std::span(pods).first(kept), WithinAverage{spreadOn(node, pods.size())});
+    }
     for (const auto& [node, pods] : g.duplicates) {
       if (pods.size() + 1 <= upperAvg) continue;
-      std::string reason = std::to_string(pods.size() + 1) + " pods of " + describeOwner(owner) + " on " + node +
-                           ", at most " + std::to_string(upperAvg) + " per node (" + std::to_string(g.occurrences) +
-                           " pods over " + std::to_string(targets) + " nodes)";
+      const Spread over = spreadOn(node, pods.size());
       for (std::size_t i = upperAvg - 1; i < pods.size(); ++i) {
         // A pod of two owners may already have gone as the other owner's duplicate: the evictor
         // refuses it again quietly, as upstream's would find it gone.
-        framework::EvictResult res = h.evict(*pods[i], reason);
+        framework::EvictResult res = h.evict(*pods[i], over);
         if (res.refusal == framework::Refusal::NodeLimit) break;
         if (res.stopsPlugin()) return Status::ok();
       }

@@ -39,36 +39,51 @@ std::optional<std::int32_t> matchingExitCode(const api::PodStatusDetail& st, con
 
 }  // namespace
 
-std::string RemoveFailedPods::violation(const api::Pod& pod, api::Timestamp now, std::string* whyNot) const {
-  // `plan --explain` hears which check passed the pod over, with the numbers.
-  auto no = [whyNot](auto&& why) {
-    if (whyNot) *whyNot = why();
-    return std::string();
-  };
-  if (pod.phase != api::PodPhase::Failed)
-    return no([&] { return "not a candidate: phase is " + std::string(api::toString(pod.phase)) + ", not Failed"; });
+namespace {
+
+struct NotFailed {  // skip
+  api::PodPhase phase;
+  std::string text() const { return "not a candidate: phase is " + std::string(api::toString(phase)) + ", not Failed"; }
+};
+
+struct TooYoung {  // skip
+  std::int64_t age;
+  std::uint64_t minPodLifetimeSeconds;
+  std::string text() const {
+    return "too young: failed pod created " + describeAge(std::max<std::int64_t>(age, 0)) +
+           " ago, minPodLifetimeSeconds is " + std::to_string(minPodLifetimeSeconds);
+  }
+};
+
+struct ExcludedOwnerKind {  // skip
+  std::string_view kind;
+  std::string text() const { return "excluded: owner kind " + std::string(kind) + " is in excludeOwnerKinds"; }
+};
+
+}  // namespace
+
+framework::Verdict RemoveFailedPods::judge(const api::Pod& pod, api::Timestamp now) const {
+  using framework::Verdict;
+  if (pod.phase != api::PodPhase::Failed) return Verdict::skip(NotFailed{pod.phase});
   // Upstream converts a negative age to a huge unsigned one, so a pod created "in the future"
   // (clock skew, a hand-made snapshot) counts as old. Here it is as young as it gets. A pod
   // without a creationTimestamp is old, as upstream's zero time makes it.
   std::optional<std::int64_t> age;
   if (pod.creationTimestamp) age = now - *pod.creationTimestamp;
   if (args_.minPodLifetimeSeconds > 0 && age && *age < static_cast<std::int64_t>(args_.minPodLifetimeSeconds))
-    return no([&] {
-      return "too young: failed pod created " + describeAge(std::max<std::int64_t>(*age, 0)) +
-             " ago, minPodLifetimeSeconds is " + std::to_string(args_.minPodLifetimeSeconds);
-    });
+    return Verdict::skip(TooYoung{*age, args_.minPodLifetimeSeconds});
   for (const auto& o : pod.owners) {
     const auto& kinds = args_.excludeOwnerKinds;
     if (std::find(kinds.begin(), kinds.end(), o.kind.view()) != kinds.end())
-      return no([&] { return "excluded: owner kind " + std::string(o.kind.view()) + " is in excludeOwnerKinds"; });
+      return Verdict::skip(ExcludedOwnerKind{o.kind.view()});
   }
   const api::PodStatusDetail& st = pod.status();
   const api::Symbol reason = matchingReason(st, args_.reasons, args_.includingInitContainers);
   if (!args_.reasons.empty() && reason.empty())
-    return no([] { return std::string("not a candidate: no status or container reason is listed in reasons"); });
+    return Verdict::skip("not a candidate: no status or container reason is listed in reasons");
   const std::optional<std::int32_t> exitCode = matchingExitCode(st, args_.exitCodes, args_.includingInitContainers);
   if (!args_.exitCodes.empty() && !exitCode)
-    return no([] { return std::string("not a candidate: no container exit code is listed in exitCodes"); });
+    return Verdict::skip("not a candidate: no container exit code is listed in exitCodes");
 
   std::string why = "pod failed";
   if (!reason.empty()) why += " with reason " + reason.str();
@@ -77,13 +92,13 @@ std::string RemoveFailedPods::violation(const api::Pod& pod, api::Timestamp now,
   why += " (RemoveFailedPods: minPodLifetimeSeconds " + std::to_string(args_.minPodLifetimeSeconds);
   if (!args_.reasons.empty()) why += ", reason listed in reasons";
   if (!args_.exitCodes.empty()) why += ", exit code listed in exitCodes";
-  return why + ")";
+  return Verdict::candidate(why + ")");
 }
 
 std::optional<api::Timestamp> RemoveFailedPods::eligibleAt(const api::Pod& pod, api::Timestamp now) const {
   if (pod.phase != api::PodPhase::Failed || !pod.creationTimestamp || !args_.filter.allows(pod)) return std::nullopt;
   const api::Timestamp at = *pod.creationTimestamp + static_cast<api::Timestamp>(args_.minPodLifetimeSeconds);
-  if (at <= now || violation(pod, at).empty()) return std::nullopt;
+  if (at <= now || !judge(pod, at).isCandidate()) return std::nullopt;
   return at;
 }
 
@@ -92,14 +107,9 @@ Status RemoveFailedPods::deschedule(framework::Handle& h) {
   for (const api::Node* node : h.nodes()) {
     for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
       if (h.isEvicted(*pod) || !h.inScope(*pod) || !args_.filter.admits(h, *pod)) continue;
-      std::string whyNot;
-      std::string reason = violation(*pod, now, h.explaining(*pod) ? &whyNot : nullptr);
-      if (reason.empty()) {
-        if (!whyNot.empty()) h.passOver(*pod, whyNot);
-        continue;
-      }
-      if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
-      framework::EvictResult res = h.evict(*pod, reason);
+      const framework::Verdict verdict = judge(*pod, now);
+      if (!h.admit(*pod, verdict)) continue;
+      framework::EvictResult res = h.evict(*pod, verdict.reason);
       if (res.refusal == framework::Refusal::NodeLimit) break;
       if (res.stopsPlugin()) return Status::ok();
     }

@@ -18,10 +18,10 @@ class RemoveFailedPods : public framework::DeschedulePlugin, public framework::D
   std::string_view name() const override { return kName; }
   Status deschedule(framework::Handle& h) override;
 
-  // Why `pod` should go ("pod failed with reason OOMKilled, created 2h0m ago, ..."), or "" when it
-  // does not match the args. Filters of the evictor are not consulted here.
-  // With `whyNot`, a pod that is no candidate gets the reason there (for `plan --explain`).
-  std::string violation(const api::Pod& pod, api::Timestamp now, std::string* whyNot = nullptr) const;
+  // A candidate when `pod` matches the args, saying why it should go ("pod failed with reason
+  // OOMKilled, created 2h0m ago, ..."); else a skip naming the check it fails, with the numbers.
+  // The evictor's filters are not consulted here.
+  framework::Verdict judge(const api::Pod& pod, api::Timestamp now) const;
   // When a failed pod that matches the args reaches minPodLifetimeSeconds.
   std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const override;
 

@@ -45,37 +45,71 @@ std::string RemovePodsHavingTooManyRestarts::notInStates(const api::Pod& pod) co
          "]";
 }
 
+namespace {
+
+// "containers restarted 7 times (init containers included), podRestartThreshold is 5"
+std::string restartsAgainstThreshold(std::int64_t n, const Args& a) {
+  return "containers restarted " + std::to_string(n) + " times" +
+         (a.includingInitContainers ? " (init containers included)" : "") + ", podRestartThreshold is " +
+         std::to_string(a.podRestartThreshold);
+}
+
+struct UnderThreshold {  // skip
+  std::int64_t restarts;
+  const Args* args;
+  std::string text() const { return "under threshold: " + restartsAgainstThreshold(restarts, *args); }
+};
+
+struct NotInStates {  // skip: enough restarts, but in none of the states
+  std::int64_t restarts;
+  const RemovePodsHavingTooManyRestarts* plugin;
+  const api::Pod* pod;
+  std::string text() const {
+    return "not a candidate: " + std::to_string(restarts) + " restarts, but " + plugin->notInStates(*pod);
+  }
+};
+
+struct TooManyRestarts {  // candidate
+  std::int64_t restarts;
+  const Args* args;
+  std::string_view state;  // the one of `states` the pod is in; empty without states
+  std::string text() const {
+    std::string out = restartsAgainstThreshold(restarts, *args);
+    if (!args->states.empty()) out += ", pod is in state " + std::string(state);
+    return out;
+  }
+};
+
+}  // namespace
+
+framework::Verdict RemovePodsHavingTooManyRestarts::judge(const api::Pod& pod, std::int64_t n) const {
+  if (n < args_.podRestartThreshold) return framework::Verdict::skip(UnderThreshold{n, &args_});
+  const std::string_view state = args_.states.empty() ? std::string_view() : matchingState(pod);
+  if (!args_.states.empty() && state.empty()) return framework::Verdict::skip(NotInStates{n, this, &pod});
+  return framework::Verdict::candidate(TooManyRestarts{n, &args_, state});
+}
+
 Status RemovePodsHavingTooManyRestarts::deschedule(framework::Handle& h) {
+  struct Candidate {
+    std::int64_t restarts;
+    const api::Pod* pod;
+    framework::Verdict verdict;
+  };
+  std::vector<Candidate> candidates;
   for (const api::Node* node : h.nodes()) {
-    std::vector<std::pair<std::int64_t, const api::Pod*>> candidates;
+    candidates.clear();
     for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
       if (h.isEvicted(*pod) || !h.inScope(*pod) || !args_.filter.admits(h, *pod)) continue;
       const std::int64_t n = restarts(*pod);
-      if (n < args_.podRestartThreshold) {
-        if (h.explaining(*pod))
-          h.passOver(*pod, "under threshold: containers restarted " + std::to_string(n) + " times" +
-                               (args_.includingInitContainers ? " (init containers included)" : "") +
-                               ", podRestartThreshold is " + std::to_string(args_.podRestartThreshold));
-        continue;
-      }
-      if (!args_.states.empty() && matchingState(*pod).empty()) {
-        if (h.explaining(*pod))
-          h.passOver(*pod, "not a candidate: " + std::to_string(n) + " restarts, but " + notInStates(*pod));
-        continue;
-      }
-      if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
-      candidates.emplace_back(n, pod);
+      framework::Verdict verdict = judge(*pod, n);
+      if (h.admit(*pod, verdict)) candidates.push_back({n, pod, std::move(verdict)});
     }
     // Most restarts first, as upstream sorts; ties keep the listing order (upstream's sort is
     // unstable, so any tie order matches it).
     std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (const auto& [n, pod] : candidates) {
-      std::string reason = "containers restarted " + std::to_string(n) + " times";
-      if (args_.includingInitContainers) reason += " (init containers included)";
-      reason += ", podRestartThreshold is " + std::to_string(args_.podRestartThreshold);
-      if (!args_.states.empty()) reason += ", pod is in state " + std::string(matchingState(*pod));
-      framework::EvictResult res = h.evict(*pod, reason);
+                     [](const Candidate& a, const Candidate& b) { return a.restarts > b.restarts; });
+    for (const Candidate& c : candidates) {
+      framework::EvictResult res = h.evict(*c.pod, c.verdict.reason);
       if (res.refusal == framework::Refusal::NodeLimit) break;
       if (res.stopsPlugin()) return Status::ok();
     }

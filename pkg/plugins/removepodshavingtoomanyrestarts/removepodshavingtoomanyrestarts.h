@@ -22,8 +22,10 @@ class RemovePodsHavingTooManyRestarts : public framework::DeschedulePlugin {
   std::int64_t restarts(const api::Pod& pod) const;
   // The state of `states` the pod is in ("" when states is empty or none matches).
   std::string_view matchingState(const api::Pod& pod) const;
-  // Why the pod is not in one of the states (phase, waiting reasons): for `plan --explain`.
+  // Why the pod is in none of the states: its phase, and that no waiting reason is listed.
   std::string notInStates(const api::Pod& pod) const;
+  // The plugin's verdict on a pod that restarted `restarts` times.
+  framework::Verdict judge(const api::Pod& pod, std::int64_t restarts) const;
 
  private:
   Args args_;

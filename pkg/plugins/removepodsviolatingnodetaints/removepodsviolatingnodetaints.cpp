@@ -13,12 +13,39 @@ std::string describeTaint(const api::Taint& taint) {
 
 namespace {
 
-// Pods on a node without a considered taint are not looked at one by one; asked ones still hear why.
-void explainUntainted(const framework::Handle& h, const api::Node& node) {
-  for (const api::Pod* pod : h.snapshot().podsOnNode(node.nameSym))
-    if (h.explaining(*pod))
-      h.passOver(*pod, "not a candidate: node " + node.name + " has no taint the plugin considers (" +
-                           std::to_string(node.taints.size()) + " taints, none with a considered effect or key)");
+// Skip: the node carries no taint the plugin considers (decided once for all its pods).
+struct Untainted {
+  const api::Node* node;
+  std::string text() const {
+    return "not a candidate: node " + node->name + " has no taint the plugin considers (" +
+           std::to_string(node->taints.size()) + " taints, none with a considered effect or key)";
+  }
+};
+
+// Skip: the pod tolerates each of the node's considered taints.
+struct Tolerated {
+  const api::Node* node;
+  std::size_t considered;
+  std::string text() const {
+    return "not a candidate: the pod tolerates every considered taint of node " + node->name + " (" +
+           std::to_string(considered) + " of " + std::to_string(node->taints.size()) + " taints considered)";
+  }
+};
+
+// Candidate: a considered taint the pod does not tolerate.
+struct Untolerated {
+  const api::Node* node;
+  const api::Taint* taint;
+  std::string text() const {
+    return "node " + node->name + " has taint " + describeTaint(*taint) + ", which the pod does not tolerate";
+  }
+};
+
+framework::Verdict judge(const api::Pod& pod, const api::Node& node, const std::vector<const api::Taint*>& considered) {
+  for (const api::Taint* t : considered)
+    if (!api::toleratesTaint(pod.constraints().tolerations, *t))
+      return framework::Verdict::candidate(Untolerated{&node, t});
+  return framework::Verdict::skip(Tolerated{&node, considered.size()});
 }
 
 }  // namespace
@@ -31,29 +58,15 @@ Status RemovePodsViolatingNodeTaints::deschedule(framework::Handle& h) {
       if (args_.considers(t)) considered.push_back(&t);
     // Most nodes carry no taint the plugin looks at: skip their pods altogether.
     if (considered.empty()) {
-      if (h.explainingAny()) explainUntainted(h, *node);
+      h.skipPodsOn(*node, Untainted{node});
       continue;
     }
     for (const api::Pod* pod : h.podsOnNode(*node)) {
       if (h.isEvicted(*pod) || !args_.filter.admits(h, *pod) || !h.inScope(*pod)) continue;
-      const api::Taint* untolerated = nullptr;
-      for (const api::Taint* t : considered) {
-        if (!api::toleratesTaint(pod->constraints().tolerations, *t)) {
-          untolerated = t;
-          break;
-        }
-      }
-      if (!untolerated) {
-        if (h.explaining(*pod))
-          h.passOver(*pod, "not a candidate: the pod tolerates every considered taint of node " + node->name + " (" +
-                               std::to_string(considered.size()) + " of " + std::to_string(node->taints.size()) +
-                               " taints considered)");
-        continue;
-      }
+      const framework::Verdict verdict = judge(*pod, *node, considered);
       // Upstream lists only pods passing both filters, so a pod failing them is skipped silently.
-      if (!h.filter(*pod).ok || !h.preEvictionFilter(*pod).ok) continue;
-      framework::EvictResult res = h.evict(*pod, "node " + node->name + " has taint " + describeTaint(*untolerated) +
-                                                     ", which the pod does not tolerate");
+      if (!h.admit(*pod, verdict)) continue;
+      framework::EvictResult res = h.evict(*pod, verdict.reason);
       if (res.refusal == framework::Refusal::NodeLimit) break;
       if (res.stopsPlugin()) return Status::ok();
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ranges>
 #include <tuple>
 
 #include "pkg/base/log.h"
@@ -109,7 +110,7 @@ void ConstraintBalancer::run() {
   // Upstream's "balanced": max - min <= maxSkew over all domains, empty ones included.
   skewBefore_ = c_.initialSkew();
   if (skewBefore_ <= c_.maxSkew) {
-    if (h_.explainingAny()) explain();
+    skipUnchosen();
     return;
   }
 
@@ -142,27 +143,37 @@ void ConstraintBalancer::run() {
     }
     moveBetween(di, dj, move);
   }
-  if (h_.explainingAny()) explain();
+  skipUnchosen();
 }
 
-// `plan --explain`: the asked pods this constraint counts and did not choose, with the skew.
-void ConstraintBalancer::explain() const {
+// Skip: a pod the constraint counts and did not choose, said with the skew and its domain.
+struct ConstraintBalancer::NotChosen {
+  const ConstraintBalancer* balancer;
+  int domain;
+  std::string text() const { return balancer->whyNotChosen(domain); }
+};
+
+std::string ConstraintBalancer::whyNotChosen(int d) const {
   if (c_.description.empty()) c_.description = describe(c_);
-  for (int d = 0; d < c_.countedDomains; ++d)
-    for (int ei : c_.domainPods[static_cast<std::size_t>(d)]) {
-      const api::Pod& pod = *ns_.entry(ei).pod;
-      if (!h_.explaining(pod)) continue;
-      if (std::any_of(candidates_.begin(), candidates_.end(), [&](const Candidate& c) { return c.pod == &pod; }))
-        continue;
-      const std::string head = c_.description + " skew " + std::to_string(skewBefore_);
-      const std::string domain = "its domain " + c_.domainValue[static_cast<std::size_t>(d)].str() + " holds " +
-                                 std::to_string(c_.initial[static_cast<std::size_t>(d)]);
-      if (skewBefore_ <= c_.maxSkew)
-        h_.passOver(pod, "skew within maxSkew: " + head + " <= maxSkew " + std::to_string(c_.maxSkew) + "; " + domain);
-      else
-        h_.passOver(pod, "not chosen: " + head + " > maxSkew " + std::to_string(c_.maxSkew) + "; " + domain +
-                             ", the balancing moves other pods (ideal average " + formatAverage(idealAvg_) + ")");
-    }
+  const std::string head = c_.description + " skew " + std::to_string(skewBefore_);
+  const std::string domain = "its domain " + c_.domainValue[static_cast<std::size_t>(d)].str() + " holds " +
+                             std::to_string(c_.initial[static_cast<std::size_t>(d)]);
+  if (skewBefore_ <= c_.maxSkew)
+    return "skew within maxSkew: " + head + " <= maxSkew " + std::to_string(c_.maxSkew) + "; " + domain;
+  return "not chosen: " + head + " > maxSkew " + std::to_string(c_.maxSkew) + "; " + domain +
+         ", the balancing moves other pods (ideal average " + formatAverage(idealAvg_) + ")";
+}
+
+// The pods this constraint counts and did not choose are skipped (walked only when someone reads).
+void ConstraintBalancer::skipUnchosen() const {
+  auto notChosen = [this](const api::Pod* pod) {
+    return std::none_of(candidates_.begin(), candidates_.end(), [&](const Candidate& c) { return c.pod == pod; });
+  };
+  for (int d = 0; d < c_.countedDomains; ++d) {
+    auto pods = c_.domainPods[static_cast<std::size_t>(d)] |
+                std::views::transform([this](int ei) { return ns_.entry(ei).pod; }) | std::views::filter(notChosen);
+    h_.skipEach(pods, NotChosen{this, d});
+  }
 }
 
 // Ascending by size; ties by domain value so the plan does not depend on hash order. The largest
@@ -285,18 +296,18 @@ std::optional<std::size_t> ConstraintBalancer::nextPick(Walk& w) {
   return std::nullopt;
 }
 
-ConstraintBalancer::Verdict ConstraintBalancer::evaluate(int ei, int toDomain) {
+ConstraintBalancer::Mobility ConstraintBalancer::evaluate(int ei, int toDomain) {
   PodEntry& e = ns_.entry(ei);
   // Already leaving for another constraint: taking it again costs no further eviction.
   if (e.chosen) return {kMovable, e.target};
   const std::uint64_t deps = depsOf(e);
-  if (auto it = verdicts_.find(ei); it != verdicts_.end()) {
+  if (auto it = mobilities_.find(ei); it != mobilities_.end()) {
     const Memo& m = it->second;
-    if (m.verdict.tier == kProtected ? m.deps == deps : m.planned == planned_ && m.toDomain == toDomain)
-      return m.verdict;
+    if (m.mobility.tier == kProtected ? m.deps == deps : m.planned == planned_ && m.toDomain == toDomain)
+      return m.mobility;
   }
-  Verdict v = judge(e, toDomain);
-  verdicts_.insert_or_assign(ei, Memo{planned_, toDomain, deps, v});
+  Mobility v = judge(e, toDomain);
+  mobilities_.insert_or_assign(ei, Memo{planned_, toDomain, deps, v});
   return v;
 }
 
@@ -311,7 +322,7 @@ std::uint64_t ConstraintBalancer::depsOf(const PodEntry& e) const {
 // The test itself, the same for the partition and the target: taking e out of its domains must
 // leave its other constraints intact and, with the fit check on, a below-average node must take
 // it (fit, placement under its other hard constraints, room left after the planned moves).
-ConstraintBalancer::Verdict ConstraintBalancer::judge(PodEntry& e, int toDomain) {
+ConstraintBalancer::Mobility ConstraintBalancer::judge(PodEntry& e, int toDomain) {
   if (!leavesOtherConstraintsIntact(e)) {
     log::debug("not moving pod: it would break another of its topology spread constraints",
                {{"pod", e.pod->key()}, {"plugin", kName}});
@@ -331,7 +342,7 @@ ConstraintBalancer::Verdict ConstraintBalancer::judge(PodEntry& e, int toDomain)
 bool ConstraintBalancer::plan(int ei, int toDomain) {
   PodEntry& e = ns_.entry(ei);
   if (e.chosen) return true;
-  Verdict v = evaluate(ei, toDomain);
+  Mobility v = evaluate(ei, toDomain);
   if (v.tier == kProtected) return false;
   choose(e, v.target, toDomain);
   return true;

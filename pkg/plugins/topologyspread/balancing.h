@@ -77,7 +77,7 @@ class ConstraintBalancer {
   // below-average node fits it (fit check off only); kMovable: it may move, to `target` when the
   // fit check is on. The balancing takes kMovable pods first, then kFitsNowhere.
   enum Tier { kProtected = 0, kFitsNowhere = 1, kMovable = 2 };
-  struct Verdict {
+  struct Mobility {
     Tier tier = kProtected;
     int target = -1;  // the node it would land on; -1 when none is planned (fit check off)
   };
@@ -97,8 +97,8 @@ class ConstraintBalancer {
   void moveBetween(int di, int dj, int move);
   std::size_t takeChosenHeadedTo(Walk& w, int move);
   std::optional<std::size_t> nextPick(Walk& w);
-  Verdict evaluate(int ei, int toDomain);
-  Verdict judge(PodEntry& e, int toDomain);
+  Mobility evaluate(int ei, int toDomain);
+  Mobility judge(PodEntry& e, int toDomain);
   bool plan(int ei, int toDomain);
   void choose(PodEntry& e, int target, int toDomain);
   bool fitsSomeBelowAverageNode(PodEntry& e);
@@ -110,7 +110,9 @@ class ConstraintBalancer {
 
   const framework::Handle& h_;
   const Args& args_;
-  void explain() const;
+  struct NotChosen;
+  std::string whyNotChosen(int d) const;
+  void skipUnchosen() const;
 
   NamespaceDomains& ns_;
   const int k_;
@@ -144,10 +146,10 @@ class ConstraintBalancer {
     std::uint64_t planned;
     int toDomain;
     std::uint64_t deps;  // depsOf() when judged
-    Verdict verdict;
+    Mobility mobility;
   };
   std::uint64_t depsOf(const PodEntry& e) const;
-  std::unordered_map<int, Memo> verdicts_;
+  std::unordered_map<int, Memo> mobilities_;
   std::uint64_t planned_ = 0;
   std::vector<std::uint64_t> changes_;  // per constraint of the namespace: choices that changed its counts
 };

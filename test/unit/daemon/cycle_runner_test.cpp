@@ -370,6 +370,7 @@ TEST(CycleRunner, ARelistBetweenTheSnapshotAndTheRunLeavesTheSnapshotUnused) {
     scope.plugins = {kAnti};
     scope.pods =
         std::make_shared<const std::unordered_set<std::string>>(std::unordered_set<std::string>{"default/payment-0"});
+    f.health.onList(api::Kind::Pod, 2, 0.1);  // the first list: the cache synced
     trigger::RunSnapshot taken = runner.snapshot();
     if (requested) f.health.relistRequested(api::Kind::Pod);
     f.clock->advanceSeconds(20);  // the periodic cycle the run waited for

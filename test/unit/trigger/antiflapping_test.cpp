@@ -43,6 +43,7 @@ TEST(AntiFlapping, OwnerCooldown) {
   f.gate->evicted(decide(*a));
   auto r = f.gate->admit(decide(*b));
   EXPECT_EQ(r.refusal, framework::Refusal::AntiFlapping);
+  EXPECT_EQ(r.suppression, framework::Suppression::Cooldown);
   EXPECT_EQ(r.by, "anti-flapping: cooldown");
   EXPECT_EQ(f.gate->admit(decide(*other)).refusal, framework::Refusal::None);  // another owner
   f.clock->advanceSeconds(301);
@@ -70,6 +71,7 @@ TEST(AntiFlapping, OwnerCooldownStartsWhenTheRunEndsAndNeverCutsItsOwnSet) {
   f.clock->advanceSeconds(250);  // 450 s after the evictions, 250 s after the run ended
   auto r = f.gate->admit(decide(*c));
   EXPECT_EQ(r.refusal, framework::Refusal::AntiFlapping) << "the next run is gated";
+  EXPECT_EQ(r.suppression, framework::Suppression::Cooldown);
   EXPECT_EQ(r.by, "anti-flapping: cooldown");
   f.gate->runFinished();
   f.clock->advanceSeconds(51);  // 301 s after the first run ended
