@@ -206,8 +206,9 @@ PrometheusAccess prometheusAccess(const policy::PrometheusProvider& provider, co
     // shows it to everything on the path and to proxies' logs. Prometheus without auth (the usual
     // in-cluster http install) answers all the same.
     out.auth = "none";
-    out.withheld = "kdesched does not send the service account token to a plain http:// Prometheus: use an "
-                   "https:// URL, an authToken Secret, or --prometheus-plain-http-token to send it anyway";
+    out.withheld =
+        "kdesched does not send the service account token to a plain http:// Prometheus: use an "
+        "https:// URL, an authToken Secret, or --prometheus-plain-http-token to send it anyway";
   } else if (env.inCluster && !env.inCluster->tokenFile.empty()) {
     // Period zero: read for every query, as upstream reads the in-cluster config every cycle.
     out.token = std::make_unique<kube::CachedFileTokenSource>(env.inCluster->tokenFile, std::move(clock),
@@ -240,11 +241,9 @@ Result<std::unique_ptr<PrometheusSource>> makePrometheusSource(const policy::Pro
     log::info("Prometheus usage source",
               {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}, {"proxy", proxyShown}});
   else
-    log::warn("Prometheus usage source", {{"url", shown},
-                                          {"auth", access.auth},
-                                          {"ca", access.ca},
-                                          {"proxy", proxyShown},
-                                          {"token", access.withheld}});
+    log::warn(
+        "Prometheus usage source",
+        {{"url", shown}, {"auth", access.auth}, {"ca", access.ca}, {"proxy", proxyShown}, {"token", access.withheld}});
   return std::make_unique<PrometheusSource>(std::move(*url), std::move(transport.value()), std::move(access.token),
                                             std::move(clock), env.timeout, health, access.withheld);
 }

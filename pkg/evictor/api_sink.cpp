@@ -80,14 +80,14 @@ EvictResult ApiSink::evict(const Decision& d) {
     case PodPresence::Unknown: break;
   }
   log::warn("eviction outcome unknown; counted as evicted", {{"pod", pod.key()},
-                                                            {"node", d.node},
-                                                            {"plugin", d.plugin},
-                                                            {"profile", d.profile},
-                                                            {"status", a.status},
-                                                            {"detail", a.message},
-                                                            {"check", check.detail},
-                                                            {"seconds", a.seconds},
-                                                            {"result", "unknown"}});
+                                                             {"node", d.node},
+                                                             {"plugin", d.plugin},
+                                                             {"profile", d.profile},
+                                                             {"status", a.status},
+                                                             {"detail", a.message},
+                                                             {"check", check.detail},
+                                                             {"seconds", a.seconds},
+                                                             {"result", "unknown"}});
   return EvictResult::success();
 }
 

@@ -433,9 +433,8 @@ void Reflector::restartWatch(const std::string& reason, const std::string& detai
   // A watch the server ended on schedule is routine: keep it out of the default log.
   // A silent one is not: the cache missed changes for that long without knowing it.
   const log::Level level =
-      reason == "closed"
-          ? log::Level::Debug
-          : unlessRepeated(reason + detail, reason == "silent" ? log::Level::Warn : log::Level::Info);
+      reason == "closed" ? log::Level::Debug
+                         : unlessRepeated(reason + detail, reason == "silent" ? log::Level::Warn : log::Level::Info);
   log::write(level, "reflector watch restart",
              {{"resource", resource_.name}, {"reason", reason}, {"rv", lastResourceVersion()}, {"detail", detail}});
   if (observer_) observer_->onWatchRestart(resource_.kind, reason);

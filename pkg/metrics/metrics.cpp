@@ -67,7 +67,9 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
                   .Register(r);
   watchRestarts_ = &prometheus::BuildCounter()
                         .Name("kdesched_watch_restarts_total")
-                        .Help("Watch streams re-opened, by resource and reason (closed, very_short, broken, open_failed, error_event, silent)")
+                        .Help(
+                            "Watch streams re-opened, by resource and reason (closed, very_short, broken, open_failed, "
+                            "error_event, silent)")
                         .Register(r);
   relists_ = &prometheus::BuildCounter().Name("kdesched_relists_total").Help("Full relists, by resource").Register(r);
   cacheObjects_ =

@@ -254,9 +254,9 @@ TEST(ApiSink, NothingIsSentOnceThisReplicaNoLongerLeads) {
 
 // A definite answer needs no look-up: a 429 (PDB or throttling), a 4xx, shutdown.
 TEST(ApiSink, DefiniteAnswersAreNotLookedUp) {
-  for (evictor::ApiAnswer a : {evictor::ApiAnswer{429, "TooManyRequests", "budget", true},
-                               evictor::ApiAnswer{404, "NotFound", "gone", false},
-                               evictor::ApiAnswer{0, "", "cancelled", false, true}}) {
+  for (evictor::ApiAnswer a :
+       {evictor::ApiAnswer{429, "TooManyRequests", "budget", true}, evictor::ApiAnswer{404, "NotFound", "gone", false},
+        evictor::ApiAnswer{0, "", "cancelled", false, true}}) {
     FakeApi api;
     api.answer = a;
     evictor::ApiSink sink(api, {std::nullopt, false});

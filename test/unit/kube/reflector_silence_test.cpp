@@ -65,7 +65,8 @@ TEST_F(SilentWatchTest, ASilentWatchIsCutAndWatchedAgainFromTheLastVersionAtOnce
 TEST_F(SilentWatchTest, TheStreamAfterAWatchListsInitialEventsHasTheSameBound) {
   ReflectorOptions o = silenceBound(true);
   o.watchListQuiet = 30s;
-  transport_->onWatch(Scripted::watch({event("ADDED", podJson("a", "5")), initialEventsEnd("10")}, Scripted::End::Hang));
+  transport_->onWatch(
+      Scripted::watch({event("ADDED", podJson("a", "5")), initialEventsEnd("10")}, Scripted::End::Hang));
   transport_->onWatch(Scripted::watch({}, Scripted::End::Hang));
   auto r = startWith(o);
   waitForWatches(1);
