@@ -1,4 +1,4 @@
-// Event absorption (issue 18 item 6): how many pod watch events per second one core turns into
+// Event absorption: how many pod watch events per second one core turns into
 // cache state and trigger seeds, the daemon's path for each line of a pods watch.
 //
 // The cache holds a generated cluster of API-server-shaped objects (bench/cluster_gen --wire:

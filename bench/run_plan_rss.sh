@@ -3,7 +3,7 @@
 #
 # `kdesched plan` on generated snapshots (BENCH_PLAN_RSS_SIZES, default S2 S3) under /usr/bin/time,
 # pinned to core 0, BENCH_PLAN_RSS_RUNS times each (default 3): peak RSS against the snapshot's
-# size (issue 18's target: at most 2× at S3) and wall time. One line per run in
+# size (the target: at most 2× at S3) and wall time. One line per run in
 # raw/plan-rss-SIZE.json; the log prints the medians and the ratio peak RSS / input.
 
 PLAN_RSS_SIZES="${BENCH_PLAN_RSS_SIZES:-S2 S3}"

@@ -17,7 +17,8 @@ STEADY_LABEL_VALUES="${BENCH_STEADY_LABEL_VALUES:-0}"
 # The first cycle evicts the loaded cluster's planted backlog, which fills kdesched's default rate
 # limit (30 evictions a minute) for a minute: the churn starts after it.
 STEADY_WARMUP="${BENCH_STEADY_WARMUP:-70}"
-# RSS and fd growth are judged over the last TAIL minutes (the issue: the last 20 of 30).
+# RSS and fd growth are judged over the last TAIL minutes (by default all but the first 10 minutes
+# of a run of 30 or more, the second half of a shorter one).
 STEADY_TAIL="${BENCH_STEADY_TAIL:-$(awk -v m="${STEADY_MINUTES}" 'BEGIN { print (m >= 30 ? m - 10 : m / 2) }')}"
 
 # proc_cpu_ticks PID: user + system CPU time of the process, in clock ticks.

@@ -1,6 +1,6 @@
 // The resources kdesched keeps in its cache, each with the cluster-wide collection path that one
 // LIST+WATCH covers (never one request per node or namespace: that is what hammered API servers
-// in descheduler#671).
+// in kubernetes-sigs/descheduler#671).
 #pragma once
 
 #include <string_view>

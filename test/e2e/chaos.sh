@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults with invariants (issue 16 item 5), on the real control plane with the apiserver's audit log
+# Faults with invariants, on the real control plane with the apiserver's audit log
 # (pods/eviction requests) on.
 #
 # Two kdesched daemons (A, B: each its own ServiceAccount, so the audit log tells them apart) run

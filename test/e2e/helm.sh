@@ -29,13 +29,8 @@
 #     -f test/helm/values-priority.yaml) proves the PriorityClass get rule.
 #  5. helm uninstall removes everything; cluster down.
 #
-# One fact of the binary under test is read from it, so the test runs against the binary of
-# today and of issue 14 alike, and says which checks wait for the latter (PENDING lines, not
-# counted):
-#   - HTTPS serving: a binary without --plain-http serves plain HTTP only. The HA release is then
-#     installed with plainHttp=true (probes and ServiceMonitor use http) and --plain-http is
-#     left out of its runs; with --plain-http known, the chart's default (HTTPS) is installed and
-#     the probes are answered over HTTPS (curl -k, the certificate is self-signed).
+# The HA release is installed with the chart's default serving (HTTPS, no plainHttp): its probe
+# paths are answered over HTTPS on the run's port (curl -k, the certificate is self-signed).
 #
 # Two additions to the rendered args, both only because of where the binary runs:
 # --secure-port=<free port> (the host may have 10258 in use), and --cache-sync-timeout=8 on the
@@ -163,18 +158,6 @@ else
   KDESCHED="${BUILD_DIR}/kdesched"
 fi
 must "kdesched binary ${KDESCHED} ($("${KDESCHED}" version 2>/dev/null))" "${KDESCHED}" version
-# pending WHAT: a check that needs the binary of issue 14; reported, not counted.
-pending() { echo "  PENDING (not counted) $*"; }
-# The help held in a variable, not piped to grep -q: under pipefail, grep -q's early exit can make
-# kdesched's write of the rest fail (SIGPIPE, 141) and the test take the binary for an old one.
-KDS_HELP="$("${KDESCHED}" --help 2>&1 || true)"
-if grep -q -- '--plain-http' <<<"${KDS_HELP}"; then
-  SCHEME=https
-  note "the binary serves HTTPS (it knows --plain-http): the chart's default HTTPS probes are tested"
-else
-  SCHEME=http
-  note "the binary serves plain HTTP only (no --plain-http yet, issue 14): the HA release gets plainHttp=true"
-fi
 
 phase "Dockerfile runtime packages (test/e2e/dockerfile.sh)"
 e2e_sub_test dockerfile "${ROOT}/test/e2e/dockerfile.sh" "${KDESCHED}"
@@ -236,18 +219,16 @@ check "a Job created from the CronJob's template is admitted: its pod has SA kde
 phase "helm install: Deployment, 2 replicas + leader election (release kdesched-ha)"
 HA_SET=(--set kind=Deployment --set replicas=2 --set leaderElection.enabled=true
         --set podDisruptionBudget.enabled=true --set service.enabled=true)
-PLAIN_ARG=""
-if [ "${SCHEME}" = http ]; then HA_SET+=(--set plainHttp=true); PLAIN_ARG='"--plain-http",'; fi
 must "helm install kdesched-ha ./helm/kdesched -n kube-system ${HA_SET[*]}" \
   quietly "${HELM}" install kdesched-ha "${CHART}" -n "${SYS}" "${HA_SET[@]}" --wait --timeout 2m
 "${HELM}" template kdesched-ha "${CHART}" -n "${SYS}" "${HA_SET[@]}" >"${WORK}/ha.rendered.yaml"
 check "2 kdesched-ha pods Running and Ready (kwok)" kd_wait_pods_ready "${SYS}" app.kubernetes.io/instance=kdesched-ha 2 60
 check "Deployment args: interval 5m, cmdOptions, --leader-elect=true (Lease: the flags' default, kube-system/descheduler)" test \
   "$(kd_kubectl -n "${SYS}" get deployment kdesched-ha -o jsonpath='{.spec.template.spec.containers[0].args}')" \
-  = '["--policy-config-file=/policy-dir/policy.yaml","--descheduling-interval=5m",'"${PLAIN_ARG}"'"--v=3","--leader-elect=true"]'
-check "Deployment probes: scheme ${SCHEME^^} (/healthz, /readyz)" test \
+  = '["--policy-config-file=/policy-dir/policy.yaml","--descheduling-interval=5m","--v=3","--leader-elect=true"]'
+check "Deployment probes: scheme HTTPS (/healthz, /readyz)" test \
   "$(kd_kubectl -n "${SYS}" get deployment kdesched-ha -o jsonpath='{.spec.template.spec.containers[0].livenessProbe.httpGet.scheme} {.spec.template.spec.containers[0].readinessProbe.httpGet.scheme}')" \
-  = "${SCHEME^^} ${SCHEME^^}"
+  = "HTTPS HTTPS"
 check "live Role kdesched-ha-leader-election == rendered rules" \
   same_rules role kdesched-ha-leader-election "${SYS}" "${WORK}/ha.rendered.yaml" Role
 check "RoleBinding -> ServiceAccount kube-system/kdesched-ha" test \
@@ -432,7 +413,7 @@ spec: {holderIdentity: "", leaseDurationSeconds: 1}
 EOF
 }
 # probe_ready: /readyz of the running Deployment-mode process, 6 s in (reported, not judged).
-probe_ready() { sleep 6; RUN_READY="$(curl -ks -o /dev/null -w '%{http_code}' "${SCHEME}://127.0.0.1:${RUN_PORT}/readyz" || true)"; }
+probe_ready() { sleep 6; RUN_READY="$(curl -ks -o /dev/null -w '%{http_code}' "https://127.0.0.1:${RUN_PORT}/readyz" || true)"; }
 RBAC_TABLE=()
 # A quote in the API's message, as the log carries it: logfmt escapes it inside a quoted value.
 Q='\\?"'
@@ -466,19 +447,14 @@ kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 
 phase "RBAC: watch is needed (Deployment args, 8 s)"
 workload deployment kdesched-ha "${SYS}" "${WORK}/ha" || die "reading the live Deployment"
-HA_ARGS=()
-for a in "${ARGS[@]}"; do
-  # A binary without --plain-http serves plain HTTP anyway (see the top of this file).
-  if [ "${SCHEME}" = http ] && [ "${a}" = --plain-http ]; then note "left out of the runs: --plain-http (this binary predates it)"; continue; fi
-  HA_ARGS+=("${a}")
-done
+HA_ARGS=("${ARGS[@]}")
 echo "     Deployment args: ${HA_ARGS[*]}"
 kd_kubectl -n "${SYS}" delete lease descheduler --ignore-not-found >/dev/null
 probe_ha() {  # while the Deployment-mode run is up: the chart's probe paths answer on its port
   local path code; sleep 4
   for path in $(kd_kubectl -n "${SYS}" get deployment kdesched-ha -o json |
       jq -r '.spec.template.spec.containers[0] | .livenessProbe.httpGet.path, .readinessProbe.httpGet.path'); do
-    code="$(curl -ks -o /dev/null -w '%{http_code}' "${SCHEME}://127.0.0.1:${RUN_PORT}${path}" || true)"
+    code="$(curl -ks -o /dev/null -w '%{http_code}' "https://127.0.0.1:${RUN_PORT}${path}" || true)"
     echo "${path} ${code}" >>"${WORK}/probes.txt"
   done
 }
@@ -489,17 +465,8 @@ show_lines 'became leader|[Ee]victed pod|released leadership'
 check "Deployment mode with every rule: became leader of ${SYS}/descheduler" logged "became leader\" lease=${SYS}/descheduler"
 check "Deployment mode: evicted payment ${before}" logged "${EVICTED} pod=${KDS_NS}/${before}"
 check "Deployment mode: SIGTERM -> stopped, exit 0 from kdesched" logged 'msg="stopped" exit=0'
-if logged "released leadership"; then
-  pass "Deployment mode: SIGTERM -> released the Lease (update)"
-elif logged 'cannot release the lease.*422 Invalid.*metadata.resourceVersion'; then
-  # kdesched issue: after creating the Lease (POST) it keeps resourceVersion "" until its first
-  # renewal (retryPeriod, 26 s), so a release before then is a PUT without resourceVersion.
-  echo "     NOTE (kdesched issue, not counted): the Lease kdesched created was not released:"
-  show_lines 'cannot release the lease'
-else
-  fail "Deployment mode: SIGTERM -> released the Lease (update)"
-fi
-check "the chart's probe paths answer 200 over ${SCHEME^^} on the run's port: $(tr '\n' ' ' <"${WORK}/probes.txt")" \
+check "Deployment mode: SIGTERM -> released the Lease (update)" logged "released leadership"
+check "the chart's probe paths answer 200 over HTTPS on the run's port: $(tr '\n' ' ' <"${WORK}/probes.txt")" \
   test "$(grep -c ' 200$' "${WORK}/probes.txt")" -eq 2
 kd_wait_pods_ready "${KDS_NS}" app=payment 1 60 >/dev/null || true
 for spec in ":pods" ":nodes" ":namespaces" ":persistentvolumeclaims" "policy:poddisruptionbudgets"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end stories of the status, taint, lifetime and duplicate plugins (issue 13) against the
+# End-to-end stories of the status, taint, lifetime and duplicate plugins against the
 # real control plane (scripts/cluster/cluster.sh, 3 kwok nodes). The daemons run with
 # --descheduling-interval 1h: after the first cycle only an event trigger or a deadline can act.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Balancing by measured usage against the real sources (issue 15): metrics-server built from its Go
+# Balancing by measured usage against the real sources: metrics-server built from its Go
 # module behind the v1beta1.metrics.k8s.io APIService, and Debian's Prometheus, both reading kwok's
 # simulated kubelet resource endpoints (scripts/cluster/metrics.sh, usage.sh).
 #

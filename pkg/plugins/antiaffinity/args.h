@@ -1,5 +1,5 @@
 // Upstream: RemovePodsViolatingInterPodAntiAffinity (plugins/removepodsviolatinginterpodantiaffinity/).
-// Its args: upstream's names, defaults and validation messages (reference §2.1).
+// Its args: upstream's names, defaults and validation messages (types.go, defaults.go and validation.go there).
 #pragma once
 
 #include "pkg/base/status.h"

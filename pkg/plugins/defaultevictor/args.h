@@ -1,5 +1,6 @@
 // Upstream: DefaultEvictor (plugins/defaultevictor/).
-// Its args: upstream's names, defaults and validation messages (reference §3.1).
+// Its args: upstream's names, defaults and validation messages (types.go there, with the default pod
+// protections, and validation.go).
 #pragma once
 
 #include <optional>

@@ -1,6 +1,8 @@
 // Upstream: DefaultEvictor (plugins/defaultevictor/).
 // The single home of cross-cutting "may this pod go" policy (Filter and PreEvictionFilter), with
-// upstream's checks in upstream's order (reference §3.2-3.3).
+// upstream's checks in upstream's order (defaultevictor.go there: Filter runs the evict and no-evict
+// annotations, mirror, static and terminating pods, then the protections and constraints.go's label
+// selector, minReplicas and minPodAge; PreEvictionFilter runs nodeFit, then the namespace label selector).
 #pragma once
 
 #include <set>

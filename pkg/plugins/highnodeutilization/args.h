@@ -1,5 +1,5 @@
 // Upstream: HighNodeUtilization (plugins/nodeutilization/).
-// Its args: upstream's names, defaults and validation messages (reference §2.6).
+// Its args: upstream's names, defaults and validation messages (types.go, defaults.go and validation.go there).
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,10 @@
 // Upstream: LowNodeUtilization (plugins/nodeutilization/).
 // A balance plugin: moves pods off nodes whose requested resources exceed targetThresholds while
 // nodes under thresholds have room for them, with upstream v0.36's classification, ordering, stop
-// conditions and accounting (reference §2.5). Usage is the sum of the requests of a node's live
-// pods, or with `metricsUtilization` what a metrics source measured (metrics-server's NodeMetrics
-// and PodMetrics, or a Prometheus score): see common/usage_choice.h and common/measured_usage.h.
+// conditions and accounting (lownodeutilization.go and nodeutilization.go there). Usage is the sum
+// of the requests of a node's live pods, or with `metricsUtilization` what a metrics source
+// measured (metrics-server's NodeMetrics and PodMetrics, or a Prometheus score): see
+// common/usage_choice.h and common/measured_usage.h.
 #pragma once
 
 #include <string>

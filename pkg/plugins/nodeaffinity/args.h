@@ -1,5 +1,5 @@
 // Upstream: RemovePodsViolatingNodeAffinity (plugins/removepodsviolatingnodeaffinity/).
-// Its args: upstream's names, defaults and validation messages (reference §2.2).
+// Its args: upstream's names, defaults and validation messages (types.go, defaults.go and validation.go there).
 #pragma once
 
 #include <string>

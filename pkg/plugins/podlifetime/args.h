@@ -1,5 +1,5 @@
 // Upstream: PodLifeTime (plugins/podlifetime/). Its args: upstream v0.36's names, defaults and
-// validation messages (reference §2.6), each error naming its field path.
+// validation messages (types.go, defaults.go and validation.go there), each error naming its field path.
 #pragma once
 
 #include <cstdint>

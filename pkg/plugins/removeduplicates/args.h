@@ -1,5 +1,5 @@
 // Upstream: RemoveDuplicates (plugins/removeduplicates/).
-// Its args: upstream's names, defaults and validation messages (reference §2.7).
+// Its args: upstream's names, defaults and validation messages (types.go, defaults.go and validation.go there).
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
 // Upstream: RemoveFailedPods (plugins/removefailedpods/). Its args: upstream's names, defaults
-// and validation messages (reference §2.10).
+// and validation messages (types.go, defaults.go and validation.go there).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Upstream: RemovePodsHavingTooManyRestarts (plugins/removepodshavingtoomanyrestarts/). Its args:
-// upstream's names, defaults and validation messages (reference §2.8).
+// upstream's names, defaults and validation messages (types.go, defaults.go and validation.go there).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Upstream: RemovePodsViolatingNodeTaints (plugins/removepodsviolatingnodetaints/).
-// Its args: upstream's names, defaults and validation messages (reference §2.3).
+// Its args: upstream's names, defaults and validation messages (types.go, defaults.go and validation.go there).
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
 // Upstream: RemovePodsViolatingTopologySpreadConstraint (plugins/removepodsviolatingtopologyspreadconstraint/).
-// Its args: upstream's names, defaults and validation messages (reference §2.4).
+// Its args: upstream's names, defaults and validation messages (types.go, defaults.go and validation.go there).
 #pragma once
 
 #include <string_view>

@@ -1,6 +1,9 @@
 // The topology domains of one namespace's spread constraints: which nodes make each constraint's
 // domains, which pods count in each, and the counts as moves are planned. DomainBuilder derives
-// and counts them (reference §2.4 steps 1-3); ConstraintBalancer (balancing.h) plans the moves.
+// and counts them as upstream's Balance does (topologyspreadconstraint.go): per namespace its
+// distinct constraints; per constraint one domain for each value of the topology key on the nodes
+// its inclusion policies admit; in each domain the pods that match the constraint's selector and
+// are not terminating. ConstraintBalancer (balancing.h) plans the moves.
 #pragma once
 
 #include <cstdint>
@@ -106,8 +109,10 @@ struct NamespaceDomains {
 };
 
 // Which nodes make a constraint's domains: the topology key plus, per inclusion policy, the
-// declaring pod's required node affinity and tolerations (reference §2.4 step 3). Shared by every
-// constraint with the same scope, so the node scan runs once per distinct scope in a cycle.
+// declaring pod's required node affinity and tolerations, as upstream's matchNodeInclusionPolicies
+// (topologyspreadconstraint.go): nodeAffinityPolicy is Honor and nodeTaintsPolicy Ignore when
+// unset, and only NoSchedule and NoExecute taints count. Shared by every constraint with the same
+// scope, so the node scan runs once per distinct scope in a cycle.
 struct NodeScope {
   std::string topologyKey;
   bool honorAffinity = true;

@@ -19,11 +19,6 @@ import yaml
 # Grafana's built-in range variables -> a PromQL duration. $namespace and $job stay: they only
 # appear inside label-matcher strings, which PromQL parses whatever they hold.
 GRAFANA_VARS = {"$__rate_interval": "5m", "$__range": "1h", "$__interval": "1m"}
-# Names other work in progress adds to the binary (issue 14: the cache-stale gauge): reported as
-# pending while the sources lack them, checked like the others once they exist.
-PENDING = {
-    "kdesched_cache_stale": "the cache-stale gauge (being added)",
-}
 METRIC = re.compile(r"\b((?:descheduler|kdesched|process)_[a-z0-9_]+)\b")
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 
@@ -70,8 +65,6 @@ def names(outdir, root):
     for n in sorted(used):
         if n in known:
             print(f"      {n}: registered")
-        elif n in PENDING:
-            print(f"      {n}: PENDING, not in the sources yet: {PENDING[n]}")
         else:
             print(f"      {n}: NOT registered by kdesched (renamed or misspelled?)", file=sys.stderr)
             bad += 1

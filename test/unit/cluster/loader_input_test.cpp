@@ -1,7 +1,7 @@
-// Snapshot inputs that used to be read wrong without a word (issue 16): the second of two
-// concatenated documents dropped, two copies of one pod reduced to the last, names with a `/`
-// colliding, broken JSON in a skipped field accepted; and inputs whose errors did not say what
-// was wrong or where.
+// Snapshot inputs that are easy to read wrong without a word: every document of a concatenated
+// stream is read; two copies of one pod, a `/` in a name or namespace (two objects would share one
+// key) and broken JSON in a field the decoder skips are refused; each error says what is wrong and
+// where.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -31,19 +31,30 @@ TEST(ReadinessOf, NamesWhatIsMissing) {
   Leader leader;
   struct Case {
     bool synced;
-    std::string stale;
-    const evictor::Leadership* leader;
+    std::string stale = "";
+    const evictor::Leadership* leader = nullptr;
     bool ready;
     std::string reason;
   };
-  for (const Case& c : std::vector<Case>{
-           {false, "", nullptr, false, "caches not synced"},
-           {false, "pods (list: 403 Forbidden: x)", nullptr, false, "caches not synced: pods (list: 403 Forbidden: x)"},
-           {true, "pods (watch: 403 Forbidden: x)", nullptr, false, "cache stale: pods (watch: 403 Forbidden: x)"},
-           {true, "pods (watch: 403 Forbidden: x)", &leader, false, "cache stale: pods (watch: 403 Forbidden: x)"},
-           {true, "", nullptr, true, "ok"},
-           {true, "", &leader, true, "leader"},
-       }) {
+  const std::vector<Case> cases = {
+      {.synced = false, .ready = false, .reason = "caches not synced"},
+      {.synced = false,
+       .stale = "pods (list: 403 Forbidden: x)",
+       .ready = false,
+       .reason = "caches not synced: pods (list: 403 Forbidden: x)"},
+      {.synced = true,
+       .stale = "pods (watch: 403 Forbidden: x)",
+       .ready = false,
+       .reason = "cache stale: pods (watch: 403 Forbidden: x)"},
+      {.synced = true,
+       .stale = "pods (watch: 403 Forbidden: x)",
+       .leader = &leader,
+       .ready = false,
+       .reason = "cache stale: pods (watch: 403 Forbidden: x)"},
+      {.synced = true, .ready = true, .reason = "ok"},
+      {.synced = true, .leader = &leader, .ready = true, .reason = "leader"},
+  };
+  for (const Case& c : cases) {
     const metrics::Readiness r = readinessOf(c.synced, c.stale, c.leader);
     EXPECT_EQ(r.ready, c.ready) << c.reason;
     EXPECT_EQ(r.reason, c.reason);

@@ -12,7 +12,7 @@ namespace kdesched::testing {
 namespace {
 
 struct FakeApi : evictor::EvictionApi {
-  evictor::ApiAnswer answer{201, "", "", false};
+  evictor::ApiAnswer answer{.status = 201, .reason = "", .message = ""};
   std::vector<evictor::EvictionRequest> requests;
   std::vector<evictor::PodEvent> events;
   // What each look-up of the pod finds, in turn; then: still there.
@@ -113,43 +113,59 @@ using framework::Refusal;
 
 INSTANTIATE_TEST_SUITE_P(
     Table, ApiSinkAnswers,
-    ::testing::Values(
-        AnswerCase{"pdb",
-                   {429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", true},
-                   Refusal::Pdb,
-                   ApiFailure::TooManyRequests,
-                   "PodDisruptionBudget"},
-        AnswerCase{"throttled",
-                   {429, "TooManyRequests", "Too many requests", false},
-                   Refusal::ApiError,
-                   ApiFailure::TooManyRequests,
-                   "throttled"},
-        AnswerCase{"gone",
-                   {404, "NotFound", "pods \"payment\" not found", false},
-                   Refusal::ApiError,
-                   ApiFailure::NotFound,
-                   "not found"},
-        AnswerCase{"replaced",
-                   {409, "Conflict", "uid precondition", false},
-                   Refusal::ApiError,
-                   ApiFailure::Conflict,
-                   "conflict"},
-        AnswerCase{
-            "unauthorized", {401, "Unauthorized", "", false}, Refusal::ApiError, ApiFailure::Unauthorized, "401"},
-        AnswerCase{"forbidden",
-                   {403, "Forbidden", "cannot create pods/eviction", false},
-                   Refusal::ApiError,
-                   ApiFailure::Forbidden,
-                   "403"},
-        AnswerCase{"invalid", {422, "Invalid", "bad", false}, Refusal::ApiError, ApiFailure::Rejected, "422"},
-        AnswerCase{"server", {500, "InternalError", "etcd", false}, Refusal::ApiError, ApiFailure::ServerError, "500"},
-        AnswerCase{"unreachable",
-                   {0, "", "connection refused", false},
-                   Refusal::ApiError,
-                   ApiFailure::Unreachable,
-                   "unreachable"},
-        AnswerCase{
-            "cancelled", {0, "", "cancelled", false, true}, Refusal::ApiError, ApiFailure::Cancelled, "cancelled"}),
+    ::testing::Values(AnswerCase{"pdb",
+                                 {.status = 429,
+                                  .reason = "TooManyRequests",
+                                  .message = "Cannot evict pod as it would violate the pod's disruption budget.",
+                                  .disruptionBudget = true},
+                                 Refusal::Pdb,
+                                 ApiFailure::TooManyRequests,
+                                 "PodDisruptionBudget"},
+                      AnswerCase{"throttled",
+                                 {.status = 429, .reason = "TooManyRequests", .message = "Too many requests"},
+                                 Refusal::ApiError,
+                                 ApiFailure::TooManyRequests,
+                                 "throttled"},
+                      AnswerCase{"gone",
+                                 {.status = 404, .reason = "NotFound", .message = "pods \"payment\" not found"},
+                                 Refusal::ApiError,
+                                 ApiFailure::NotFound,
+                                 "not found"},
+                      AnswerCase{"replaced",
+                                 {.status = 409, .reason = "Conflict", .message = "uid precondition"},
+                                 Refusal::ApiError,
+                                 ApiFailure::Conflict,
+                                 "conflict"},
+                      AnswerCase{"unauthorized",
+                                 {.status = 401, .reason = "Unauthorized", .message = ""},
+                                 Refusal::ApiError,
+                                 ApiFailure::Unauthorized,
+                                 "401"},
+                      AnswerCase{"forbidden",
+                                 {.status = 403, .reason = "Forbidden", .message = "cannot create pods/eviction"},
+                                 Refusal::ApiError,
+                                 ApiFailure::Forbidden,
+                                 "403"},
+                      AnswerCase{"invalid",
+                                 {.status = 422, .reason = "Invalid", .message = "bad"},
+                                 Refusal::ApiError,
+                                 ApiFailure::Rejected,
+                                 "422"},
+                      AnswerCase{"server",
+                                 {.status = 500, .reason = "InternalError", .message = "etcd"},
+                                 Refusal::ApiError,
+                                 ApiFailure::ServerError,
+                                 "500"},
+                      AnswerCase{"unreachable",
+                                 {.status = 0, .reason = "", .message = "connection refused"},
+                                 Refusal::ApiError,
+                                 ApiFailure::Unreachable,
+                                 "unreachable"},
+                      AnswerCase{"cancelled",
+                                 {.status = 0, .reason = "", .message = "cancelled", .cancelled = true},
+                                 Refusal::ApiError,
+                                 ApiFailure::Cancelled,
+                                 "cancelled"}),
     [](const auto& info) { return info.param.name; });
 
 // A failed eviction's line says how long ago it was sent: the answer to one sent just before the
@@ -159,7 +175,7 @@ TEST(ApiSink, AFailedEvictionSaysHowLongItWasOut) {
   std::vector<std::string> lines;
   log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
   FakeApi api;
-  api.answer = {504, "Timeout", "the server was paused", false, false, 12.5};
+  api.answer = {.status = 504, .reason = "Timeout", .message = "the server was paused", .seconds = 12.5};
   evictor::ApiSink sink(api, {std::nullopt, false});
   auto pod = PodBuilder("payment").node("node2").build();
   EXPECT_FALSE(sink.evict(decision(*pod)).evicted);
@@ -177,7 +193,7 @@ TEST(ApiSink, A504WhosePodIsGoneIsAnEviction) {
   log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
   FakeApi api;
   FakeClock clock;
-  api.answer = {504, "Timeout", "the server was paused", false, false, 12.5};
+  api.answer = {.status = 504, .reason = "Timeout", .message = "the server was paused", .seconds = 12.5};
   using evictor::PodPresence;
   api.checks = {{PodPresence::Present, "the same uid, not being deleted"},
                 {PodPresence::Gone, "deletionTimestamp 2026-12-06T10:00:00Z"}};
@@ -199,7 +215,7 @@ TEST(ApiSink, A504WhosePodIsGoneIsAnEviction) {
 TEST(ApiSink, A5xxWhosePodStaysIsAFailureAfterTheLastLookUp) {
   FakeApi api;
   FakeClock clock;
-  api.answer = {500, "InternalError", "etcd", false};
+  api.answer = {.status = 500, .reason = "InternalError", .message = "etcd"};
   evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt, .failureEvents = false, .clock = &clock});
   auto pod = PodBuilder("payment").node("node2").build();
   auto r = sink.evict(decision(*pod));
@@ -216,7 +232,7 @@ TEST(ApiSink, NoAnswerAndNoLookUpCountsAsEvicted) {
   std::vector<std::string> lines;
   log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
   FakeApi api;
-  api.answer = {0, "", "timed out after 30s", false};
+  api.answer = {.status = 0, .reason = "", .message = "timed out after 30s"};
   using evictor::PodPresence;
   api.checks = {{PodPresence::Unknown, "connection refused"},
                 {PodPresence::Unknown, "connection refused"},
@@ -255,8 +271,9 @@ TEST(ApiSink, NothingIsSentOnceThisReplicaNoLongerLeads) {
 // A definite answer needs no look-up: a 429 (PDB or throttling), a 4xx, shutdown.
 TEST(ApiSink, DefiniteAnswersAreNotLookedUp) {
   for (evictor::ApiAnswer a :
-       {evictor::ApiAnswer{429, "TooManyRequests", "budget", true}, evictor::ApiAnswer{404, "NotFound", "gone", false},
-        evictor::ApiAnswer{0, "", "cancelled", false, true}}) {
+       {evictor::ApiAnswer{.status = 429, .reason = "TooManyRequests", .message = "budget", .disruptionBudget = true},
+        evictor::ApiAnswer{.status = 404, .reason = "NotFound", .message = "gone"},
+        evictor::ApiAnswer{.status = 0, .reason = "", .message = "cancelled", .cancelled = true}}) {
     FakeApi api;
     api.answer = a;
     evictor::ApiSink sink(api, {std::nullopt, false});

@@ -24,7 +24,7 @@ class RecordingApi final : public EvictionApi {
   ApiAnswer evict(const EvictionRequest& r) override {
     std::lock_guard<std::mutex> lock(mu_);
     evicted_.push_back(r.name);
-    return {201, "", "", false, false};
+    return {.status = 201, .reason = "", .message = ""};
   }
   void recordEvent(const PodEvent& e) override {
     if (onEvent) onEvent(e);

@@ -28,8 +28,8 @@ double value(const std::string& text, const std::string& family, const std::vect
 struct Case {
   std::string name;
   Refusal refusal;
-  std::string reason;       // kdesched_evictions_refused_total{reason}
-  std::string evictResult;  // descheduler_pods_evicted_total{result}, "" when not counted there
+  std::string reason;            // kdesched_evictions_refused_total{reason}
+  std::string evictResult = "";  // descheduler_pods_evicted_total{result}, "" when not counted there
 };
 
 class EvictionMetricsRefusals : public ::testing::TestWithParam<Case> {};
@@ -51,19 +51,24 @@ TEST_P(EvictionMetricsRefusals, CountEachUnderItsOwnReason) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, EvictionMetricsRefusals,
-                         ::testing::Values(Case{"shutdown", Refusal::Shutdown, "shutdown", ""},
-                                           Case{"staleCache", Refusal::StaleCache, "stale-cache", ""},
-                                           Case{"notLeader", Refusal::NotLeader, "not-leader", ""},
-                                           Case{"filter", Refusal::Filter, "filter", ""},
-                                           Case{"antiFlapping", Refusal::AntiFlapping, "anti-flapping", ""},
-                                           Case{"api", Refusal::ApiError, "api", "error"},
-                                           Case{"pdb", Refusal::Pdb, "pdb", "error"},
-                                           Case{"nodeLimit", Refusal::NodeLimit, "limit-node",
-                                                "maximum number of evicted pods per node reached"},
-                                           Case{"totalLimit", Refusal::TotalLimit, "limit-total",
-                                                "maximum number of evicted pods per a descheduling cycle reached"}),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Table, EvictionMetricsRefusals,
+    ::testing::Values(Case{.name = "shutdown", .refusal = Refusal::Shutdown, .reason = "shutdown"},
+                      Case{.name = "staleCache", .refusal = Refusal::StaleCache, .reason = "stale-cache"},
+                      Case{.name = "notLeader", .refusal = Refusal::NotLeader, .reason = "not-leader"},
+                      Case{.name = "filter", .refusal = Refusal::Filter, .reason = "filter"},
+                      Case{.name = "antiFlapping", .refusal = Refusal::AntiFlapping, .reason = "anti-flapping"},
+                      Case{.name = "api", .refusal = Refusal::ApiError, .reason = "api", .evictResult = "error"},
+                      Case{.name = "pdb", .refusal = Refusal::Pdb, .reason = "pdb", .evictResult = "error"},
+                      Case{.name = "nodeLimit",
+                           .refusal = Refusal::NodeLimit,
+                           .reason = "limit-node",
+                           .evictResult = "maximum number of evicted pods per node reached"},
+                      Case{.name = "totalLimit",
+                           .refusal = Refusal::TotalLimit,
+                           .reason = "limit-total",
+                           .evictResult = "maximum number of evicted pods per a descheduling cycle reached"}),
+    [](const auto& info) { return info.param.name; });
 
 TEST(EvictionMetrics, CountsSuccesses) {
   Metrics m("0.1.0", {});

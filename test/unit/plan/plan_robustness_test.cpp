@@ -1,5 +1,5 @@
-// `kdesched plan` on inputs that used to crash or hang it (issue 16): each exits with a clear
-// message, or stops when told to.
+// `kdesched plan` on inputs that could crash or hang it: each exits with a clear message, or stops
+// when told to.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -51,8 +51,8 @@ TEST(PlanGolden, OrderPaymentWithPdbIsRefused) {
 
 struct Bad {
   std::string name;
-  std::string snapshot;  // file content ("" = use the example snapshot)
-  std::string policy;    // file content ("" = use the example policy)
+  std::string snapshot = "";  // file content ("" = use the example snapshot)
+  std::string policy = "";    // file content ("" = use the example policy)
   std::string wantInError;
 };
 
@@ -88,30 +88,44 @@ INSTANTIATE_TEST_SUITE_P(
     Table, PlanBadInput,
     ::testing::Values(
         // An empty policy loads with a warning and runs nothing, as upstream (docs/policy-strictness.md).
-        Bad{"second_document", "", kGoodPolicyHead + "---\n" + kGoodPolicyHead, "second YAML document"},
-        Bad{"wrong_api_version", "", "apiVersion: descheduler/v1beta9\nkind: DeschedulerPolicy\n", "apiVersion"},
-        Bad{"v1alpha1", "", "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {}\n", "v1alpha2"},
-        Bad{"malformed_yaml", "", kGoodPolicyHead + "profiles: [\n", "policy.yaml"},
-        Bad{"duplicate_key", "", kGoodPolicyHead + "maxNoOfPodsToEvictTotal: 1\nmaxNoOfPodsToEvictTotal: 2\n",
-            "duplicate"},
-        Bad{"negative_limit", "", kGoodPolicyHead + "maxNoOfPodsToEvictPerNode: -1\n", "maxNoOfPodsToEvictPerNode"},
-        Bad{"selector_operator_maybe", "",
-            kGoodPolicyHead +
+        Bad{.name = "second_document",
+            .policy = kGoodPolicyHead + "---\n" + kGoodPolicyHead,
+            .wantInError = "second YAML document"},
+        Bad{.name = "wrong_api_version",
+            .policy = "apiVersion: descheduler/v1beta9\nkind: DeschedulerPolicy\n",
+            .wantInError = "apiVersion"},
+        Bad{.name = "v1alpha1",
+            .policy = "apiVersion: descheduler/v1alpha1\nkind: DeschedulerPolicy\nstrategies: {}\n",
+            .wantInError = "v1alpha2"},
+        Bad{.name = "malformed_yaml", .policy = kGoodPolicyHead + "profiles: [\n", .wantInError = "policy.yaml"},
+        Bad{.name = "duplicate_key",
+            .policy = kGoodPolicyHead + "maxNoOfPodsToEvictTotal: 1\nmaxNoOfPodsToEvictTotal: 2\n",
+            .wantInError = "duplicate"},
+        Bad{.name = "negative_limit",
+            .policy = kGoodPolicyHead + "maxNoOfPodsToEvictPerNode: -1\n",
+            .wantInError = "maxNoOfPodsToEvictPerNode"},
+        Bad{.name = "selector_operator_maybe",
+            .policy =
+                kGoodPolicyHead +
                 "profiles:\n- name: p\n  pluginConfig:\n  - name: RemovePodsViolatingInterPodAntiAffinity\n    args:\n"
                 "      labelSelector:\n        matchExpressions:\n        - {key: app, operator: Maybe, values: [x]}\n"
                 "  plugins:\n    deschedule:\n      enabled: [RemovePodsViolatingInterPodAntiAffinity]\n",
-            "Maybe"},
+            .wantInError = "Maybe"},
         // The daemon's kdesched: block is checked by the plan too, with the field path.
-        Bad{"kdesched_block_typo", "", kGoodPolicyHead + "kdesched:\n  triggers:\n    debounse: 1s\n",
-            "policy.yaml: kdesched.triggers.debounse: unknown field \"debounse\" (did you mean \"debounce\"?)"},
-        Bad{"kdesched_block_bad_value", "", kGoodPolicyHead + "kdesched:\n  antiFlapping:\n    backoffAfter: 0\n",
-            "kdesched.antiFlapping.backoffAfter: must be at least 1, got 0"},
-        Bad{"empty_snapshot", "\n", "", "empty"},
-        Bad{"quantity_12x",
-            R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"12x"}}}]}}]})",
-            "", "12x"},
-        Bad{"random_10MB_policy", "", randomBytes(10 * 1024 * 1024), "policy.yaml"},
-        Bad{"random_10MB_snapshot", randomBytes(10 * 1024 * 1024), "", "snapshot.json"}),
+        Bad{.name = "kdesched_block_typo",
+            .policy = kGoodPolicyHead + "kdesched:\n  triggers:\n    debounse: 1s\n",
+            .wantInError =
+                "policy.yaml: kdesched.triggers.debounse: unknown field \"debounse\" (did you mean \"debounce\"?)"},
+        Bad{.name = "kdesched_block_bad_value",
+            .policy = kGoodPolicyHead + "kdesched:\n  antiFlapping:\n    backoffAfter: 0\n",
+            .wantInError = "kdesched.antiFlapping.backoffAfter: must be at least 1, got 0"},
+        Bad{.name = "empty_snapshot", .snapshot = "\n", .wantInError = "empty"},
+        Bad{.name = "quantity_12x",
+            .snapshot =
+                R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p","namespace":"d"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"12x"}}}]}}]})",
+            .wantInError = "12x"},
+        Bad{.name = "random_10MB_policy", .policy = randomBytes(10 * 1024 * 1024), .wantInError = "policy.yaml"},
+        Bad{.name = "random_10MB_snapshot", .snapshot = randomBytes(10 * 1024 * 1024), .wantInError = "snapshot.json"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(PlanCli, MissingFlagsAndUnknownFlagsExitTwo) {

@@ -11,6 +11,7 @@
 #include <future>
 
 #include "test/unit/kube/fakes.h"
+#include "test/unit/kube/leader_election_fixture.h"
 #include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::kube::testing {
@@ -19,24 +20,6 @@ namespace {
 using kdesched::testing::FakeClock;
 using Ms = std::chrono::milliseconds;
 
-ClientConfig config() {
-  ClientConfig c;
-  c.server = "https://127.0.0.1:6443";
-  c.qps = 1000;
-  c.burst = 1000;
-  return c;
-}
-
-LeaderElectionConfig shortLease() {
-  LeaderElectionConfig c;
-  c.ns = "default";
-  c.identity = "me";
-  c.leaseDuration = Ms(1000);
-  c.renewDeadline = Ms(300);
-  c.retryPeriod = Ms(200);
-  return c;
-}
-
 const std::string kLease = R"({"metadata":{"name":"descheduler","namespace":"default","resourceVersion":"7"},)"
                            R"("spec":{"holderIdentity":"me","leaseDurationSeconds":1,"leaseTransitions":0}})";
 
@@ -44,12 +27,6 @@ const std::string kLease = R"({"metadata":{"name":"descheduler","namespace":"def
 void scriptAcquire(FakeTransport& t) {
   t.onSend(Scripted::json(R"({"kind":"Status","code":404,"reason":"NotFound"})", 404));
   t.onSend(Scripted::json(kLease, 201));
-}
-
-std::shared_ptr<FakeClock> blockingClock() {
-  auto clock = std::make_shared<FakeClock>();
-  clock->blockingSleeps();
-  return clock;
 }
 
 // Waits until the clock has seen `n` sleeps start (someone is now waiting on it).
@@ -63,7 +40,7 @@ bool ready(std::future<bool>& f) { return f.wait_for(std::chrono::seconds(30)) =
 TEST(LeaderElectorHung, AcquireReturnsOnCancelWhileARequestHangs) {
   auto transport = std::make_unique<FakeTransport>();  // unscripted: every request hangs
   FakeTransport& t = *transport;
-  Client client(config(), std::move(transport), systemClock());
+  Client client(clientConfig(), std::move(transport), systemClock());
   auto clock = blockingClock();
   LeaderElector e(client, shortLease(), clock);
   Cancellation cancel;
@@ -78,7 +55,7 @@ TEST(LeaderElectorHung, AcquireReturnsOnCancelWhileARequestHangs) {
 TEST(LeaderElectorHung, EachAttemptIsBoundedByTheRenewDeadline) {
   auto transport = std::make_unique<FakeTransport>();
   FakeTransport& t = *transport;
-  Client client(config(), std::move(transport), systemClock());
+  Client client(clientConfig(), std::move(transport), systemClock());
   auto clock = blockingClock();
   const LeaderElectionConfig c = shortLease();
   LeaderElector e(client, c, clock);
@@ -104,7 +81,7 @@ TEST(LeaderElectorHung, LossIsNoticedAtTheRenewDeadlineAndReleaseSendsNothing) {
   auto transport = std::make_unique<FakeTransport>();
   FakeTransport& t = *transport;
   scriptAcquire(t);
-  Client client(config(), std::move(transport), systemClock());
+  Client client(clientConfig(), std::move(transport), systemClock());
   auto clock = blockingClock();
   const LeaderElectionConfig c = shortLease();
   LeaderElector e(client, c, clock);
@@ -132,7 +109,7 @@ TEST(LeaderElectorHung, ReleaseCutsAHungRenewalAndBoundsItsOwnRequest) {
   auto transport = std::make_unique<FakeTransport>();
   FakeTransport& t = *transport;
   scriptAcquire(t);
-  Client client(config(), std::move(transport), systemClock());
+  Client client(clientConfig(), std::move(transport), systemClock());
   auto clock = blockingClock();
   LeaderElectionConfig c = shortLease();
   c.leaseDuration = std::chrono::seconds(60);
@@ -177,7 +154,7 @@ std::vector<FakeTransport::Seen> releaseAfterConflict(const std::string& leaseNo
   t.onSend(Scripted::json(R"({"kind":"Status","code":409,"reason":"Conflict"})", 409));
   t.onSend(Scripted::json(leaseNow));
   t.onSend(Scripted::json(leaseNow));
-  Client client(config(), std::move(transport), systemClock());
+  Client client(clientConfig(), std::move(transport), systemClock());
   LeaderElector e(client, shortLease(), blockingClock());
   Cancellation cancel;
   EXPECT_TRUE(e.acquire(cancel));

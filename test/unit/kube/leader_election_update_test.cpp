@@ -1,39 +1,17 @@
 // LeaderElector as client-go: a renewal updates the Lease it read (fields kdesched does not know
 // survive), and the lease counts from when the renewal that succeeded was started.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "pkg/kube/leader_election.h"
 #include "test/unit/kube/fakes.h"
-#include "test/unit/testing/fake_clock.h"
+#include "test/unit/kube/leader_election_fixture.h"
 
 namespace kdesched::kube::testing {
 namespace {
 
-using kdesched::testing::FakeClock;
-using ::testing::HasSubstr;
-using ::testing::Not;
 using Ms = std::chrono::milliseconds;
-
-ClientConfig config() {
-  ClientConfig c;
-  c.server = "https://127.0.0.1:6443";
-  c.qps = 1000;
-  c.burst = 1000;
-  return c;
-}
-
-LeaderElectionConfig shortLease() {
-  LeaderElectionConfig c;
-  c.ns = "default";
-  c.identity = "me";
-  c.leaseDuration = Ms(1000);
-  c.renewDeadline = Ms(300);
-  c.retryPeriod = Ms(200);
-  return c;
-}
 
 // A Lease someone labelled, annotated and owns, with spec fields of coordinated leader election.
 std::string richLease(const std::string& rv) {
@@ -53,9 +31,8 @@ TEST(LeaderElectorUpdate, ARenewalAndTheReleaseKeepWhatTheLeaseHolds) {
   t.onSend(Scripted::json(richLease("7")));  // GET: ours already (a restart within the lease)
   t.onSend(Scripted::json(richLease("8")));  // PUT
   t.onSend(Scripted::json(richLease("9")));  // the release's PUT
-  Client client(config(), std::move(transport), systemClock());
-  auto clock = std::make_shared<FakeClock>();
-  clock->blockingSleeps();
+  Client client(clientConfig(), std::move(transport), systemClock());
+  auto clock = blockingClock();
   LeaderElector e(client, shortLease(), clock);
   Cancellation cancel;
   ASSERT_TRUE(e.acquire(cancel));
@@ -83,13 +60,12 @@ TEST(LeaderElectorUpdate, ARenewalAndTheReleaseKeepWhatTheLeaseHolds) {
 TEST(LeaderElectorUpdate, TheLeaseCountsFromTheAttemptsStart) {
   auto transport = std::make_unique<FakeTransport>();
   FakeTransport& t = *transport;
-  auto clock = std::make_shared<FakeClock>();
-  clock->blockingSleeps();
+  auto clock = blockingClock();
   t.onSend(Scripted::json(R"({"kind":"Status","code":404,"reason":"NotFound"})", 404));
   Scripted created = Scripted::json(richLease("7"), 201);
   created.whileSent = [clock] { clock->advance(Ms(250)); };
   t.onSend(created);
-  Client client(config(), std::move(transport), systemClock());
+  Client client(clientConfig(), std::move(transport), systemClock());
   LeaderElector e(client, shortLease(), clock);
   Cancellation cancel;
   ASSERT_TRUE(e.acquire(cancel));
