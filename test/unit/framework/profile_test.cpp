@@ -2,10 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "pkg/framework/cycle.h"
 #include "pkg/plugins/registry.h"
 #include "test/unit/testing/builders.h"
-#include "test/unit/testing/fake_clock.h"
 #include "test/unit/testing/harness.h"
 
 namespace kdesched::testing {
@@ -91,63 +89,6 @@ TEST(Profiles, ArgsErrorsCarryTheFieldPath) {
                  "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n    args:\n      nodeFit: maybe\n"
                  "  plugins:\n    filter:\n      enabled: [DefaultEvictor]\n");
   EXPECT_NE(err.find("policy.yaml: profiles[0].pluginConfig[0].args.nodeFit"), std::string::npos) << err;
-}
-
-// Fakes that record the order in which the cycle runs them.
-struct Recorder {
-  std::vector<std::string> calls;
-};
-struct FakeDeschedule : framework::DeschedulePlugin {
-  FakeDeschedule(Recorder& r, std::string n) : r(r), n(std::move(n)) {}
-  std::string_view name() const override { return n; }
-  Status deschedule(framework::Handle& h) override {
-    r.calls.push_back(h.profile() + "/" + n);
-    return n == "fails" ? Status::error("boom") : Status::ok();
-  }
-  Recorder& r;
-  std::string n;
-};
-struct FakeBalance : framework::BalancePlugin {
-  FakeBalance(Recorder& r, std::string n) : r(r), n(std::move(n)) {}
-  std::string_view name() const override { return n; }
-  Status balance(framework::Handle& h) override {
-    r.calls.push_back(h.profile() + "/" + n);
-    return Status::ok();
-  }
-  Recorder& r;
-  std::string n;
-};
-
-TEST(Cycle, DeschedulePluginsOfAllProfilesThenBalance) {
-  Recorder rec;
-  std::vector<framework::Profile> profiles(2);
-  for (int i = 0; i < 2; ++i) {
-    auto& p = profiles[i];
-    p.name = "p" + std::to_string(i);
-    auto d = std::make_unique<FakeDeschedule>(rec, i == 0 ? "fails" : "d");
-    auto b = std::make_unique<FakeBalance>(rec, "b");
-    p.deschedule.push_back(d.get());
-    p.balance.push_back(b.get());
-    p.instances.push_back(std::move(d));
-    p.instances.push_back(std::move(b));
-  }
-  ClusterBuilder c;
-  c.add(NodeBuilder("n1").build()).add(NodeBuilder("n2").build());
-  auto snap = c.snapshot();
-  evictor::PlanSink sink;
-  evictor::EvictionChain chain({}, sink);
-  FakeClock clock;
-  auto res = framework::runCycle(profiles, *snap, std::nullopt, chain, clock);
-  EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/fails", "p1/d", "p0/b", "p1/b"}));
-  ASSERT_EQ(res.runs.size(), 4u);
-  EXPECT_FALSE(res.runs[0].status.isOk());  // a plugin error does not stop the cycle
-  EXPECT_EQ(res.nodes, 2u);
-
-  framework::CycleScope onlyBalance;
-  onlyBalance.runDeschedule = false;
-  rec.calls.clear();
-  framework::runCycle(profiles, *snap, std::nullopt, chain, clock, nullptr, onlyBalance);
-  EXPECT_EQ(rec.calls, (std::vector<std::string>{"p0/b", "p1/b"}));
 }
 
 }  // namespace
