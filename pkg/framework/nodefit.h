@@ -1,7 +1,10 @@
 // NodeFit: would the scheduler accept this pod on that node? Used by DefaultEvictor's nodeFit, by
-// RemovePodsViolatingNodeAffinity and by topology balancing. The checks are upstream's (§3.4 of the
-// reference), plus one kdesched adds for safety: pods already on the candidate node whose required
-// anti-affinity selects this pod also make it not fit (the scheduler checks that direction too).
+// RemovePodsViolatingNodeAffinity and by topology balancing. The checks are upstream's NodeFit
+// (pkg/descheduler/node/node.go: the node is schedulable, the pod's nodeSelector and required node
+// affinity match it, its NoSchedule/NoExecute taints are tolerated, no pod there is violated by the
+// pod's required anti-affinity, and its requests fit what is left), plus one kdesched adds for safety: pods already on
+// the candidate node whose required anti-affinity selects this pod also make it not fit (the scheduler checks that
+// direction too).
 #pragma once
 
 #include <string>

@@ -1,4 +1,5 @@
-// The `namespaces` + `labelSelector` listing filters many plugins share (reference §1.6).
+// The `namespaces` + `labelSelector` listing filters many plugins share (upstream's api.Namespaces
+// in pkg/api/types.go: include or exclude, never both; a labelSelector matched against pod labels).
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
 // How ConstraintBalancer picks and places pods, through the real engine: which pods of a crowded
-// domain move (the movable/protected partition, issue 20), the order of equal domains, and the
+// domain move (the movable/protected partition), the order of equal domains, and the
 // reason text.
 #include "pkg/plugins/topologyspread/balancing.h"
 
@@ -57,7 +57,7 @@ TEST(TopologySpread, EqualDomainsAreOrderedByValue) {
   EXPECT_EQ(first.reasons, second.reasons);
 }
 
-// --- which pods of a crowded domain move (issue 20) ---------------------------------------------
+// --- which pods of a crowded domain move ----------------------------------------------------------
 // The partition into movable and protected pods applies the test the target search applies: fit,
 // placement under the pod's other hard constraints, room left after the moves planned so far.
 

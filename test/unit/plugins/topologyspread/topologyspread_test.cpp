@@ -210,7 +210,7 @@ std::vector<Case> upstreamCases() {
         make("2 domains [2,6] maxSkew 2: the smaller zone has no CPU left, nothing moves", nodes, p).evictor(kNodeFit));
   }
   {
-    // upstream issue 564: zone spread is soft, hostname spread hard.
+    // upstream descheduler issue #564: zone spread is soft, hostname spread hard.
     std::vector<NodePtr> nodes;
     for (int i = 1; i <= 6; ++i) nodes.push_back(zoneNode("n" + std::to_string(i), i <= 3 ? "zoneA" : "zoneB"));
     auto whoami = selectorOf("app", "whoami");
@@ -324,7 +324,7 @@ std::vector<Case> upstreamCases() {
                      .evicts(ns1({"pod-4"})));
   }
   {
-    // upstream issue 839: control-plane and infra nodes are tainted and out of the pods' affinity.
+    // upstream descheduler issue #839: control-plane and infra nodes are tainted and out of the pods' affinity.
     std::vector<NodePtr> nodes = {
         NodeBuilder("controlplane1")
             .zone("zoneA")
@@ -349,7 +349,7 @@ std::vector<Case> upstreamCases() {
     Pods p;
     p.add(2, "app1", pin, {{"app.kubernetes.io/name", "service"}})
         .add(2, "app2", pin, {{"app.kubernetes.io/name", "service"}});
-    cs.push_back(make("2 domains [3,1] on tainted nodes (issue 839): nothing moves", nodes, p).evictor(kNodeFit));
+    cs.push_back(make("2 domains [3,1] on tainted nodes (upstream #839): nothing moves", nodes, p).evictor(kNodeFit));
   }
   {
     std::vector<NodePtr> nodes;
