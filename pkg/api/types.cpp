@@ -106,6 +106,8 @@ const SchedulingConstraints& Pod::constraints() const {
   return scheduling ? *scheduling : kNone;
 }
 
+std::string PodName::key() const { return ns.str() + "/" + name; }
+
 std::string Pod::key() const {
   std::string out;
   out.reserve(ns.view().size() + 1 + name.size());

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -332,6 +333,36 @@ struct Pod {
   const ImageList& containerImages() const;  // empty when images is null
   std::string key() const;                   // "namespace/name"
 };
+
+// A pod's identity across snapshots, for the pods a run is scoped to and those it comes back to:
+// namespace and name (a pod replaced under the same name is the same candidate).
+struct PodName {
+  Symbol ns;
+  std::string name;
+  static PodName of(const Pod& p) { return {p.ns, p.name}; }
+  std::string key() const;  // "namespace/name", for people
+  bool operator==(const PodName&) const = default;
+  bool operator<(const PodName& o) const { return ns == o.ns ? name < o.name : ns < o.ns; }
+};
+// A PodName to look up by, without copying the pod's name.
+struct PodNameRef {
+  const Symbol& ns;
+  std::string_view name;
+};
+struct PodNameHash {
+  using is_transparent = void;
+  std::size_t operator()(const PodName& p) const { return (*this)(PodNameRef{p.ns, p.name}); }
+  std::size_t operator()(const PodNameRef& p) const {
+    return std::hash<Symbol>()(p.ns) * 31 ^ std::hash<std::string_view>()(p.name);
+  }
+};
+struct PodNameEq {
+  using is_transparent = void;
+  bool operator()(const PodName& a, const PodName& b) const { return a == b; }
+  bool operator()(const PodNameRef& a, const PodName& b) const { return a.ns == b.ns && a.name == b.name; }
+  bool operator()(const PodName& a, const PodNameRef& b) const { return (*this)(b, a); }
+};
+using PodNames = std::unordered_set<PodName, PodNameHash, PodNameEq>;
 
 struct Node {
   std::string name;

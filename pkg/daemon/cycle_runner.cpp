@@ -44,12 +44,12 @@ class CycleRunner::CooldownRefusals : public evictor::Sink {
   framework::EvictResult evict(const evictor::Decision&) override { return framework::EvictResult::success(); }
   void refused(const evictor::RefusedDecision& r) override {
     if (r.result.refusal == Refusal::AntiFlapping && r.result.suppression == framework::Suppression::Cooldown)
-      pending_.emplace_back(r.wanted.pod->key(), r.wanted.plugin);
+      pending_.emplace_back(api::PodName::of(*r.wanted.pod), r.wanted.plugin);
   }
-  std::vector<std::pair<std::string, std::string>> take() { return std::exchange(pending_, {}); }
+  std::vector<std::pair<api::PodName, std::string>> take() { return std::exchange(pending_, {}); }
 
  private:
-  std::vector<std::pair<std::string, std::string>> pending_;
+  std::vector<std::pair<api::PodName, std::string>> pending_;
 };
 
 CycleRunner::CycleRunner(CycleRunnerParts parts)

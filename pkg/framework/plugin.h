@@ -200,8 +200,8 @@ class UsagePlugin : public virtual Plugin {
 // Pods a plugin lists: upstream's ListPodsOnANode drops Succeeded/Failed pods.
 enum class PodPhases { NonTerminal, All };
 
-// The pods an event-triggered run may act on ("namespace/name"); null means every pod.
-using PodScope = std::shared_ptr<const std::unordered_set<std::string>>;
+// The pods an event-triggered run may act on; null means every pod.
+using PodScope = std::shared_ptr<const api::PodNames>;
 
 // What a plugin works through during one call: the cycle's snapshot and nodes, pods already
 // evicted this cycle hidden, and the profile's evictor.
@@ -225,7 +225,7 @@ class Handle {
   bool isEvicted(const api::Pod& pod) const { return state_.isEvicted(pod); }
   // Deschedule plugins consider only pods in scope as candidates (every pod still counts as a
   // conflicting party, for usage and for domains). The framework says why of the others.
-  bool inScope(const api::Pod& pod) const { return !scope_ || scope_->count(pod.key()) != 0; }
+  bool inScope(const api::Pod& pod) const { return !scope_ || scope_->count(api::PodNameRef{pod.ns, pod.name}) != 0; }
   bool scoped() const { return scope_ != nullptr; }
   CycleState& state() const { return state_; }
   // Pods on `node` not yet evicted this cycle.

@@ -12,7 +12,7 @@ bool sameLabels(const api::Labels& a, const api::Labels& b) { return a == b; }
 bool taintsEqual(const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) { return a == b; }
 
 PodSeed seedOf(const api::Pod& p) {
-  return {p.key(), p.ns, p.name, p.labels, p.nodeName, p.constraints().hasRequiredAntiAffinity()};
+  return {p.ns, p.name, p.labels, p.nodeName, p.constraints().hasRequiredAntiAffinity()};
 }
 
 std::int64_t restarts(const api::Pod& p) {
@@ -132,7 +132,7 @@ void addCarriersSelecting(const cluster::Snapshot& snapshot, const CarrierGroups
         if (g.perPod && !api::podAffinityTermMatches(term, *carrier, live, nsLabels)) continue;
         const api::Node* carrierNode = snapshot.node(carrier->nodeName);
         if (!carrierNode || !sameDomain(*carrierNode, liveNode, term.topologyKey)) continue;
-        scope.pods.insert(carrier->key());
+        scope.pods.insert(api::PodName::of(*carrier));
         scope.plugins.insert(kAntiAffinityPlugin);
       }
     }
@@ -175,12 +175,12 @@ void addPodSeeds(const cluster::Snapshot& snapshot, const std::vector<PodSeed>& 
       if (p->ns == seed.ns && p->name == seed.name) live = p;
     if (!live || live->isTerminating()) continue;  // gone or going since the event
     if (seed.status) {
-      scope.pods.insert(seed.key);
+      scope.pods.insert({seed.ns, seed.name});
       scope.plugins.insert(kStatusPlugins.begin(), kStatusPlugins.end());
     }
     if (!seed.placement || live->isTerminal()) continue;
     if (seed.carriesAntiAffinity) {
-      scope.pods.insert(seed.key);
+      scope.pods.insert({seed.ns, seed.name});
       scope.plugins.insert(kAntiAffinityPlugin);
     }
     addCarriersSelecting(snapshot, groups, *live, *seedNode, nsLabels, scope);
@@ -197,16 +197,16 @@ void addNodeSeeds(const cluster::Snapshot& snapshot, const std::vector<NodeSeed>
     for (const api::Pod* p : snapshot.podsOnNode(node->nameSym)) {
       if (p->isTerminal() || p->isTerminating()) continue;
       if (taints) {
-        scope.pods.insert(p->key());
+        scope.pods.insert(api::PodName::of(*p));
         scope.plugins.insert(kNodeTaintsPlugin);
       }
       const auto& c = p->constraints();
       if (c.nodeAffinity && (c.nodeAffinity->required || !c.nodeAffinity->preferred.empty())) {
-        scope.pods.insert(p->key());
+        scope.pods.insert(api::PodName::of(*p));
         scope.plugins.insert(kNodeAffinityPlugin);
       }
       if (c.hasRequiredAntiAffinity()) {
-        scope.pods.insert(p->key());
+        scope.pods.insert(api::PodName::of(*p));
         scope.plugins.insert(kAntiAffinityPlugin);
       }
     }

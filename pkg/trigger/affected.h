@@ -29,7 +29,6 @@ struct Interest {
 // What changed, reduced to what the mapping needs (the objects themselves may be gone by the time
 // the debounced run looks at them).
 struct PodSeed {
-  std::string key;  // namespace/name
   api::Symbol ns;
   std::string name;
   api::Labels labels;
@@ -58,9 +57,9 @@ struct Seeds {
 std::string addSeed(const cluster::StoreEvent& event, Seeds& seeds, const Interest& interest = {});
 
 struct Scope {
-  std::unordered_set<std::string> pods;  // deschedule candidates, "namespace/name"
-  std::set<std::string> plugins;         // deschedule plugins that apply
-  bool balance = false;                  // also run the balance plugins (debounced separately)
+  api::PodNames pods;             // deschedule candidates
+  std::set<std::string> plugins;  // deschedule plugins that apply
+  bool balance = false;           // also run the balance plugins (debounced separately)
 };
 
 // Maps seeds to affected pods against a snapshot:

@@ -16,7 +16,7 @@ bool DeadlineQueue::set(DeadlineEntry entry) {
   return true;
 }
 
-void DeadlineQueue::erase(const std::string& pod) {
+void DeadlineQueue::erase(const api::PodName& pod) {
   auto it = byPod_.find(pod);
   if (it == byPod_.end()) return;
   byTime_.erase({it->second.due, pod});

@@ -32,7 +32,7 @@ struct PodDeadline {
 using DeadlineFn = std::function<std::vector<PodDeadline>(const api::Pod& pod, api::Timestamp now)>;
 
 struct DeadlineEntry {
-  std::string pod;  // namespace/name
+  api::PodName pod;
   std::set<std::string> plugins;
   Clock::TimePoint due;
 };
@@ -45,7 +45,7 @@ class DeadlineQueue {
   // Sets the pod's deadline (replacing any it had). When the queue is full, the latest deadline
   // goes, which may be this one: returns false then.
   bool set(DeadlineEntry entry);
-  void erase(const std::string& pod);
+  void erase(const api::PodName& pod);
   void clear();
 
   std::optional<Clock::TimePoint> next() const;
@@ -60,8 +60,8 @@ class DeadlineQueue {
     std::set<std::string> plugins;
   };
   std::size_t capacity_;
-  std::unordered_map<std::string, Slot> byPod_;
-  std::set<std::pair<Clock::TimePoint, std::string>> byTime_;
+  std::unordered_map<api::PodName, Slot, api::PodNameHash, api::PodNameEq> byPod_;
+  std::set<std::pair<Clock::TimePoint, api::PodName>> byTime_;
 };
 
 }  // namespace kdesched::trigger

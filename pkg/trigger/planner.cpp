@@ -24,11 +24,9 @@ bool midRollout(const cluster::Snapshot& snapshot, const api::Pod& pod) {
   return false;
 }
 
-const api::Pod* findPod(const cluster::Snapshot& snapshot, const std::string& key) {
-  const auto slash = key.find('/');
-  const std::string name = key.substr(slash + 1);
-  for (const api::Pod* p : snapshot.podsInNamespace(api::Symbol(key.substr(0, slash))))
-    if (p->name == name) return p;
+const api::Pod* findPod(const cluster::Snapshot& snapshot, const api::PodName& name) {
+  for (const api::Pod* p : snapshot.podsInNamespace(name.ns))
+    if (p->name == name.name) return p;
   return nullptr;
 }
 
@@ -76,7 +74,7 @@ std::optional<DeadlineEntry> Planner::deadlineOf(const api::Pod& pod) {
         std::chrono::duration_cast<Clock::Duration>(Clock::WallTime(std::chrono::seconds(d.at)) - wallNow) +
         std::chrono::milliseconds(50);
     if (entry && entry->due < due) continue;
-    if (!entry || due < entry->due) entry = DeadlineEntry{pod.key(), {}, due};
+    if (!entry || due < entry->due) entry = DeadlineEntry{api::PodName::of(pod), {}, due};
     entry->plugins.insert(std::move(d.plugin));
   }
   return entry;
@@ -85,7 +83,7 @@ std::optional<DeadlineEntry> Planner::deadlineOf(const api::Pod& pod) {
 void Planner::updateDeadline(const cluster::StoreEvent& e) {
   auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
   if (!c) return;
-  const std::string key = c->after ? c->after->key() : c->before->key();
+  const api::PodName key = api::PodName::of(c->after ? *c->after : *c->before);
   std::optional<DeadlineEntry> entry;
   if (c->type != cluster::EventType::Deleted) entry = deadlineOf(*c->after);
   std::lock_guard<std::mutex> lock(mu_);
@@ -102,7 +100,7 @@ void Planner::rescanDeadlines() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (DeadlineEntry& d : found) {
-      std::string pod = d.pod;
+      const api::PodName pod = d.pod;
       kept += schedule_.setDeadline(pod, std::move(d), now) ? 1 : 0;
     }
     schedule_.scheduleRescan(now + seconds(config_.deadlineHorizonSeconds / 2));
@@ -138,7 +136,7 @@ std::optional<Clock::TimePoint> Planner::nextWakeup() {
   return schedule_.nextWakeup();
 }
 
-void Planner::retryLater(const std::string& pod, const std::set<std::string>& plugins, double secs) {
+void Planner::retryLater(const api::PodName& pod, const std::set<std::string>& plugins, double secs) {
   const Clock::TimePoint now = clock_->now();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -175,16 +173,17 @@ std::vector<Deferred> Planner::deferMidRollout(const cluster::Snapshot& snapshot
                                                Clock::TimePoint firstEvent, Clock::TimePoint now) const {
   std::vector<Deferred> deferred;
   if (config_.rolloutGraceSeconds <= 0 || !scope.pods) return deferred;
-  auto kept = std::make_shared<std::unordered_set<std::string>>();
-  for (const std::string& key : *scope.pods) {
+  auto kept = std::make_shared<api::PodNames>();
+  for (const api::PodName& key : *scope.pods) {
     const api::Pod* pod = findPod(snapshot, key);
     if (!pod) continue;
     if (!midRollout(snapshot, *pod)) {
       kept->insert(key);
       continue;
     }
-    log::info("deferring a candidate whose controller is mid-rollout",
-              {{"pod", key}, {"grace_seconds", static_cast<long long>(std::lround(config_.rolloutGraceSeconds))}});
+    log::info(
+        "deferring a candidate whose controller is mid-rollout",
+        {{"pod", key.key()}, {"grace_seconds", static_cast<long long>(std::lround(config_.rolloutGraceSeconds))}});
     std::set<std::string> plugins(scope.plugins.begin(), scope.plugins.end());
     deferred.push_back({key, plugins, now + seconds(config_.rolloutGraceSeconds), firstEvent});
   }
@@ -223,7 +222,7 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
     framework::CycleScope scope;
     scope.runBalance = false;
     scope.plugins.assign(s.plugins.begin(), s.plugins.end());
-    scope.pods = std::make_shared<const std::unordered_set<std::string>>(std::move(s.pods));
+    scope.pods = std::make_shared<const api::PodNames>(std::move(s.pods));
     std::vector<Deferred> later = deferMidRollout(*snapshot, scope, due.seedsFirstEvent, now);
     if (!later.empty()) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -247,7 +246,7 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
   if (!due.deferred.empty()) {
     framework::CycleScope scope;
     scope.runBalance = false;
-    auto pods = std::make_shared<std::unordered_set<std::string>>();
+    auto pods = std::make_shared<api::PodNames>();
     std::set<std::string> plugins;
     Clock::TimePoint earliest = due.deferred.front().firstEvent;
     for (const Deferred& d : due.deferred) {
@@ -273,7 +272,7 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
 void Planner::runDeadlines(const std::vector<DeadlineEntry>& due) {
   framework::CycleScope scope;
   scope.runBalance = false;
-  auto pods = std::make_shared<std::unordered_set<std::string>>();
+  auto pods = std::make_shared<api::PodNames>();
   std::set<std::string> plugins;
   for (const DeadlineEntry& d : due) {
     pods->insert(d.pod);

@@ -72,7 +72,7 @@ class Planner {
 
   // Looks at `pod` again with `plugins` after `seconds` (a candidate refused by the owner cooldown:
   // its violation stays, but no new event may ever come to re-trigger it).
-  void retryLater(const std::string& pod, const std::set<std::string>& plugins, double seconds);
+  void retryLater(const api::PodName& pod, const std::set<std::string>& plugins, double seconds);
 
   // Runs what is due at the clock's now, on the caller's thread; false when nothing was due.
   bool runDue();

@@ -56,7 +56,7 @@ void TriggerSchedule::requestBalance(Clock::TimePoint now) {
   balanceFirstEvent_ = now;
 }
 
-bool TriggerSchedule::setDeadline(const std::string& pod, std::optional<DeadlineEntry> entry, Clock::TimePoint now) {
+bool TriggerSchedule::setDeadline(const api::PodName& pod, std::optional<DeadlineEntry> entry, Clock::TimePoint now) {
   if (!entry || entry->due > now + seconds(config_.deadlineHorizonSeconds)) {
     deadlines_.erase(pod);
     return !entry;

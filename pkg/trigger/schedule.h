@@ -18,7 +18,7 @@ namespace kdesched::trigger {
 
 // A candidate to look at again later: deferred mid-rollout, or refused by the owner cooldown.
 struct Deferred {
-  std::string pod;  // namespace/name
+  api::PodName pod;
   std::set<std::string> plugins;
   Clock::TimePoint due;
   Clock::TimePoint firstEvent;  // of the batch it came from
@@ -62,7 +62,7 @@ class TriggerSchedule {
   void requestBalance(Clock::TimePoint now);
   // Sets or clears (nullopt) a pod's deadline; one beyond the horizon from `now` is left to a rescan.
   // False when it was left out.
-  bool setDeadline(const std::string& pod, std::optional<DeadlineEntry> entry, Clock::TimePoint now);
+  bool setDeadline(const api::PodName& pod, std::optional<DeadlineEntry> entry, Clock::TimePoint now);
   void scheduleRescan(Clock::TimePoint at) { rescanDue_ = at; }
   std::size_t deadlineCount() const { return deadlines_.size(); }
 

@@ -126,5 +126,24 @@ TEST(InternConstraintsTest, ConcurrentInternersAgree) {
   for (int t = 1; t < kThreads; ++t) EXPECT_EQ(seen[t], seen[0]);
 }
 
+TEST(PodName, IsFoundByAPodsNamespaceAndNameWithoutACopy) {
+  Pod web;
+  web.ns = Symbol("shop");
+  web.name = "web-0";
+  PodNames names{PodName::of(web)};
+  EXPECT_EQ(names.count(PodNameRef{web.ns, web.name}), 1u);
+  EXPECT_EQ(PodName::of(web).key(), "shop/web-0");
+  web.name = "web-1";
+  EXPECT_EQ(names.count(PodNameRef{web.ns, web.name}), 0u);
+  EXPECT_EQ(names.count(PodNameRef{Symbol("other"), "web-0"}), 0u) << "the namespace is part of the identity";
+}
+
+TEST(PodName, OrdersByNamespaceThenName) {
+  const std::set<PodName> ordered{{Symbol("b"), "a"}, {Symbol("a"), "z"}, {Symbol("a"), "b"}};
+  std::vector<std::string> keys;
+  for (const PodName& p : ordered) keys.push_back(p.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"a/b", "a/z", "b/a"}));
+}
+
 }  // namespace
 }  // namespace kdesched::api

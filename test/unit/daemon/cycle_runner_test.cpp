@@ -116,8 +116,7 @@ TEST(CycleRunner, AScopedRunLooksOnlyAtItsPods) {
   framework::CycleScope scope;
   scope.runBalance = false;
   scope.plugins = {kAnti};
-  scope.pods =
-      std::make_shared<const std::unordered_set<std::string>>(std::unordered_set<std::string>{"default/payment-1"});
+  scope.pods = podNames({"default/payment-1"});
   RunReport r = runner.runOnce(scope);
   EXPECT_EQ(r.evicted, 1u);
   ASSERT_EQ(f.plan.evictions().size(), 1u);
@@ -326,7 +325,7 @@ TEST(CycleRunner, LogsTheFinishLines) {
   EXPECT_THAT(logs.find("cycle finished"), HasSubstr("msg=\"cycle finished\" evicted=2 refused=0 nodes=2 pods=3 "));
   framework::CycleScope scope;
   scope.runBalance = false;
-  scope.pods = std::make_shared<const std::unordered_set<std::string>>();
+  scope.pods = podNames({});
   const Clock::TimePoint event = f.clock->now();
   f.clock->advanceSeconds(1.5);
   runner.runScoped(scope, event);
@@ -343,8 +342,7 @@ TEST(CycleRunner, ATriggeredRunOnAStaleCacheIsSkipped) {
   framework::CycleScope scope;
   scope.runBalance = false;
   scope.plugins = {kAnti};
-  scope.pods =
-      std::make_shared<const std::unordered_set<std::string>>(std::unordered_set<std::string>{"default/payment-0"});
+  scope.pods = podNames({"default/payment-0"});
   runner.runScoped(scope, f.clock->now());
   EXPECT_TRUE(f.plan.evictions().empty());
   EXPECT_TRUE(f.plan.refusals().empty()) << "not even looked at";
@@ -368,8 +366,7 @@ TEST(CycleRunner, ARelistBetweenTheSnapshotAndTheRunLeavesTheSnapshotUnused) {
     framework::CycleScope scope;
     scope.runBalance = false;
     scope.plugins = {kAnti};
-    scope.pods =
-        std::make_shared<const std::unordered_set<std::string>>(std::unordered_set<std::string>{"default/payment-0"});
+    scope.pods = podNames({"default/payment-0"});
     f.health.onList(api::Kind::Pod, 2, 0.1);  // the first list: the cache synced
     trigger::RunSnapshot taken = runner.snapshot();
     if (requested) f.health.relistRequested(api::Kind::Pod);

@@ -208,8 +208,7 @@ TEST(Verdicts, TheCycleSaysWhyOfAskedPodsNoPluginSees) {
   VerdictFixture f;
   f.plugin->decide = [](framework::Handle&, const api::Pod&) {};
   framework::Explainer explain({"default/elsewhere", "default/b"});
-  f.run(&explain,
-        std::make_shared<const std::unordered_set<std::string>>(std::unordered_set<std::string>{"default/a"}));
+  f.run(&explain, podNames({"default/a"}));
   EXPECT_THAT(f.rows(explain, "elsewhere"),
               ElementsAre("excluded: no plugin considered it: its node gone is not among the cycle's nodes (the node "
                           "is not in the snapshot)"));

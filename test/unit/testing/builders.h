@@ -5,13 +5,36 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "pkg/api/types.h"
 #include "pkg/cluster/store.h"
 
+namespace kdesched::api {
+inline void PrintTo(const PodName& p, std::ostream* os) { *os << p.key(); }
+}  // namespace kdesched::api
+
 namespace kdesched::testing {
+
+// A pod's identity from "namespace/name", and the identities of a scope as sorted keys: tests
+// speak of pods as people do.
+inline api::PodName podName(std::string_view key) {
+  const auto slash = key.find('/');
+  return {api::Symbol(key.substr(0, slash)), std::string(key.substr(slash + 1))};
+}
+inline std::shared_ptr<const api::PodNames> podNames(std::initializer_list<std::string_view> keys) {
+  auto out = std::make_shared<api::PodNames>();
+  for (std::string_view k : keys) out->insert(podName(k));
+  return out;
+}
+inline std::vector<std::string> sortedKeys(const api::PodNames& names) {
+  std::vector<std::string> out;
+  for (const api::PodName& n : names) out.push_back(n.key());
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 inline api::ResourceList resources(std::int64_t cpuMilli, std::int64_t memBytes, std::int64_t pods = -1) {
   api::ResourceList r;

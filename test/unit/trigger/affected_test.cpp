@@ -27,12 +27,6 @@ struct Harness {
   trigger::Scope scope() { return trigger::affectedPods(*store.snapshot(), seeds); }
 };
 
-std::vector<std::string> sorted(const std::unordered_set<std::string>& s) {
-  std::vector<std::string> v(s.begin(), s.end());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
 void threeNodes(cluster::Store& s) {
   s.upsert(NodeBuilder("node1").zone("a").build());
   s.upsert(NodeBuilder("node2").zone("a").build());
@@ -50,7 +44,7 @@ TEST(Affected, OrderBoundBesidePaymentSelectsPayment) {
   h.store.upsert(PodBuilder("order").app("order").node("node2").build());  // bound
   EXPECT_EQ(h.kinds, std::vector<std::string>{"pod-bound"});
   auto s = h.scope();
-  EXPECT_EQ(sorted(s.pods), std::vector<std::string>{"default/payment"});
+  EXPECT_EQ(sortedKeys(s.pods), std::vector<std::string>{"default/payment"});
   EXPECT_EQ(s.plugins, std::set<std::string>{trigger::kAntiAffinityPlugin});
   EXPECT_FALSE(s.balance);
 }
@@ -79,7 +73,7 @@ TEST(Affected, ZoneTermSelectsCarriersAcrossTheZone) {
                      .build());
   h.quiet();
   h.store.upsert(PodBuilder("order").app("order").node("node1").build());  // zone a: p1's domain, not p3's
-  EXPECT_EQ(sorted(h.scope().pods), std::vector<std::string>{"default/p1"});
+  EXPECT_EQ(sortedKeys(h.scope().pods), std::vector<std::string>{"default/p1"});
 }
 
 TEST(Affected, TheBoundPodItselfWhenItCarriesTerms) {
@@ -88,7 +82,7 @@ TEST(Affected, TheBoundPodItselfWhenItCarriesTerms) {
   h.store.upsert(PodBuilder("order").app("order").node("node2").build());
   h.quiet();
   h.store.upsert(PodBuilder("payment").app("payment").node("node2").antiAffinity("app", "order").build());
-  EXPECT_EQ(sorted(h.scope().pods), std::vector<std::string>{"default/payment"});
+  EXPECT_EQ(sortedKeys(h.scope().pods), std::vector<std::string>{"default/payment"});
 }
 
 TEST(Affected, RelabelThatStartsAViolation) {
@@ -99,7 +93,7 @@ TEST(Affected, RelabelThatStartsAViolation) {
   h.quiet();
   h.store.upsert(PodBuilder("x").app("order").node("node2").build());
   EXPECT_EQ(h.kinds, std::vector<std::string>{"pod-relabelled"});
-  EXPECT_EQ(sorted(h.scope().pods), std::vector<std::string>{"default/payment"});
+  EXPECT_EQ(sortedKeys(h.scope().pods), std::vector<std::string>{"default/payment"});
 }
 
 TEST(Affected, RelabelThatStopsAViolationSelectsNothing) {
@@ -149,7 +143,7 @@ TEST(Affected, NodeRelabelSelectsItsPodsWithAffinity) {
   h.store.upsert(NodeBuilder("node1").build());  // lost disk=ssd
   EXPECT_EQ(h.kinds, std::vector<std::string>{"node-changed"});
   auto s = h.scope();
-  EXPECT_EQ(sorted(s.pods), std::vector<std::string>{"default/needs-ssd"});
+  EXPECT_EQ(sortedKeys(s.pods), std::vector<std::string>{"default/needs-ssd"});
   EXPECT_EQ(s.plugins, std::set<std::string>{trigger::kNodeAffinityPlugin});
   EXPECT_TRUE(s.balance);
 }

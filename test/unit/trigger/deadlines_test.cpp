@@ -20,36 +20,36 @@ Clock::TimePoint at(double s) { return Clock::TimePoint{} + seconds(s); }
 
 TEST(DeadlineQueue, TakesWhatIsDueEarliestFirstAndReplacesByPod) {
   DeadlineQueue q(10);
-  q.set({"ns/b", {"PodLifeTime"}, at(20)});
-  q.set({"ns/a", {"PodLifeTime"}, at(10)});
-  q.set({"ns/c", {"PodLifeTime"}, at(30)});
-  q.set({"ns/c", {"RemoveFailedPods"}, at(5)});  // replaced, not added
+  q.set({podName("ns/b"), {"PodLifeTime"}, at(20)});
+  q.set({podName("ns/a"), {"PodLifeTime"}, at(10)});
+  q.set({podName("ns/c"), {"PodLifeTime"}, at(30)});
+  q.set({podName("ns/c"), {"RemoveFailedPods"}, at(5)});  // replaced, not added
   EXPECT_EQ(q.size(), 3u);
   EXPECT_EQ(*q.next(), at(5));
   auto due = q.take(at(20));
   ASSERT_EQ(due.size(), 3u);
-  EXPECT_EQ(due[0].pod, "ns/c");
+  EXPECT_EQ(due[0].pod, podName("ns/c"));
   EXPECT_EQ(due[0].plugins, std::set<std::string>{"RemoveFailedPods"});
-  EXPECT_EQ(due[1].pod, "ns/a");
-  EXPECT_EQ(due[2].pod, "ns/b");
+  EXPECT_EQ(due[1].pod, podName("ns/a"));
+  EXPECT_EQ(due[2].pod, podName("ns/b"));
   EXPECT_TRUE(q.empty());
   EXPECT_FALSE(q.next());
 }
 
 TEST(DeadlineQueue, WhenFullTheLatestDeadlineGoes) {
   DeadlineQueue q(2);
-  EXPECT_TRUE(q.set({"ns/a", {}, at(10)}));
-  EXPECT_TRUE(q.set({"ns/b", {}, at(30)}));
-  EXPECT_TRUE(q.set({"ns/c", {}, at(20)}));   // b goes
-  EXPECT_FALSE(q.set({"ns/d", {}, at(40)}));  // later than all: left out
+  EXPECT_TRUE(q.set({podName("ns/a"), {}, at(10)}));
+  EXPECT_TRUE(q.set({podName("ns/b"), {}, at(30)}));
+  EXPECT_TRUE(q.set({podName("ns/c"), {}, at(20)}));   // b goes
+  EXPECT_FALSE(q.set({podName("ns/d"), {}, at(40)}));  // later than all: left out
   EXPECT_EQ(q.size(), 2u);
   auto due = q.take(at(100));
   ASSERT_EQ(due.size(), 2u);
-  EXPECT_EQ(due[0].pod, "ns/a");
-  EXPECT_EQ(due[1].pod, "ns/c");
-  q.set({"ns/a", {}, at(10)});
-  q.erase("ns/a");
-  q.erase("ns/never");
+  EXPECT_EQ(due[0].pod, podName("ns/a"));
+  EXPECT_EQ(due[1].pod, podName("ns/c"));
+  q.set({podName("ns/a"), {}, at(10)});
+  q.erase(podName("ns/a"));
+  q.erase(podName("ns/never"));
   EXPECT_TRUE(q.empty());
 }
 
@@ -93,7 +93,7 @@ TEST_F(DeadlineTest, APodIsLookedAtTheSecondItOutlivesMaxPodLifeTime) {
   clock->advanceSeconds(0.05);
   EXPECT_TRUE(planner->runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
-  EXPECT_EQ(*rec.runs[0].pods, std::unordered_set<std::string>{"default/old"});
+  EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/old"});
   EXPECT_EQ(rec.runs[0].plugins, std::vector<std::string>{"PodLifeTime"});
   EXPECT_FALSE(rec.runs[0].runBalance);
 }
@@ -119,7 +119,7 @@ TEST_F(DeadlineTest, DeadlinesBeyondTheHorizonWaitForARescan) {
   clock->advanceSeconds(101.05);
   EXPECT_TRUE(planner->runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
-  EXPECT_EQ(*rec.runs[0].pods, std::unordered_set<std::string>{"default/web"});
+  EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/web"});
 }
 
 TEST_F(DeadlineTest, AFailedPodIsQueuedForMinPodLifetimeAndForgottenWhenDeleted) {

@@ -231,7 +231,7 @@ TEST_F(PlannerTest, MidRolloutCandidatesWaitForTheGraceWindow) {
   clock->advanceSeconds(0.1);
   EXPECT_TRUE(planner.runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
-  EXPECT_EQ(rec.runs[0].pods->count("default/payment-a"), 1u);
+  EXPECT_EQ(rec.runs[0].pods->count(podName("default/payment-a")), 1u);
   EXPECT_EQ(rec.firstEvents[0], first) << "the delay counts from the event, not from the deferral";
 }
 
@@ -276,14 +276,14 @@ TEST_F(PlannerTest, APodBoundBesideItsDuplicateMakesADebouncedBalanceRun) {
 
 TEST_F(PlannerTest, RetryLaterLooksAtTheCandidateAgainOnce) {
   trigger::Planner planner(store, config(), rec, clock);
-  planner.retryLater("default/payment", {trigger::kAntiAffinityPlugin}, 300);
-  planner.retryLater("default/payment", {trigger::kAntiAffinityPlugin}, 600);  // already waiting
+  planner.retryLater(podName("default/payment"), {trigger::kAntiAffinityPlugin}, 300);
+  planner.retryLater(podName("default/payment"), {trigger::kAntiAffinityPlugin}, 600);  // already waiting
   clock->advanceSeconds(299);
   EXPECT_FALSE(planner.runDue());
   clock->advanceSeconds(1);
   EXPECT_TRUE(planner.runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
-  EXPECT_EQ(*rec.runs[0].pods, std::unordered_set<std::string>{"default/payment"});
+  EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/payment"});
   EXPECT_FALSE(planner.nextWakeup());
 }
 

@@ -53,8 +53,8 @@ PodPtr payment() { return PodBuilder("payment").app("payment").node("node2").ant
 PodPtr order(const std::string& name) { return PodBuilder(name).app("order").node("node2").build(); }
 
 // A candidate deferred to `due` (its batch's first event at 0).
-Deferred deferredTo(const std::string& pod, double due) {
-  return Deferred{.pod = pod, .plugins = {}, .due = at(due), .firstEvent = at(0)};
+Deferred deferredTo(std::string_view pod, double due) {
+  return Deferred{.pod = podName(pod), .plugins = {}, .due = at(due), .firstEvent = at(0)};
 }
 
 // When the schedule next has something due, in seconds; none when nothing is pending.
@@ -79,8 +79,8 @@ TEST(TriggerSchedule, ABindThatCannotBreakARuleWaitsTheDebounce) {
   EXPECT_TRUE(s.take(at(10.99)).empty());
   DueWork due = s.take(at(11));
   ASSERT_EQ(due.seeds.pods.size(), 2u);
-  EXPECT_EQ(due.seeds.pods[0].key, "default/web-1");
-  EXPECT_EQ(due.seeds.pods[1].key, "default/web-2");
+  EXPECT_EQ(due.seeds.pods[0].name, "web-1");
+  EXPECT_EQ(due.seeds.pods[1].name, "web-2");
   EXPECT_EQ(secs(due.seedsFirstEvent), 10);
   EXPECT_FALSE(due.balance);
   EXPECT_TRUE(s.idle());
@@ -275,18 +275,19 @@ TEST(TriggerSchedule, TheDeschedulingSeedsNeverCarryTheBalanceFlag) {
 
 TEST(TriggerSchedule, ADeferredCandidateKeepsItsPlace) {
   TriggerSchedule s(config());
-  s.defer(Deferred{.pod = "default/a", .plugins = {"X"}, .due = at(20), .firstEvent = at(5)});
-  s.defer(Deferred{.pod = "default/b", .plugins = {"Y"}, .due = at(15), .firstEvent = at(6)});
-  s.defer(Deferred{.pod = "default/a", .plugins = {"Z"}, .due = at(12), .firstEvent = at(7)});  // already waiting
+  s.defer(Deferred{.pod = podName("default/a"), .plugins = {"X"}, .due = at(20), .firstEvent = at(5)});
+  s.defer(Deferred{.pod = podName("default/b"), .plugins = {"Y"}, .due = at(15), .firstEvent = at(6)});
+  s.defer(
+      Deferred{.pod = podName("default/a"), .plugins = {"Z"}, .due = at(12), .firstEvent = at(7)});  // already waiting
   EXPECT_FALSE(s.idle());
   EXPECT_EQ(wake(s), 15);
   DueWork due = s.take(at(15));
   ASSERT_EQ(due.deferred.size(), 1u);
-  EXPECT_EQ(due.deferred[0].pod, "default/b");
+  EXPECT_EQ(due.deferred[0].pod, podName("default/b"));
   EXPECT_EQ(wake(s), 20);
   due = s.take(at(20));
   ASSERT_EQ(due.deferred.size(), 1u);
-  EXPECT_EQ(due.deferred[0].pod, "default/a");
+  EXPECT_EQ(due.deferred[0].pod, podName("default/a"));
   EXPECT_EQ(due.deferred[0].plugins, std::set<std::string>{"X"});
   EXPECT_EQ(secs(due.deferred[0].firstEvent), 5);
   EXPECT_TRUE(s.idle());
@@ -299,26 +300,30 @@ TEST(TriggerSchedule, DeferredCandidatesDueTogetherComeInTheOrderTheyWereDeferre
   s.defer(deferredTo("default/e", 40));
   DueWork due = s.take(at(30));
   ASSERT_EQ(due.deferred.size(), 2u);
-  EXPECT_EQ(due.deferred[0].pod, "default/c");
-  EXPECT_EQ(due.deferred[1].pod, "default/d");
+  EXPECT_EQ(due.deferred[0].pod, podName("default/c"));
+  EXPECT_EQ(due.deferred[1].pod, podName("default/d"));
   EXPECT_EQ(wake(s), 40);
 }
 
 TEST(TriggerSchedule, DeadlinesAreKeptWithinTheHorizon) {
   TriggerSchedule s(config());
-  EXPECT_TRUE(s.setDeadline("default/a", DeadlineEntry{"default/a", {"PodLifeTime"}, at(100)}, at(0)));
-  EXPECT_TRUE(s.setDeadline("default/b", DeadlineEntry{"default/b", {"PodLifeTime"}, at(600)}, at(0)))
+  EXPECT_TRUE(
+      s.setDeadline(podName("default/a"), DeadlineEntry{podName("default/a"), {"PodLifeTime"}, at(100)}, at(0)));
+  EXPECT_TRUE(s.setDeadline(podName("default/b"), DeadlineEntry{podName("default/b"), {"PodLifeTime"}, at(600)}, at(0)))
       << "at the horizon";
-  EXPECT_FALSE(s.setDeadline("default/c", DeadlineEntry{"default/c", {"PodLifeTime"}, at(600.5)}, at(0)))
+  EXPECT_FALSE(
+      s.setDeadline(podName("default/c"), DeadlineEntry{podName("default/c"), {"PodLifeTime"}, at(600.5)}, at(0)))
       << "beyond it: left to a rescan";
   EXPECT_EQ(s.deadlineCount(), 2u);
   // A pod whose deadline moved beyond the horizon loses the one it had.
-  EXPECT_FALSE(s.setDeadline("default/b", DeadlineEntry{"default/b", {"PodLifeTime"}, at(700)}, at(0)));
+  EXPECT_FALSE(
+      s.setDeadline(podName("default/b"), DeadlineEntry{podName("default/b"), {"PodLifeTime"}, at(700)}, at(0)));
   EXPECT_EQ(s.deadlineCount(), 1u);
   // The horizon counts from the call's time.
-  EXPECT_TRUE(s.setDeadline("default/b", DeadlineEntry{"default/b", {"PodLifeTime"}, at(700)}, at(100)));
+  EXPECT_TRUE(
+      s.setDeadline(podName("default/b"), DeadlineEntry{podName("default/b"), {"PodLifeTime"}, at(700)}, at(100)));
   EXPECT_EQ(s.deadlineCount(), 2u);
-  EXPECT_TRUE(s.setDeadline("default/b", std::nullopt, at(100))) << "cleared";
+  EXPECT_TRUE(s.setDeadline(podName("default/b"), std::nullopt, at(100))) << "cleared";
   EXPECT_EQ(s.deadlineCount(), 1u);
 
   EXPECT_TRUE(s.idle()) << "a deadline waits on the clock, not on work in hand";
@@ -326,7 +331,7 @@ TEST(TriggerSchedule, DeadlinesAreKeptWithinTheHorizon) {
   EXPECT_TRUE(s.take(at(99)).deadlines.empty());
   DueWork due = s.take(at(100));
   ASSERT_EQ(due.deadlines.size(), 1u);
-  EXPECT_EQ(due.deadlines[0].pod, "default/a");
+  EXPECT_EQ(due.deadlines[0].pod, podName("default/a"));
   EXPECT_EQ(due.deadlines[0].plugins, std::set<std::string>{"PodLifeTime"});
   EXPECT_EQ(s.deadlineCount(), 0u);
   EXPECT_FALSE(s.nextWakeup());
@@ -349,7 +354,7 @@ TEST(TriggerSchedule, TheWakeupIsTheEarliestOfEverythingPending) {
   s.onEvent(deleted(web("web-2")), at(0));  // balance at 30
   s.defer(deferredTo("default/x", 0.5));
   s.scheduleRescan(at(0.6));
-  s.setDeadline("default/y", DeadlineEntry{"default/y", {}, at(0.7)}, at(0));
+  s.setDeadline(podName("default/y"), DeadlineEntry{podName("default/y"), {}, at(0.7)}, at(0));
   EXPECT_EQ(wake(s), 0.5);
   EXPECT_EQ(s.take(at(0.5)).deferred.size(), 1u);
   EXPECT_EQ(wake(s), 0.6);
@@ -370,7 +375,7 @@ TEST(TriggerSchedule, EverythingDueAtOnceComesInOneTake) {
   s.onEvent(deleted(web("web-2")), at(0));
   s.defer(deferredTo("default/x", 0.5));
   s.scheduleRescan(at(0.6));
-  s.setDeadline("default/y", DeadlineEntry{"default/y", {}, at(0.7)}, at(0));
+  s.setDeadline(podName("default/y"), DeadlineEntry{podName("default/y"), {}, at(0.7)}, at(0));
   DueWork due = s.take(at(100));
   EXPECT_EQ(due.seeds.pods.size(), 1u);
   EXPECT_TRUE(due.balance);

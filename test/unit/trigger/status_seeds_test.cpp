@@ -32,12 +32,6 @@ struct Harness {
 
 std::set<std::string> statusPlugins() { return {trigger::kStatusPlugins.begin(), trigger::kStatusPlugins.end()}; }
 
-std::vector<std::string> sorted(const std::unordered_set<std::string>& s) {
-  std::vector<std::string> v(s.begin(), s.end());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
 TEST(StatusSeeds, ANodeGainingATaintSelectsItsLivePods) {
   Harness h;
   h.store.upsert(PodBuilder("a").node("node1").build());
@@ -48,7 +42,7 @@ TEST(StatusSeeds, ANodeGainingATaintSelectsItsLivePods) {
   h.store.upsert(NodeBuilder("node1").taint("dedicated", "gpu", api::TaintEffect::NoSchedule).build());
   EXPECT_EQ(h.kinds, std::vector<std::string>{"node-changed"});
   auto s = h.scope();
-  EXPECT_EQ(sorted(s.pods), (std::vector<std::string>{"default/a", "default/b"}));
+  EXPECT_EQ(sortedKeys(s.pods), (std::vector<std::string>{"default/a", "default/b"}));
   EXPECT_EQ(s.plugins, std::set<std::string>{trigger::kNodeTaintsPlugin});
 }
 
@@ -72,7 +66,7 @@ TEST(StatusSeeds, APodTurningFailedIsLookedAtByTheStatusPlugins) {
   h.store.upsert(PodBuilder("job").node("node1").phase(api::PodPhase::Failed).terminatedReason("Error", 2).build());
   EXPECT_EQ(h.kinds, std::vector<std::string>{"pod-failed"});
   auto s = h.scope();
-  EXPECT_EQ(sorted(s.pods), std::vector<std::string>{"default/job"});
+  EXPECT_EQ(sortedKeys(s.pods), std::vector<std::string>{"default/job"});
   EXPECT_EQ(s.plugins, statusPlugins());
 }
 
@@ -84,7 +78,7 @@ TEST(StatusSeeds, ARestartAndANewWaitingReasonAreEvents) {
   h.store.upsert(PodBuilder("web").node("node1").restarts(3).waitingReason("CrashLoopBackOff").build());
   h.store.upsert(PodBuilder("web").node("node1").restarts(3).waitingReason("CrashLoopBackOff").build());
   EXPECT_EQ(h.kinds, (std::vector<std::string>{"pod-restarted", "pod-status"}));
-  EXPECT_EQ(sorted(h.scope().pods), std::vector<std::string>{"default/web"});
+  EXPECT_EQ(sortedKeys(h.scope().pods), std::vector<std::string>{"default/web"});
 }
 
 TEST(StatusSeeds, WithoutAStatusPluginStatusChangesAreNotEvents) {
