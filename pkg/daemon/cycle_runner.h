@@ -17,7 +17,7 @@
 #include "pkg/evictor/cycle_gate.h"
 #include "pkg/evictor/pipelined_sink.h"
 #include "pkg/metrics/metrics.h"
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 #include "pkg/trigger/planner.h"
 
 namespace kdesched::daemon {
@@ -34,7 +34,7 @@ struct RunReport {
 // What a runner works with. References and pointers must outlive it.
 struct CycleRunnerParts {
   cluster::Store& store;
-  const plan::Engine& engine;
+  const engine::Engine& engine;
   const evictor::CacheFreshness& cache;
   Cancellation& stop;      // also cuts the usage requests of a run short
   evictor::Sink& primary;  // the API sink, or the dry-run sink

@@ -185,7 +185,7 @@ int run(const Options& o) {
 
   if (!rt->startUsage()) return rt->finish(kExitOk);
 
-  const plan::Engine& engine = rt->engine();
+  const engine::Engine& engine = rt->engine();
   evictor::ApiSink apiSink(rt->evictionApi(),
                            {.gracePeriodSeconds = engine.policy.gracePeriodSeconds,
                             .failureEvents = engine.policy.evictionFailureEventNotification.value_or(false),

@@ -105,7 +105,7 @@ bool Runtime::loadPolicy() {
   ctx.priorityClassValue = [client = client_.get()](const std::string& name) {
     return readPriorityClass(*client, name);
   };
-  auto engine = plan::buildEngine(options_.policyPath, ctx);
+  auto engine = engine::buildEngine(options_.policyPath, ctx);
   if (!engine.isOk()) {
     log::error("bad policy", {{"error", engine.error()}});
     return false;

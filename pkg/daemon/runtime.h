@@ -20,7 +20,7 @@
 #include "pkg/kube/reflector.h"
 #include "pkg/metrics/observers.h"
 #include "pkg/metrics/server.h"
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 
 namespace kdesched::daemon {
 
@@ -69,7 +69,7 @@ class Runtime {
 
   Clock& clock() { return *clock_; }
   const std::shared_ptr<Clock>& sharedClock() const { return clock_; }
-  const plan::Engine& engine() const { return engine_; }
+  const engine::Engine& engine() const { return engine_; }
   cluster::Store& store() { return store_; }
   kube::CacheHealth& health() { return health_; }
   metrics::Metrics* metrics() { return metrics_.get(); }
@@ -102,7 +102,7 @@ class Runtime {
   std::shared_ptr<Clock> clock_;
   Cancellation& stop_;
   std::unique_ptr<kube::Client> client_;
-  plan::Engine engine_;
+  engine::Engine engine_;
   std::unique_ptr<metrics::Metrics> metrics_;
   std::unique_ptr<metrics::WatchMetrics> watchMetrics_;
   cluster::Store store_;

@@ -67,7 +67,7 @@ struct Fixture {
   kube::CacheHealth health;
   Cancellation stop;
   evictor::PlanSink plan;
-  Result<plan::Engine> engine = engineFor(policyWith(kAnti, "deschedule"));
+  Result<engine::Engine> engine = engineFor(policyWith(kAnti, "deschedule"));
   struct : evictor::Leadership {
     bool leader = true;
     bool isLeader() const override { return leader; }

@@ -62,7 +62,7 @@ struct DeadlineTest : ::testing::Test {
   cluster::Store store;
   std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
   Recorder rec;
-  std::optional<plan::Engine> engine;
+  std::optional<engine::Engine> engine;
   std::unique_ptr<trigger::Planner> planner;
 
   api::Timestamp wallSeconds() {

@@ -12,7 +12,7 @@
 #include "pkg/policy/policy.h"
 #include "pkg/trigger/config.h"
 
-namespace kdesched::plan {
+namespace kdesched::engine {
 
 struct Engine {
   policy::DeschedulerPolicy policy;
@@ -37,4 +37,4 @@ Result<Engine> buildEngine(const std::string& policyPath, const framework::Build
 Result<Engine> buildEngineFromText(const std::string& yaml, const std::string& sourceName,
                                    const framework::BuildContext& ctx);
 
-}  // namespace kdesched::plan
+}  // namespace kdesched::engine

@@ -1,8 +1,8 @@
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 
 #include "pkg/plugins/registry.h"
 
-namespace kdesched::plan {
+namespace kdesched::engine {
 namespace {
 
 Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::BuildContext& ctx) {
@@ -43,4 +43,4 @@ Result<Engine> buildEngineFromText(const std::string& yaml, const std::string& s
   return build(policy::parsePolicy(yaml, sourceName), ctx);
 }
 
-}  // namespace kdesched::plan
+}  // namespace kdesched::engine
