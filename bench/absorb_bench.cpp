@@ -120,7 +120,7 @@ void absorb(benchmark::State& state, Level level) {
       return;
     }
   }
-  trigger::TriggerSchedule schedule(trigger::TriggerConfig{}, trigger::Interest{.podStatus = true});
+  trigger::TriggerSchedule schedule(policy::TriggerConfig{}, trigger::Interest{.podStatus = true});
   const Clock::TimePoint t0{};
   std::size_t mapped = 0, seen = 0;
   if (level == Level::Map)

@@ -62,7 +62,7 @@ std::unique_ptr<trigger::AntiFlapping> makeAntiFlapping(const Options& o, Runtim
 // Event triggers only in interval mode, when the policy leaves them on.
 std::unique_ptr<trigger::Planner> startPlanner(const Options& o, Runtime& rt, CycleRunner& runner,
                                                trigger::AntiFlapping* antiFlapping) {
-  const trigger::TriggerConfig& c = rt.engine().extension.triggers;
+  const policy::TriggerConfig& c = rt.engine().extension.triggers;
   if (o.intervalSeconds <= 0 || !c.enabled) return nullptr;
   metrics::Metrics* m = rt.metrics();
   auto planner = std::make_unique<trigger::Planner>(

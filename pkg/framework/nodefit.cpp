@@ -22,7 +22,7 @@ std::vector<const api::Pod*> podsForFit(const Handle& h, const api::Node& node) 
 
 // Returns the conflicting pod, or null.
 const api::Pod* antiAffinityConflict(const Handle& h, const api::Pod& pod, const api::Node& node) {
-  const Compat& compat = h.state().compat();
+  const policy::Compat& compat = h.state().compat();
   auto nsLabels = [&h](const api::Symbol& ns) { return namespaceLabels(h, ns); };
   const api::TermMatchOptions opts = termMatchOptions(compat);
   const auto& own = pod.constraints();
@@ -51,7 +51,7 @@ std::string fmt(const api::Symbol& res, std::int64_t milli) {
 
 }  // namespace
 
-api::TermMatchOptions termMatchOptions(const Compat& compat) {
+api::TermMatchOptions termMatchOptions(const policy::Compat& compat) {
   return {.namespaceSelector = compat.namespaceSelectorHonoured, .matchLabelKeys = compat.matchLabelKeysHonoured};
 }
 

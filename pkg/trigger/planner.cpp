@@ -34,7 +34,7 @@ const api::Pod* findPod(const cluster::Snapshot& snapshot, const std::string& ke
 
 }  // namespace
 
-Planner::Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
+Planner::Planner(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
                  EventCounter counter, AntiFlapping* antiFlapping, std::shared_ptr<ThreadCpuClock> cpu)
     : store_(store),
       config_(config),

@@ -51,7 +51,7 @@ class Planner {
 
   // `store`, `runner` and `antiFlapping` (may be null) must outlive the planner; the store must not
   // deliver events after the planner is gone. `cpu` charges the CPU budget (null: the system's).
-  Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
+  Planner(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
           EventCounter counter = nullptr, AntiFlapping* antiFlapping = nullptr,
           std::shared_ptr<ThreadCpuClock> cpu = nullptr);
   ~Planner();
@@ -98,7 +98,7 @@ class Planner {
                                         Clock::TimePoint firstEvent, Clock::TimePoint now) const;
 
   cluster::Store& store_;
-  TriggerConfig config_;
+  policy::TriggerConfig config_;
   ScopedRunner& runner_;
   std::shared_ptr<Clock> clock_;
   std::shared_ptr<ThreadCpuClock> cpu_;

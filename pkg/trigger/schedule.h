@@ -11,7 +11,7 @@
 #include "pkg/base/clock.h"
 #include "pkg/trigger/affected.h"
 #include "pkg/trigger/carriers.h"
-#include "pkg/trigger/config.h"
+#include "pkg/policy/extension.h"
 #include "pkg/trigger/deadlines.h"
 
 namespace kdesched::trigger {
@@ -41,7 +41,7 @@ struct DueWork {
 // Not thread-safe: the Planner calls it under its lock.
 class TriggerSchedule {
  public:
-  explicit TriggerSchedule(TriggerConfig config, Interest interest = {})
+  explicit TriggerSchedule(policy::TriggerConfig config, Interest interest = {})
       : config_(config), interest_(interest), deadlines_(config.maxDeadlines) {}
   void setInterest(Interest interest) { interest_ = interest; }
 
@@ -79,7 +79,7 @@ class TriggerSchedule {
  private:
   Clock::TimePoint batchDue() const;
 
-  TriggerConfig config_;
+  policy::TriggerConfig config_;
   Interest interest_;
   DeadlineQueue deadlines_;
   std::optional<Clock::TimePoint> rescanDue_;

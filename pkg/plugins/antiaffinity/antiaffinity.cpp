@@ -32,7 +32,7 @@ class Evaluator {
       const api::Namespace* n = h_.snapshot().namespaceByName(ns.view());
       return n ? &n->labels : nullptr;
     };
-    const framework::Compat& compat = h_.state().compat();
+    const policy::Compat& compat = h_.state().compat();
     const api::TermMatchOptions opts = framework::termMatchOptions(compat);
     for (const auto& term : c.podAntiAffinity->required) {
       if (!term.labelSelector) continue;  // selects no pod

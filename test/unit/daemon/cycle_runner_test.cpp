@@ -253,14 +253,14 @@ TEST(CycleRunner, ForbiddenEvictionsAreHardFailures) {
 
 TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   Fixture f(2, "rs");  // two pods of one owner
-  trigger::AntiFlappingConfig config;
+  policy::AntiFlappingConfig config;
   config.ownerCooldownSeconds = 300;
   trigger::AntiFlapping antiFlapping(config, f.clock);
   CycleRunnerParts parts = f.parts(f.plan);
   parts.antiFlapping = &antiFlapping;
   parts.ownerCooldownSeconds = config.ownerCooldownSeconds;
   CycleRunner runner(parts);
-  trigger::Planner planner(f.store, trigger::TriggerConfig{}, runner, f.clock);
+  trigger::Planner planner(f.store, policy::TriggerConfig{}, runner, f.clock);
   runner.retryCooldownRefusals(&planner);
   // One run's planned set is one decision: the cooldown does not cut it (upstream evicts it all).
   RunReport first = runner.runOnce();
@@ -282,7 +282,7 @@ TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
 // one refusal, not one per candidate left (at S2 a LowNodeUtilization run met it ~3,000 times).
 TEST(CycleRunner, TheRateLimitStopsThePluginAtItsFirstRefusal) {
   Fixture f(5);  // five violators, one owner each
-  trigger::AntiFlappingConfig config;
+  policy::AntiFlappingConfig config;
   config.maxEvictionsPerMinute = 2;
   trigger::AntiFlapping antiFlapping(config, f.clock);
   CycleRunnerParts parts = f.parts(f.plan);

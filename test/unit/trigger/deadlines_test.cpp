@@ -68,7 +68,7 @@ struct DeadlineTest : ::testing::Test {
   api::Timestamp wallSeconds() {
     return std::chrono::floor<std::chrono::seconds>(clock->wallNow().time_since_epoch()).count();
   }
-  void start(const std::string& plugin, const std::string& args, trigger::TriggerConfig c = {}) {
+  void start(const std::string& plugin, const std::string& args, policy::TriggerConfig c = {}) {
     auto e = engineFor(policyWith(plugin, "deschedule", args));
     ASSERT_TRUE(e.isOk()) << e.error();
     engine.emplace(std::move(e.value()));
@@ -101,7 +101,7 @@ TEST_F(DeadlineTest, APodIsLookedAtTheSecondItOutlivesMaxPodLifeTime) {
 TEST_F(DeadlineTest, DeadlinesBeyondTheHorizonWaitForARescan) {
   store.upsert(NodeBuilder("node1").build());
   store.upsert(PodBuilder("web").node("node1").created(wallSeconds()).build());
-  trigger::TriggerConfig c;
+  policy::TriggerConfig c;
   c.deadlineHorizonSeconds = 600;
   const Clock::TimePoint t0 = clock->now();
   start("PodLifeTime", "          maxPodLifeTimeSeconds: 1000\n", c);

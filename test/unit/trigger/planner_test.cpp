@@ -34,8 +34,8 @@ struct Recorder : trigger::ScopedRunner {
   }
 };
 
-trigger::TriggerConfig config() {
-  trigger::TriggerConfig c;
+policy::TriggerConfig config() {
+  policy::TriggerConfig c;
   c.debounceSeconds = 1;
   c.quietSeconds = 0.2;
   c.balanceDebounceSeconds = 30;
@@ -112,7 +112,7 @@ TEST_F(PlannerTest, AStreamOfViolationsIsLookedAtWithinQuietOfEachBatchsFirstEve
 
 TEST_F(PlannerTest, TheCpuBudgetSpacesRunsUnderSustainedViolations) {
   addPayments(store);
-  trigger::TriggerConfig c = config();
+  policy::TriggerConfig c = config();
   c.cpuShare = 0.1;
   auto cpu = std::make_shared<FakeCpuClock>();
   rec.clock = clock;

@@ -16,10 +16,8 @@
 #include "pkg/base/status.h"
 
 namespace kdesched::policy {
-class ArgsReader;
-}  // namespace kdesched::policy
 
-namespace kdesched::framework {
+class ArgsReader;
 
 struct Compat {
   // RemovePodsViolatingInterPodAntiAffinity: a terminating pod does not violate a term.
@@ -68,6 +66,6 @@ struct Compat {
 
 // Reads `compat` from the `kdesched:` block: `upstream`, `kdesched`, or a mapping of switch names
 // to `upstream`/`kdesched`. Unknown switch names are errors with a did-you-mean.
-Status readCompat(policy::ArgsReader& kdeschedBlock, Compat& out);
+Status readCompat(ArgsReader& kdeschedBlock, Compat& out);
 
-}  // namespace kdesched::framework
+}  // namespace kdesched::policy
