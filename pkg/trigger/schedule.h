@@ -1,4 +1,4 @@
-// The Planner's timing, without threads, locks or a clock of its own: the seeds gathered from store
+// The timing of TriggeredRuns, without threads, locks or a clock of its own: the seeds gathered from store
 // events, the candidates deferred to a later time, and when each is due. Every call takes the time
 // it happens at, so tests step it through any sequence of events with made-up times.
 #pragma once
@@ -38,7 +38,7 @@ struct DueWork {
   }
 };
 
-// Not thread-safe: the Planner calls it under its lock.
+// Not thread-safe: TriggeredRuns calls it under its lock.
 class TriggerSchedule {
  public:
   explicit TriggerSchedule(policy::TriggerConfig config, Interest interest = {})

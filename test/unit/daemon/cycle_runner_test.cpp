@@ -260,13 +260,13 @@ TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   parts.antiFlapping = &antiFlapping;
   parts.ownerCooldownSeconds = config.ownerCooldownSeconds;
   CycleRunner runner(parts);
-  trigger::Planner planner(f.store, policy::TriggerConfig{}, runner, f.clock);
-  runner.retryCooldownRefusals(&planner);
+  trigger::TriggeredRuns triggered(f.store, policy::TriggerConfig{}, runner, f.clock);
+  runner.retryCooldownRefusals(&triggered);
   // One run's planned set is one decision: the cooldown does not cut it (upstream evicts it all).
   RunReport first = runner.runOnce();
   EXPECT_EQ(first.evicted, 2u);
   EXPECT_EQ(first.refused, 0u);
-  EXPECT_FALSE(planner.nextWakeup());
+  EXPECT_FALSE(triggered.nextWakeup());
   // The next run finds the owner in cooldown (the fake store still holds both pods): refused, and
   // looked at again when the cooldown ends.
   f.clock->advanceSeconds(10);
@@ -274,8 +274,8 @@ TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   RunReport r = runner.runOnce();
   EXPECT_EQ(r.evicted, 0u);
   EXPECT_EQ(r.refused, 2u);
-  ASSERT_TRUE(planner.nextWakeup());
-  EXPECT_EQ(*planner.nextWakeup(), start + seconds(300.1));
+  ASSERT_TRUE(triggered.nextWakeup());
+  EXPECT_EQ(*triggered.nextWakeup(), start + seconds(300.1));
 }
 
 // The process-wide rate limit ends the plugin's run at the first refusal, as the total limit does:

@@ -1,4 +1,4 @@
-#include "pkg/trigger/planner.h"
+#include "pkg/trigger/triggered_runs.h"
 
 #include <cmath>
 
@@ -34,7 +34,7 @@ const api::Pod* findPod(const cluster::Snapshot& snapshot, const std::string& ke
 
 }  // namespace
 
-Planner::Planner(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
+TriggeredRuns::TriggeredRuns(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
                  EventCounter counter, AntiFlapping* antiFlapping, std::shared_ptr<ThreadCpuClock> cpu)
     : store_(store),
       config_(config),
@@ -45,14 +45,14 @@ Planner::Planner(cluster::Store& store, policy::TriggerConfig config, ScopedRunn
       antiFlapping_(antiFlapping),
       schedule_(config) {}
 
-Planner::~Planner() { stop(); }
+TriggeredRuns::~TriggeredRuns() { stop(); }
 
-void Planner::setInterest(Interest interest) {
+void TriggeredRuns::setInterest(Interest interest) {
   std::lock_guard<std::mutex> lock(mu_);
   schedule_.setInterest(interest);
 }
 
-void Planner::subscribe() {
+void TriggeredRuns::subscribe() {
   cluster::SnapshotPtr snapshot = store_.snapshot();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -64,7 +64,7 @@ void Planner::subscribe() {
   if (deadlineFn_) rescanDeadlines();
 }
 
-std::optional<DeadlineEntry> Planner::deadlineOf(const api::Pod& pod) {
+std::optional<DeadlineEntry> TriggeredRuns::deadlineOf(const api::Pod& pod) {
   if (pod.nodeName.empty() || pod.isTerminating()) return std::nullopt;
   const Clock::WallTime wallNow = clock_->wallNow();
   const auto nowSeconds = std::chrono::floor<std::chrono::seconds>(wallNow.time_since_epoch()).count();
@@ -82,7 +82,7 @@ std::optional<DeadlineEntry> Planner::deadlineOf(const api::Pod& pod) {
   return entry;
 }
 
-void Planner::updateDeadline(const cluster::StoreEvent& e) {
+void TriggeredRuns::updateDeadline(const cluster::StoreEvent& e) {
   auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
   if (!c) return;
   const std::string key = c->after ? c->after->key() : c->before->key();
@@ -92,7 +92,7 @@ void Planner::updateDeadline(const cluster::StoreEvent& e) {
   schedule_.setDeadline(key, std::move(entry), clock_->now());
 }
 
-void Planner::rescanDeadlines() {
+void TriggeredRuns::rescanDeadlines() {
   cluster::SnapshotPtr snapshot = store_.snapshot();
   std::vector<DeadlineEntry> found;
   for (const api::Pod* p : snapshot->pods())
@@ -110,14 +110,14 @@ void Planner::rescanDeadlines() {
   log::debug("deadline queue rescanned", {{"pods_with_deadlines", found.size()}, {"queued_within_horizon", kept}});
 }
 
-void Planner::start() {
+void TriggeredRuns::start() {
   subscribe();
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable() || stopping_) return;
   thread_ = std::thread([this] { loop(); });
 }
 
-void Planner::stop() {
+void TriggeredRuns::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -126,19 +126,19 @@ void Planner::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Planner::wake() { cv_.notify_all(); }
+void TriggeredRuns::wake() { cv_.notify_all(); }
 
-void Planner::drain() {
+void TriggeredRuns::drain() {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return stopping_ || (!busy_ && schedule_.idle()); });
 }
 
-std::optional<Clock::TimePoint> Planner::nextWakeup() {
+std::optional<Clock::TimePoint> TriggeredRuns::nextWakeup() {
   std::lock_guard<std::mutex> lock(mu_);
   return schedule_.nextWakeup();
 }
 
-void Planner::retryLater(const std::string& pod, const std::set<std::string>& plugins, double secs) {
+void TriggeredRuns::retryLater(const std::string& pod, const std::set<std::string>& plugins, double secs) {
   const Clock::TimePoint now = clock_->now();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -148,7 +148,7 @@ void Planner::retryLater(const std::string& pod, const std::set<std::string>& pl
   cv_.notify_all();
 }
 
-void Planner::onEvent(const cluster::StoreEvent& e) {
+void TriggeredRuns::onEvent(const cluster::StoreEvent& e) {
   // Replacements of pods we evicted: where did they land? (anti-flapping)
   if (antiFlapping_) {
     if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
@@ -171,7 +171,7 @@ void Planner::onEvent(const cluster::StoreEvent& e) {
   cv_.notify_all();
 }
 
-std::vector<Deferred> Planner::deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope,
+std::vector<Deferred> TriggeredRuns::deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope,
                                                Clock::TimePoint firstEvent, Clock::TimePoint now) const {
   std::vector<Deferred> deferred;
   if (config_.rolloutGraceSeconds <= 0 || !scope.pods) return deferred;
@@ -192,7 +192,7 @@ std::vector<Deferred> Planner::deferMidRollout(const cluster::Snapshot& snapshot
   return deferred;
 }
 
-bool Planner::runDue() {
+bool TriggeredRuns::runDue() {
   const Clock::TimePoint now = clock_->now();
   DueWork due;
   {
@@ -211,7 +211,7 @@ bool Planner::runDue() {
   return true;
 }
 
-void Planner::run(DueWork due, Clock::TimePoint now) {
+void TriggeredRuns::run(DueWork due, Clock::TimePoint now) {
   // The batch's cost, in this thread's CPU time: indexing the cache, choosing the pods, evaluating
   // them in the runner; not the waits (for eviction answers, for a core).
   const Clock::Duration cpu0 = cpu_->now();
@@ -270,7 +270,7 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
   }
 }
 
-void Planner::runDeadlines(const std::vector<DeadlineEntry>& due) {
+void TriggeredRuns::runDeadlines(const std::vector<DeadlineEntry>& due) {
   framework::CycleScope scope;
   scope.runBalance = false;
   auto pods = std::make_shared<std::unordered_set<std::string>>();
@@ -295,7 +295,7 @@ void Planner::runDeadlines(const std::vector<DeadlineEntry>& due) {
   }
 }
 
-void Planner::loop() {
+void TriggeredRuns::loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     const std::optional<Clock::TimePoint> wake = schedule_.nextWakeup();
