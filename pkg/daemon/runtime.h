@@ -89,6 +89,11 @@ class Runtime {
         health_(clock_, seconds(options.cacheStaleAfterSeconds)) {}
   bool connect();
   bool loadPolicy();
+  // The metrics families (none with --disable-metrics), their watch observer, and the stale-cache
+  // gauge's source.
+  void buildMetrics();
+  // The store and one reflector per cached resource (their observers: the cache's health, the
+  // watch metrics, the sync waker).
   void buildCache();
   bool serve();
   bool buildUsage();
