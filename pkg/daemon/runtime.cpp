@@ -185,7 +185,7 @@ bool Runtime::synced() const {
 
 metrics::Readiness Runtime::readiness() const { return readinessOf(synced(), health_.stale(), elector_.get()); }
 
-bool Runtime::refused() const {
+bool Runtime::reportRefusedAccess() const {
   bool any = false;
   for (const kube::StaleResource& r : health_.staleResources()) {
     if (!r.denied) continue;
@@ -204,7 +204,7 @@ Runtime::Sync Runtime::startCache() {
     if (stop_.cancelled()) return Sync::Stopped;
     // A one-shot run has no later cycle to wait for: a refused LIST ends it now, not after the
     // sync timeout. The daemon waits on, for the RBAC rule to be applied.
-    if (options_.intervalSeconds <= 0 && refused()) return Sync::Refused;
+    if (options_.intervalSeconds <= 0 && reportRefusedAccess()) return Sync::Refused;
     if (clock_->now() > deadline) {
       log::error("the cache did not sync",
                  {{"timeout_seconds", options_.syncTimeoutSeconds},

@@ -98,8 +98,9 @@ class Runtime {
   bool serve();
   bool buildUsage();
   bool synced() const;
-  // A one-shot run's refused LISTs, logged; true when there were any.
-  bool refused() const;
+  // Logs each resource the API server refused the cache access to (one error line each, with the
+  // RBAC hint); true when there were any. A one-shot run calls it to stop at the first refusal.
+  bool reportRefusedAccess() const;
   bool stopAll();  // false: the metrics server's thread did not end (see metrics::Server::stop)
   metrics::Readiness readiness() const;
 
