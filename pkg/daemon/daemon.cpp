@@ -44,7 +44,7 @@ void startSignalThread() {
 std::unique_ptr<trigger::AntiFlapping> makeAntiFlapping(const Options& o, Runtime& rt) {
   if (o.intervalSeconds <= 0) return nullptr;
   metrics::Metrics* m = rt.metrics();
-  evictor::EvictionApi& events = rt.evictionApi();
+  evictor::EvictionApi& events = rt.asyncEvents();
   return std::make_unique<trigger::AntiFlapping>(
       rt.engine().extension.antiFlapping, rt.sharedClock(),
       [m, &events](const trigger::AntiFlapping::PodRef& pod, int flaps, double backoff) {
@@ -186,7 +186,7 @@ int run(const Options& o) {
   if (!rt->startUsage()) return rt->finish(kExitOk);
 
   const engine::Engine& engine = rt->engine();
-  evictor::ApiSink apiSink(rt->evictionApi(),
+  evictor::ApiSink apiSink(rt->asyncEvents(),
                            {.gracePeriodSeconds = engine.policy.gracePeriodSeconds,
                             .failureEvents = engine.policy.evictionFailureEventNotification.value_or(false),
                             .clock = clock.get(),

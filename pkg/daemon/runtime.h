@@ -73,8 +73,9 @@ class Runtime {
   cluster::Store& store() { return store_; }
   kube::CacheHealth& health() { return health_; }
   metrics::Metrics* metrics() { return metrics_.get(); }
-  // Evictions go out at once; their Events through a queue (AsyncEvents), drained by finish().
-  evictor::EvictionApi& evictionApi() { return *events_; }
+  // The eviction API as AsyncEvents fronts it: evictions go out at once, their Events through its
+  // queue, drained by finish().
+  evictor::EvictionApi& asyncEvents() { return *events_; }
   // The usage sources, null when no plugin balances by usage.
   UsageSources* usage() { return usage_.get(); }
   // Starts the metrics collector, if the policy needs one, and waits (bounded) for its first
