@@ -56,9 +56,9 @@ class CycleRunner : public trigger::ScopedRunner {
   explicit CycleRunner(CycleRunnerParts parts);
   ~CycleRunner() override;
 
-  // Candidates the owner cooldown refused go back to `triggered` (may be null), to be looked at again
-  // when the cooldown ends: the violation stays, but no new event may come to re-trigger it.
-  void retryCooldownRefusals(trigger::TriggeredRuns* triggered);
+  // Where the candidates the owner cooldown refused go (null: nowhere), to be looked at again when
+  // the cooldown ends: the violation stays, but no new event may come to re-trigger it.
+  void setCooldownRetries(trigger::TriggeredRuns* retries);
 
   // The store's snapshot, with the cache's generation read right before it (trigger::RunSnapshot).
   trigger::RunSnapshot snapshot() override;
@@ -87,7 +87,7 @@ class CycleRunner : public trigger::ScopedRunner {
   std::unique_ptr<HardFailures> hardFailures_;
   std::unique_ptr<CooldownRefusals> cooldownRefusals_;
   std::unique_ptr<evictor::PipelinedSink> sink_;
-  trigger::TriggeredRuns* triggered_ = nullptr;
+  trigger::TriggeredRuns* cooldownRetries_ = nullptr;
   std::mutex mu_;
 };
 

@@ -71,7 +71,7 @@ std::unique_ptr<trigger::TriggeredRuns> startTriggeredRuns(const Options& o, Run
         if (m) m->triggerEvent(kind);
       },
       antiFlapping);
-  runner.retryCooldownRefusals(triggered.get());
+  runner.setCooldownRetries(triggered.get());
   triggered->setInterest(trigger::interestOf(rt.engine().profiles));
   triggered->setDeadlines(trigger::deadlinesOf(rt.engine().profiles));
   triggered->start();

@@ -261,7 +261,7 @@ TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   parts.ownerCooldownSeconds = config.ownerCooldownSeconds;
   CycleRunner runner(parts);
   trigger::TriggeredRuns triggered(f.store, policy::TriggerConfig{}, runner, f.clock);
-  runner.retryCooldownRefusals(&triggered);
+  runner.setCooldownRetries(&triggered);
   // One run's planned set is one decision: the cooldown does not cut it (upstream evicts it all).
   RunReport first = runner.runOnce();
   EXPECT_EQ(first.evicted, 2u);
