@@ -13,7 +13,7 @@ const api::Labels* namespaceLabels(const Handle& h, const api::Symbol& ns) {
 // The non-terminal pods on a node that fit checks count: with compat evictedEarlierNotCounted:
 // upstream, every one (upstream's informer still lists evicted pods), otherwise the live ones.
 std::vector<const api::Pod*> podsForFit(const Handle& h, const api::Node& node) {
-  if (h.state().compat().evictedEarlierNotCounted) return h.podsOnNode(node);
+  if (h.state().compat().evictedEarlierGone) return h.podsOnNode(node);
   std::vector<const api::Pod*> out;
   for (const api::Pod* p : h.snapshot().podsOnNode(node.nameSym))
     if (!p->isTerminal()) out.push_back(p);

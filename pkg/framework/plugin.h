@@ -110,7 +110,7 @@ class CycleState {
   // compat evictedEarlierNotCounted: upstream, evicted by the running plugin itself (upstream's
   // informer still lists what other plugins evicted).
   bool isEvicted(const api::Pod& pod) const {
-    return (compat_.evictedEarlierNotCounted ? evicted_ : evictedThisRun_).count(&pod) != 0;
+    return (compat_.evictedEarlierGone ? evicted_ : evictedThisRun_).count(&pod) != 0;
   }
   void markEvicted(const api::Pod& pod);
   // A plugin run starts (the cycle runner calls it): what the previous plugin evicted is no

@@ -23,7 +23,7 @@ constexpr Entry kEntries[] = {
     {"podIdentityNotName", &Compat::podIdentityNotName},
     {"antiAffinityBothWays", &Compat::antiAffinityBothWays},
     {"zeroRequestSkipsResource", &Compat::zeroRequestSkipsResource},
-    {"evictedEarlierNotCounted", &Compat::evictedEarlierNotCounted},
+    {"evictedEarlierNotCounted", &Compat::evictedEarlierGone},
     {"cumulativeFit", &Compat::cumulativeFit},
     {"minDomainsHonoured", &Compat::minDomainsHonoured},
     {"otherConstraintsRespected", &Compat::otherConstraintsRespected},
