@@ -1,4 +1,4 @@
-#include "pkg/plugins/antiaffinity/antiaffinity.h"
+#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/removepodsviolatinginterpodantiaffinity.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -8,7 +8,7 @@
 #include "pkg/framework/selection.h"
 #include "pkg/plugins/common/registration.h"
 
-namespace kdesched::plugins::antiaffinity {
+namespace kdesched::plugins::removepodsviolatinginterpodantiaffinity {
 namespace {
 
 struct Violation {
@@ -143,4 +143,4 @@ framework::PluginRegistration registration() {
   return common::registrationOf<RemovePodsViolatingInterPodAntiAffinity>(kName, decodeArgs);
 }
 
-}  // namespace kdesched::plugins::antiaffinity
+}  // namespace kdesched::plugins::removepodsviolatinginterpodantiaffinity
