@@ -14,10 +14,10 @@
 #include "pkg/base/clock.h"
 #include "pkg/cluster/store.h"
 #include "pkg/daemon/usage_sources.h"
+#include "pkg/engine/engine.h"
 #include "pkg/evictor/cycle_gate.h"
 #include "pkg/evictor/pipelined_sink.h"
 #include "pkg/metrics/metrics.h"
-#include "pkg/engine/engine.h"
 #include "pkg/trigger/triggered_runs.h"
 
 namespace kdesched::daemon {

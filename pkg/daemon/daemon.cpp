@@ -61,7 +61,7 @@ std::unique_ptr<trigger::AntiFlapping> makeAntiFlapping(const Options& o, Runtim
 
 // Event triggers only in interval mode, when the policy leaves them on.
 std::unique_ptr<trigger::TriggeredRuns> startTriggeredRuns(const Options& o, Runtime& rt, CycleRunner& runner,
-                                               trigger::AntiFlapping* antiFlapping) {
+                                                           trigger::AntiFlapping* antiFlapping) {
   const policy::TriggerConfig& c = rt.engine().extension.triggers;
   if (o.intervalSeconds <= 0 || !c.enabled) return nullptr;
   metrics::Metrics* m = rt.metrics();

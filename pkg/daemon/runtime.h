@@ -13,6 +13,7 @@
 #include "pkg/daemon/daemon.h"
 #include "pkg/daemon/sync_waker.h"
 #include "pkg/daemon/usage_sources.h"
+#include "pkg/engine/engine.h"
 #include "pkg/evictor/async_events.h"
 #include "pkg/kube/cache_health.h"
 #include "pkg/kube/eviction_api.h"
@@ -20,7 +21,6 @@
 #include "pkg/kube/reflector.h"
 #include "pkg/metrics/observers.h"
 #include "pkg/metrics/server.h"
-#include "pkg/engine/engine.h"
 
 namespace kdesched::daemon {
 

@@ -12,9 +12,9 @@
 #include "pkg/daemon/metrics_server_collector.h"
 #include "pkg/daemon/prometheus_source.h"
 #include "pkg/daemon/source_health.h"
+#include "pkg/engine/engine.h"
 #include "pkg/framework/cycle.h"
 #include "pkg/metrics/metrics.h"
-#include "pkg/engine/engine.h"
 
 namespace kdesched::daemon {
 

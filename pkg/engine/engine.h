@@ -9,15 +9,15 @@
 #include "pkg/evictor/evictor.h"
 #include "pkg/framework/cycle.h"
 #include "pkg/framework/profile.h"
-#include "pkg/policy/policy.h"
 #include "pkg/policy/extension.h"
+#include "pkg/policy/policy.h"
 
 namespace kdesched::engine {
 
 struct Engine {
   policy::DeschedulerPolicy policy;
   std::vector<framework::Profile> profiles;
-  policy::Extension extension;  // triggers, anti-flapping (the daemon's) and compat switches (every mode)
+  policy::Extension extension;   // triggers, anti-flapping (the daemon's) and compat switches (every mode)
   std::shared_ptr<Clock> clock;  // times cycles and plugin runs
 
   evictor::EvictionLimits limits() const;

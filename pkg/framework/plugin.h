@@ -16,9 +16,9 @@
 #include "pkg/api/types.h"
 #include "pkg/base/status.h"
 #include "pkg/cluster/snapshot.h"
-#include "pkg/policy/compat.h"
 #include "pkg/framework/explain.h"
 #include "pkg/framework/verdict.h"
+#include "pkg/policy/compat.h"
 #include "pkg/usage/usage.h"
 
 namespace kdesched::framework {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "pkg/base/clock.h"
+#include "pkg/policy/extension.h"
 #include "pkg/trigger/affected.h"
 #include "pkg/trigger/carriers.h"
-#include "pkg/policy/extension.h"
 #include "pkg/trigger/deadlines.h"
 
 namespace kdesched::trigger {

@@ -34,8 +34,9 @@ const api::Pod* findPod(const cluster::Snapshot& snapshot, const std::string& ke
 
 }  // namespace
 
-TriggeredRuns::TriggeredRuns(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
-                 EventCounter counter, AntiFlapping* antiFlapping, std::shared_ptr<ThreadCpuClock> cpu)
+TriggeredRuns::TriggeredRuns(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner,
+                             std::shared_ptr<Clock> clock, EventCounter counter, AntiFlapping* antiFlapping,
+                             std::shared_ptr<ThreadCpuClock> cpu)
     : store_(store),
       config_(config),
       runner_(runner),
@@ -172,7 +173,7 @@ void TriggeredRuns::onEvent(const cluster::StoreEvent& e) {
 }
 
 std::vector<Deferred> TriggeredRuns::deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope,
-                                               Clock::TimePoint firstEvent, Clock::TimePoint now) const {
+                                                     Clock::TimePoint firstEvent, Clock::TimePoint now) const {
   std::vector<Deferred> deferred;
   if (config_.rolloutGraceSeconds <= 0 || !scope.pods) return deferred;
   auto kept = std::make_shared<std::unordered_set<std::string>>();

@@ -52,8 +52,8 @@ class TriggeredRuns {
   // `store`, `runner` and `antiFlapping` (may be null) must outlive this object; the store must not
   // deliver events after it is gone. `cpu` charges the CPU budget (null: the system's).
   TriggeredRuns(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
-          EventCounter counter = nullptr, AntiFlapping* antiFlapping = nullptr,
-          std::shared_ptr<ThreadCpuClock> cpu = nullptr);
+                EventCounter counter = nullptr, AntiFlapping* antiFlapping = nullptr,
+                std::shared_ptr<ThreadCpuClock> cpu = nullptr);
   ~TriggeredRuns();
   TriggeredRuns(const TriggeredRuns&) = delete;
   TriggeredRuns& operator=(const TriggeredRuns&) = delete;

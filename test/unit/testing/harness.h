@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/evictor/evictor.h"
 #include "pkg/engine/engine.h"
+#include "pkg/evictor/evictor.h"
 
 namespace kdesched::testing {
 
