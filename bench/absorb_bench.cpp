@@ -17,7 +17,7 @@
 //                      bookkeeping and metrics observer);
 //   BM_DecodeStoreMap  + the store listener classifying each change into trigger seeds
 //                      (TriggerSchedule::onEvent, every plugin interested), the seeds taken every
-//                      1,000 events as the batch window would (not the Planner's lock, deadline
+//                      1,000 events as the batch window would (not the lock of TriggeredRuns, deadline
 //                      queue and anti-flapping bookkeeping around it).
 // And BM_FreshLabelValues: relabels only, each with a value never seen before (a rollout's
 // pod-template-hash, a Job's controller-uid, a counter), decoded into the store; its counter
@@ -120,7 +120,7 @@ void absorb(benchmark::State& state, Level level) {
       return;
     }
   }
-  trigger::TriggerSchedule schedule(trigger::TriggerConfig{}, trigger::Interest{.podStatus = true});
+  trigger::TriggerSchedule schedule(policy::TriggerConfig{}, trigger::Interest{.podStatus = true});
   const Clock::TimePoint t0{};
   std::size_t mapped = 0, seen = 0;
   if (level == Level::Map)

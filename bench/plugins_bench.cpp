@@ -28,7 +28,7 @@
 
 #include "bench/cluster_gen.h"
 #include "pkg/cluster/loader.h"
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 #include "pkg/plan/usage_input.h"
 #include "pkg/usage/decode.h"
 
@@ -141,7 +141,7 @@ void runPlugin(benchmark::State& state, const std::string& policyYaml, bool byUs
     if (const api::PriorityClass* pc = f.snapshot->priorityClass(name)) return pc->value;
     return Status::error("no PriorityClass " + name);
   };
-  auto engine = plan::buildEngineFromText(policyYaml, "bench.yaml", ctx);
+  auto engine = engine::buildEngineFromText(policyYaml, "bench.yaml", ctx);
   if (!engine.isOk()) {
     state.SkipWithError(engine.error().c_str());
     return;
@@ -360,7 +360,7 @@ Status decodeInto(const std::string& text, const EngineArgs& a, cluster::Store& 
   return Status::ok();
 }
 
-void runCycles(const plan::Engine& engine, const cluster::Snapshot& snapshot, int cycles, EngineRun& run) {
+void runCycles(const engine::Engine& engine, const cluster::Snapshot& snapshot, int cycles, EngineRun& run) {
   for (int i = 0; i < std::max(1, cycles); ++i) {
     evictor::PlanSink sink;
     evictor::EvictionChain chain(engine.limits(), sink);
@@ -453,7 +453,7 @@ int engineMain(const EngineArgs& a) {
     framework::BuildContext probe;
     probe.priorityClassValue = [](const std::string&) -> Result<std::int32_t> { return 0; };
     probe.now = framework::WallSeconds::pinned(1800000000);
-    if (auto e = plan::buildEngine(a.policy, probe); e.isOk()) run.podConditionsKept = e->readsPodConditions();
+    if (auto e = engine::buildEngine(a.policy, probe); e.isOk()) run.podConditionsKept = e->readsPodConditions();
   }
   store.keepPodConditions(run.podConditionsKept);
   cluster::SnapshotPtr snapshot;
@@ -467,7 +467,7 @@ int engineMain(const EngineArgs& a) {
     return Status::error("no PriorityClass " + name);
   };
   ctx.now = framework::WallSeconds::pinned(1800000000);
-  auto engine = plan::buildEngine(a.policy, ctx);
+  auto engine = engine::buildEngine(a.policy, ctx);
   if (!engine.isOk()) {
     std::cerr << "plugins_bench: " << engine.error() << "\n";
     return 2;

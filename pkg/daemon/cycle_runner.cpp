@@ -70,9 +70,9 @@ CycleRunner::CycleRunner(CycleRunnerParts parts)
 
 CycleRunner::~CycleRunner() = default;
 
-void CycleRunner::retryCooldownRefusals(trigger::Planner* planner) {
+void CycleRunner::setCooldownRetries(trigger::TriggeredRuns* retries) {
   std::lock_guard<std::mutex> lock(mu_);
-  planner_ = planner;
+  cooldownRetries_ = retries;
 }
 
 std::size_t CycleRunner::hardFailures() const { return hardFailures_->count(); }
@@ -131,9 +131,9 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope, trigger::RunS
   gates.runFinished();
   // With evictions in flight after the strategies return, the run lasts until their answers.
   report.cycle.seconds = parts_.clock->secondsSince(start);
-  if (planner_)
+  if (cooldownRetries_)
     for (const auto& [pod, plugin] : cooldownRefusals_->take())
-      planner_->retryLater(pod, {plugin}, parts_.ownerCooldownSeconds + 0.1);
+      cooldownRetries_->retryLater(pod, {plugin}, parts_.ownerCooldownSeconds + 0.1);
   else
     cooldownRefusals_->take();
   // The chain counted each submission as evicted; the ones the server refused afterwards move.

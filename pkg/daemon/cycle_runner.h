@@ -14,11 +14,11 @@
 #include "pkg/base/clock.h"
 #include "pkg/cluster/store.h"
 #include "pkg/daemon/usage_sources.h"
+#include "pkg/engine/engine.h"
 #include "pkg/evictor/cycle_gate.h"
 #include "pkg/evictor/pipelined_sink.h"
 #include "pkg/metrics/metrics.h"
-#include "pkg/plan/engine.h"
-#include "pkg/trigger/planner.h"
+#include "pkg/trigger/triggered_runs.h"
 
 namespace kdesched::daemon {
 
@@ -34,7 +34,7 @@ struct RunReport {
 // What a runner works with. References and pointers must outlive it.
 struct CycleRunnerParts {
   cluster::Store& store;
-  const plan::Engine& engine;
+  const engine::Engine& engine;
   const evictor::CacheFreshness& cache;
   Cancellation& stop;      // also cuts the usage requests of a run short
   evictor::Sink& primary;  // the API sink, or the dry-run sink
@@ -56,9 +56,9 @@ class CycleRunner : public trigger::ScopedRunner {
   explicit CycleRunner(CycleRunnerParts parts);
   ~CycleRunner() override;
 
-  // Candidates the owner cooldown refused go back to `planner` (may be null), to be looked at again
-  // when the cooldown ends: the violation stays, but no new event may come to re-trigger it.
-  void retryCooldownRefusals(trigger::Planner* planner);
+  // Where the candidates the owner cooldown refused go (null: nowhere), to be looked at again when
+  // the cooldown ends: the violation stays, but no new event may come to re-trigger it.
+  void setCooldownRetries(trigger::TriggeredRuns* retries);
 
   // The store's snapshot, with the cache's generation read right before it (trigger::RunSnapshot).
   trigger::RunSnapshot snapshot() override;
@@ -67,7 +67,7 @@ class CycleRunner : public trigger::ScopedRunner {
   RunReport runOnce(const framework::CycleScope& scope = {}, trigger::RunSnapshot taken = {});
   // A periodic cycle: runOnce, the "cycle finished" line and the loop metrics.
   RunReport runPeriodic();
-  // A triggered run (the Planner's runner): runOnce, the "triggered run finished" line and the
+  // A triggered run (the runner of TriggeredRuns): runOnce, the "triggered run finished" line and the
   // trigger metrics.
   void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent,
                  trigger::RunSnapshot taken = {}) override;
@@ -87,7 +87,7 @@ class CycleRunner : public trigger::ScopedRunner {
   std::unique_ptr<HardFailures> hardFailures_;
   std::unique_ptr<CooldownRefusals> cooldownRefusals_;
   std::unique_ptr<evictor::PipelinedSink> sink_;
-  trigger::Planner* planner_ = nullptr;
+  trigger::TriggeredRuns* cooldownRetries_ = nullptr;
   std::mutex mu_;
 };
 

@@ -13,7 +13,7 @@
 #include "pkg/evictor/api_sink.h"
 #include "pkg/trigger/antiflapping.h"
 #include "pkg/trigger/interest.h"
-#include "pkg/trigger/planner.h"
+#include "pkg/trigger/triggered_runs.h"
 
 namespace kdesched::daemon {
 namespace {
@@ -44,7 +44,7 @@ void startSignalThread() {
 std::unique_ptr<trigger::AntiFlapping> makeAntiFlapping(const Options& o, Runtime& rt) {
   if (o.intervalSeconds <= 0) return nullptr;
   metrics::Metrics* m = rt.metrics();
-  evictor::EvictionApi& events = rt.evictionApi();
+  evictor::EvictionApi& events = rt.asyncEvents();
   return std::make_unique<trigger::AntiFlapping>(
       rt.engine().extension.antiFlapping, rt.sharedClock(),
       [m, &events](const trigger::AntiFlapping::PodRef& pod, int flaps, double backoff) {
@@ -60,27 +60,27 @@ std::unique_ptr<trigger::AntiFlapping> makeAntiFlapping(const Options& o, Runtim
 }
 
 // Event triggers only in interval mode, when the policy leaves them on.
-std::unique_ptr<trigger::Planner> startPlanner(const Options& o, Runtime& rt, CycleRunner& runner,
-                                               trigger::AntiFlapping* antiFlapping) {
-  const trigger::TriggerConfig& c = rt.engine().extension.triggers;
+std::unique_ptr<trigger::TriggeredRuns> startTriggeredRuns(const Options& o, Runtime& rt, CycleRunner& runner,
+                                                           trigger::AntiFlapping* antiFlapping) {
+  const policy::TriggerConfig& c = rt.engine().extension.triggers;
   if (o.intervalSeconds <= 0 || !c.enabled) return nullptr;
   metrics::Metrics* m = rt.metrics();
-  auto planner = std::make_unique<trigger::Planner>(
+  auto triggered = std::make_unique<trigger::TriggeredRuns>(
       rt.store(), c, runner, rt.sharedClock(),
       [m](const std::string& kind) {
         if (m) m->triggerEvent(kind);
       },
       antiFlapping);
-  runner.retryCooldownRefusals(planner.get());
-  planner->setInterest(trigger::interestOf(rt.engine().profiles));
-  planner->setDeadlines(trigger::deadlinesOf(rt.engine().profiles));
-  planner->start();
+  runner.setCooldownRetries(triggered.get());
+  triggered->setInterest(trigger::interestOf(rt.engine().profiles));
+  triggered->setDeadlines(trigger::deadlinesOf(rt.engine().profiles));
+  triggered->start();
   log::info("event triggers on", {{"debounce_seconds", c.debounceSeconds},
                                   {"quiet_seconds", c.quietSeconds},
                                   {"cpu_share", c.cpuShare},
                                   {"balance_debounce_seconds", c.balanceDebounceSeconds},
                                   {"rollout_grace_seconds", c.rolloutGraceSeconds}});
-  return planner;
+  return triggered;
 }
 
 enum class Relist { Done, Stopped, TimedOut };
@@ -185,8 +185,8 @@ int run(const Options& o) {
 
   if (!rt->startUsage()) return rt->finish(kExitOk);
 
-  const plan::Engine& engine = rt->engine();
-  evictor::ApiSink apiSink(rt->evictionApi(),
+  const engine::Engine& engine = rt->engine();
+  evictor::ApiSink apiSink(rt->asyncEvents(),
                            {.gracePeriodSeconds = engine.policy.gracePeriodSeconds,
                             .failureEvents = engine.policy.evictionFailureEventNotification.value_or(false),
                             .clock = clock.get(),
@@ -217,10 +217,10 @@ int run(const Options& o) {
                       .metrics = rt->metrics(),
                       .ownerCooldownSeconds = engine.extension.antiFlapping.ownerCooldownSeconds,
                       .usage = rt->usage()});
-  std::unique_ptr<trigger::Planner> planner = startPlanner(o, *rt, runner, antiFlapping.get());
+  std::unique_ptr<trigger::TriggeredRuns> triggered = startTriggeredRuns(o, *rt, runner, antiFlapping.get());
 
   int exitCode = cycleLoop(o, *rt, runner, stop, lost);
-  if (planner) planner->stop();
+  if (triggered) triggered->stop();
   if (o.intervalSeconds <= 0)
     exitCode = oneShotExitCode(exitCode, runner.hardFailures(), stop.cancelled(), o.failOnEvictionErrors);
   if (lost) {

@@ -118,7 +118,7 @@ framework::BuildContext buildContext(kube::Client& client, api::Timestamp now, C
   return ctx;
 }
 
-std::optional<LivePlanFailure> readCluster(kube::Client& client, const plan::Engine& engine, ClusterRead& read) {
+std::optional<LivePlanFailure> readCluster(kube::Client& client, const engine::Engine& engine, ClusterRead& read) {
   for (const kube::Resource& r : kube::kCachedResources)
     if (auto failed = listResource(client, r, read)) return failed;
   if (engine.usageNeeds().kubernetesMetrics()) {
@@ -145,7 +145,7 @@ std::optional<LivePlanFailure> runLivePlan(kube::Client& client, const plan::Pla
   read.keepAnswers = save != nullptr;
   // The policy first: its PriorityClass is read as it is built, and what it balances by says
   // whether metrics.k8s.io is read at all.
-  auto engine = plan::buildEngine(options.policyPath, buildContext(client, options.now.value_or(readAt), read));
+  auto engine = engine::buildEngine(options.policyPath, buildContext(client, options.now.value_or(readAt), read));
   if (!engine.isOk()) return LivePlanFailure{kExitBadInput, engine.error()};
   if (auto failed = readCluster(client, *engine, read)) return failed;
   if (save) {

@@ -46,6 +46,7 @@ metrics::Readiness readinessOf(bool synced, const std::string& stale, const evic
 std::unique_ptr<Runtime> Runtime::create(const Options& options, std::shared_ptr<Clock> clock, Cancellation& stop) {
   std::unique_ptr<Runtime> rt(new Runtime(options, std::move(clock), stop));
   if (!rt->connect() || !rt->loadPolicy()) return nullptr;
+  rt->buildMetrics();
   rt->buildCache();
   if (!rt->buildUsage()) return nullptr;
   if (options.leaderElect)
@@ -105,7 +106,7 @@ bool Runtime::loadPolicy() {
   ctx.priorityClassValue = [client = client_.get()](const std::string& name) {
     return readPriorityClass(*client, name);
   };
-  auto engine = plan::buildEngine(options_.policyPath, ctx);
+  auto engine = engine::buildEngine(options_.policyPath, ctx);
   if (!engine.isOk()) {
     log::error("bad policy", {{"error", engine.error()}});
     return false;
@@ -115,17 +116,27 @@ bool Runtime::loadPolicy() {
   return true;
 }
 
+void Runtime::buildMetrics() {
+  if (options_.disableMetrics) return;
+  std::vector<metrics::StrategyId> ids;
+  for (const auto& p : engine_.profiles)
+    for (const auto& s : p.strategyNames()) ids.push_back({s, p.name});
+  metrics_ = std::make_unique<metrics::Metrics>(KDESCHED_VERSION, ids);
+  watchMetrics_ = std::make_unique<metrics::WatchMetrics>(*metrics_);
+  metrics_->cacheStaleSource([&health = health_] {
+    const std::vector<kube::StaleResource> stale = health.staleResources();
+    std::vector<std::pair<std::string, bool>> out;
+    for (const kube::Resource& r : kube::kCachedResources)
+      out.emplace_back(r.name, std::any_of(stale.begin(), stale.end(),
+                                           [&](const kube::StaleResource& s) { return s.resource == r.name; }));
+    return out;
+  });
+}
+
 void Runtime::buildCache() {
   // What the cache keeps follows what the policy's plugins read (the policy is fixed for the
   // process's life).
   store_.keepPodConditions(engine_.readsPodConditions());
-  if (!options_.disableMetrics) {
-    std::vector<metrics::StrategyId> ids;
-    for (const auto& p : engine_.profiles)
-      for (const auto& s : p.strategyNames()) ids.push_back({s, p.name});
-    metrics_ = std::make_unique<metrics::Metrics>(KDESCHED_VERSION, ids);
-    watchMetrics_ = std::make_unique<metrics::WatchMetrics>(*metrics_);
-  }
   reflectorObservers_ = std::make_unique<kube::ReflectorObservers>(
       std::vector<kube::ReflectorObserver*>{&health_, watchMetrics_.get(), &syncWaker_});
   for (const kube::Resource& r : kube::kCachedResources) {
@@ -135,16 +146,6 @@ void Runtime::buildCache() {
     ro.watchList = options_.watchList;
     ro.silentWatch = std::chrono::seconds(static_cast<std::int64_t>(std::ceil(options_.watchSilenceSeconds)));
     reflectors_.push_back(std::make_unique<kube::Reflector>(*client_, r, store_, ro, reflectorObservers_.get()));
-  }
-  if (metrics_) {
-    metrics_->cacheStaleSource([&health = health_] {
-      const std::vector<kube::StaleResource> stale = health.staleResources();
-      std::vector<std::pair<std::string, bool>> out;
-      for (const kube::Resource& r : kube::kCachedResources)
-        out.emplace_back(r.name, std::any_of(stale.begin(), stale.end(),
-                                             [&](const kube::StaleResource& s) { return s.resource == r.name; }));
-      return out;
-    });
   }
 }
 
@@ -184,7 +185,7 @@ bool Runtime::synced() const {
 
 metrics::Readiness Runtime::readiness() const { return readinessOf(synced(), health_.stale(), elector_.get()); }
 
-bool Runtime::refused() const {
+bool Runtime::reportRefusedAccess() const {
   bool any = false;
   for (const kube::StaleResource& r : health_.staleResources()) {
     if (!r.denied) continue;
@@ -203,7 +204,7 @@ Runtime::Sync Runtime::startCache() {
     if (stop_.cancelled()) return Sync::Stopped;
     // A one-shot run has no later cycle to wait for: a refused LIST ends it now, not after the
     // sync timeout. The daemon waits on, for the RBAC rule to be applied.
-    if (options_.intervalSeconds <= 0 && refused()) return Sync::Refused;
+    if (options_.intervalSeconds <= 0 && reportRefusedAccess()) return Sync::Refused;
     if (clock_->now() > deadline) {
       log::error("the cache did not sync",
                  {{"timeout_seconds", options_.syncTimeoutSeconds},

@@ -13,6 +13,7 @@
 #include "pkg/daemon/daemon.h"
 #include "pkg/daemon/sync_waker.h"
 #include "pkg/daemon/usage_sources.h"
+#include "pkg/engine/engine.h"
 #include "pkg/evictor/async_events.h"
 #include "pkg/kube/cache_health.h"
 #include "pkg/kube/eviction_api.h"
@@ -20,7 +21,6 @@
 #include "pkg/kube/reflector.h"
 #include "pkg/metrics/observers.h"
 #include "pkg/metrics/server.h"
-#include "pkg/plan/engine.h"
 
 namespace kdesched::daemon {
 
@@ -69,12 +69,13 @@ class Runtime {
 
   Clock& clock() { return *clock_; }
   const std::shared_ptr<Clock>& sharedClock() const { return clock_; }
-  const plan::Engine& engine() const { return engine_; }
+  const engine::Engine& engine() const { return engine_; }
   cluster::Store& store() { return store_; }
   kube::CacheHealth& health() { return health_; }
   metrics::Metrics* metrics() { return metrics_.get(); }
-  // Evictions go out at once; their Events through a queue (AsyncEvents), drained by finish().
-  evictor::EvictionApi& evictionApi() { return *events_; }
+  // The eviction API as AsyncEvents fronts it: evictions go out at once, their Events through its
+  // queue, drained by finish().
+  evictor::EvictionApi& asyncEvents() { return *events_; }
   // The usage sources, null when no plugin balances by usage.
   UsageSources* usage() { return usage_.get(); }
   // Starts the metrics collector, if the policy needs one, and waits (bounded) for its first
@@ -89,12 +90,18 @@ class Runtime {
         health_(clock_, seconds(options.cacheStaleAfterSeconds)) {}
   bool connect();
   bool loadPolicy();
+  // The metrics families (none with --disable-metrics), their watch observer, and the stale-cache
+  // gauge's source.
+  void buildMetrics();
+  // The store and one reflector per cached resource (their observers: the cache's health, the
+  // watch metrics, the sync waker).
   void buildCache();
   bool serve();
   bool buildUsage();
   bool synced() const;
-  // A one-shot run's refused LISTs, logged; true when there were any.
-  bool refused() const;
+  // Logs each resource the API server refused the cache access to (one error line each, with the
+  // RBAC hint); true when there were any. A one-shot run calls it to stop at the first refusal.
+  bool reportRefusedAccess() const;
   bool stopAll();  // false: the metrics server's thread did not end (see metrics::Server::stop)
   metrics::Readiness readiness() const;
 
@@ -102,7 +109,7 @@ class Runtime {
   std::shared_ptr<Clock> clock_;
   Cancellation& stop_;
   std::unique_ptr<kube::Client> client_;
-  plan::Engine engine_;
+  engine::Engine engine_;
   std::unique_ptr<metrics::Metrics> metrics_;
   std::unique_ptr<metrics::WatchMetrics> watchMetrics_;
   cluster::Store store_;

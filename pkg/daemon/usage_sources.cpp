@@ -98,7 +98,7 @@ void UsageSources::stop() {
   if (metricsServer_) metricsServer_->stop();
 }
 
-Result<std::unique_ptr<UsageSources>> makeUsageSources(const plan::Engine& engine, kube::Client& client,
+Result<std::unique_ptr<UsageSources>> makeUsageSources(const engine::Engine& engine, kube::Client& client,
                                                        cluster::Store& store, std::shared_ptr<Clock> clock,
                                                        metrics::Metrics* metrics, const PrometheusEnvironment& env) {
   usage::Needs needs = engine.usageNeeds();

@@ -12,9 +12,9 @@
 #include "pkg/daemon/metrics_server_collector.h"
 #include "pkg/daemon/prometheus_source.h"
 #include "pkg/daemon/source_health.h"
+#include "pkg/engine/engine.h"
 #include "pkg/framework/cycle.h"
 #include "pkg/metrics/metrics.h"
-#include "pkg/plan/engine.h"
 
 namespace kdesched::daemon {
 
@@ -69,7 +69,7 @@ class UsageSources {
   // Why the configured Prometheus provider has no client (a URL kdesched cannot use): its queries
   // read as down with this reason.
   std::string prometheusUnusable_;
-  friend Result<std::unique_ptr<UsageSources>> makeUsageSources(const plan::Engine&, kube::Client&, cluster::Store&,
+  friend Result<std::unique_ptr<UsageSources>> makeUsageSources(const engine::Engine&, kube::Client&, cluster::Store&,
                                                                 std::shared_ptr<Clock>, metrics::Metrics*,
                                                                 const PrometheusEnvironment&);
 };
@@ -78,7 +78,7 @@ class UsageSources {
 // kdesched cannot use (not http or https, a query part, no host) is not an error, as for upstream,
 // whose client fails each query: that source is down, kdesched_usage_source_up{source="Prometheus"}
 // 0 and one warning, and the plugins that balance by it skip every cycle; the others run.
-Result<std::unique_ptr<UsageSources>> makeUsageSources(const plan::Engine& engine, kube::Client& client,
+Result<std::unique_ptr<UsageSources>> makeUsageSources(const engine::Engine& engine, kube::Client& client,
                                                        cluster::Store& store, std::shared_ptr<Clock> clock,
                                                        metrics::Metrics* metrics, const PrometheusEnvironment& env);
 

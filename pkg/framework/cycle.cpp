@@ -31,7 +31,7 @@ const PodScope kEveryPod;
 
 CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
                      const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors, Clock& clock,
-                     CycleObserver* observer, const CycleScope& scope, const Compat& compat,
+                     CycleObserver* observer, const CycleScope& scope, const policy::Compat& compat,
                      const usage::ClusterUsage* usage) {
   const Clock::TimePoint start = clock.now();
   CycleResult result;

@@ -63,7 +63,7 @@ std::vector<const api::Node*> cycleNodes(const cluster::Snapshot& snapshot,
 // `usage` is the measured usage the cycle's usage plugins read (null: none, they skip).
 CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapshot& snapshot,
                      const std::optional<api::LabelSelector>& nodeSelector, EvictorProvider& evictors, Clock& clock,
-                     CycleObserver* observer = nullptr, const CycleScope& scope = {}, const Compat& compat = {},
+                     CycleObserver* observer = nullptr, const CycleScope& scope = {}, const policy::Compat& compat = {},
                      const usage::ClusterUsage* usage = nullptr);
 
 // What the profiles' usage plugins need from the metrics sources.

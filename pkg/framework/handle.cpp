@@ -72,7 +72,7 @@ void CycleState::markEvicted(const api::Pod& pod) {
   evictedThisRun_.insert(&pod);
   if (!evicted_.insert(&pod).second) return;
   // Upstream's informer still lists an evicted pod, and its requests still count.
-  if (!compat_.evictedEarlierNotCounted) return;
+  if (!compat_.evictedEarlierGone) return;
   auto it = usage_.find(pod.nodeName);
   if (it == usage_.end()) return;
   for (const auto& [res, amount] : pod.requests) it->second.add(res, -amount);

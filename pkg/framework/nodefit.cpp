@@ -13,7 +13,7 @@ const api::Labels* namespaceLabels(const Handle& h, const api::Symbol& ns) {
 // The non-terminal pods on a node that fit checks count: with compat evictedEarlierNotCounted:
 // upstream, every one (upstream's informer still lists evicted pods), otherwise the live ones.
 std::vector<const api::Pod*> podsForFit(const Handle& h, const api::Node& node) {
-  if (h.state().compat().evictedEarlierNotCounted) return h.podsOnNode(node);
+  if (h.state().compat().evictedEarlierGone) return h.podsOnNode(node);
   std::vector<const api::Pod*> out;
   for (const api::Pod* p : h.snapshot().podsOnNode(node.nameSym))
     if (!p->isTerminal()) out.push_back(p);
@@ -22,7 +22,7 @@ std::vector<const api::Pod*> podsForFit(const Handle& h, const api::Node& node) 
 
 // Returns the conflicting pod, or null.
 const api::Pod* antiAffinityConflict(const Handle& h, const api::Pod& pod, const api::Node& node) {
-  const Compat& compat = h.state().compat();
+  const policy::Compat& compat = h.state().compat();
   auto nsLabels = [&h](const api::Symbol& ns) { return namespaceLabels(h, ns); };
   const api::TermMatchOptions opts = termMatchOptions(compat);
   const auto& own = pod.constraints();
@@ -51,7 +51,7 @@ std::string fmt(const api::Symbol& res, std::int64_t milli) {
 
 }  // namespace
 
-api::TermMatchOptions termMatchOptions(const Compat& compat) {
+api::TermMatchOptions termMatchOptions(const policy::Compat& compat) {
   return {.namespaceSelector = compat.namespaceSelectorHonoured, .matchLabelKeys = compat.matchLabelKeysHonoured};
 }
 

@@ -35,6 +35,6 @@ bool podFitsAnyNode(const Handle& h, const api::Pod& pod, const std::vector<cons
 api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node);
 
 // How pod (anti-)affinity terms select pods under the compat switches.
-api::TermMatchOptions termMatchOptions(const Compat& compat);
+api::TermMatchOptions termMatchOptions(const policy::Compat& compat);
 
 }  // namespace kdesched::framework

@@ -6,7 +6,7 @@
 
 #include "pkg/api/object.h"
 #include "pkg/cluster/loader.h"
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 #include "pkg/plan/usage_input.h"
 
 namespace kdesched::plan {
@@ -41,7 +41,7 @@ struct PlanData {
   const framework::CycleResult& cycle;
   const cluster::LoadReport& report;
   const cluster::Snapshot& snapshot;
-  const Engine& engine;
+  const engine::Engine& engine;
 };
 
 const api::Pod* findPod(const cluster::Snapshot& snapshot, const framework::Explainer::Asked& a) {
@@ -251,12 +251,12 @@ Status runPlan(const PlanOptions& options, std::ostream& out) {
     return Status::error("PriorityClass \"" + name + "\" is not in the snapshot " + options.snapshotPath);
   };
   ctx.now = planClock(options);
-  auto engine = buildEngine(options.policyPath, ctx);
+  auto engine = engine::buildEngine(options.policyPath, ctx);
   if (!engine.isOk()) return engine.status();
   return writePlan(*engine, std::move(input), options, out);
 }
 
-Status writePlan(const Engine& engine, PlanInput input, const PlanOptions& options, std::ostream& out) {
+Status writePlan(const engine::Engine& engine, PlanInput input, const PlanOptions& options, std::ostream& out) {
   KD_TRY(checkExplainKeys(options.explain));
   std::vector<std::string> usageNotes;
   auto usage =

@@ -10,7 +10,7 @@
 #include "pkg/api/types.h"
 #include "pkg/base/status.h"
 #include "pkg/cluster/loader.h"
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 #include "pkg/usage/usage.h"
 
 namespace kdesched::plan {
@@ -50,6 +50,6 @@ struct PlanInput {
 framework::WallSeconds planClock(const PlanOptions& options);
 
 // One cycle of `engine` on `input` with the plan sink, written to `out` as options.format says.
-Status writePlan(const Engine& engine, PlanInput input, const PlanOptions& options, std::ostream& out);
+Status writePlan(const engine::Engine& engine, PlanInput input, const PlanOptions& options, std::ostream& out);
 
 }  // namespace kdesched::plan

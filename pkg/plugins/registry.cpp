@@ -3,7 +3,6 @@
 #include <cstdlib>
 
 #include "pkg/base/log.h"
-#include "pkg/plugins/antiaffinity/antiaffinity.h"
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
 #include "pkg/plugins/highnodeutilization/highnodeutilization.h"
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
@@ -12,6 +11,7 @@
 #include "pkg/plugins/removeduplicates/removeduplicates.h"
 #include "pkg/plugins/removefailedpods/removefailedpods.h"
 #include "pkg/plugins/removepodshavingtoomanyrestarts/removepodshavingtoomanyrestarts.h"
+#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/removepodsviolatinginterpodantiaffinity.h"
 #include "pkg/plugins/removepodsviolatingnodetaints/removepodsviolatingnodetaints.h"
 #include "pkg/plugins/topologyspread/topologyspread.h"
 
@@ -31,7 +31,7 @@ void mustAdd(framework::Registry& registry, framework::PluginRegistration r) {
 
 void registerDefaultPlugins(framework::Registry& registry) {
   mustAdd(registry, defaultevictor::registration());
-  mustAdd(registry, antiaffinity::registration());
+  mustAdd(registry, removepodsviolatinginterpodantiaffinity::registration());
   mustAdd(registry, highnodeutilization::registration());
   mustAdd(registry, lownodeutilization::registration());
   mustAdd(registry, nodeaffinity::registration());

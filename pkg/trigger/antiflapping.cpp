@@ -11,7 +11,7 @@ using framework::EvictResult;
 using framework::Refusal;
 using framework::Suppression;
 
-AntiFlapping::AntiFlapping(AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp,
+AntiFlapping::AntiFlapping(policy::AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp,
                            Suppressed suppressed)
     : config_(config), clock_(std::move(clock)), gaveUp_(std::move(gaveUp)), suppressed_(std::move(suppressed)) {}
 

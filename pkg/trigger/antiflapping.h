@@ -16,7 +16,7 @@
 
 #include "pkg/base/clock.h"
 #include "pkg/evictor/evictor.h"
-#include "pkg/trigger/config.h"
+#include "pkg/policy/extension.h"
 
 namespace kdesched::trigger {
 
@@ -29,7 +29,7 @@ class AntiFlapping : public evictor::EvictionGate {
   using GaveUp = std::function<void(const PodRef& pod, int flaps, double backoffSeconds)>;
   using Suppressed = std::function<void(const std::string& reason)>;
 
-  AntiFlapping(AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp = nullptr,
+  AntiFlapping(policy::AntiFlappingConfig config, std::shared_ptr<Clock> clock, GaveUp gaveUp = nullptr,
                Suppressed suppressed = nullptr);
 
   framework::EvictResult admit(const evictor::Decision& d) override;
@@ -76,7 +76,7 @@ class AntiFlapping : public evictor::EvictionGate {
   void forgetQuietOwners(double now);
   double forgetAfter() const;
 
-  AntiFlappingConfig config_;
+  policy::AntiFlappingConfig config_;
   std::shared_ptr<Clock> clock_;
   GaveUp gaveUp_;
   Suppressed suppressed_;

@@ -1,9 +1,9 @@
 // Pods that time alone will make candidates (PodLifeTime's maxPodLifeTimeSeconds, a condition's
 // minTimeSinceLastTransitionSeconds, RemoveFailedPods' minPodLifetimeSeconds), each with the time
-// it comes due, so the planner looks at a pod when its time comes instead of up to one interval
+// it comes due, so TriggeredRuns looks at a pod when its time comes instead of up to one interval
 // later.
 //
-// Bounded twice: only deadlines within a horizon are kept (the planner rescans the store every
+// Bounded twice: only deadlines within a horizon are kept (TriggeredRuns rescans the store every
 // half horizon, which also rebuilds the queue after a restart or a relist), and at most `capacity`
 // of them, the earliest. A deadline left out is still caught by the periodic cycle.
 #pragma once
@@ -37,7 +37,7 @@ struct DeadlineEntry {
   Clock::TimePoint due;
 };
 
-// Not thread-safe: the Planner calls it under its lock.
+// Not thread-safe: TriggeredRuns calls it under its lock.
 class DeadlineQueue {
  public:
   explicit DeadlineQueue(std::size_t capacity) : capacity_(capacity) {}

@@ -1,5 +1,5 @@
 // What the enabled plugins of a policy make worth watching: the kinds of event (Interest) and the
-// deadlines (DeadlineFn) the planner acts on.
+// deadlines (DeadlineFn) TriggeredRuns acts on.
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-// The Planner's timing, without threads, locks or a clock of its own: the seeds gathered from store
+// The timing of TriggeredRuns, without threads, locks or a clock of its own: the seeds gathered from store
 // events, the candidates deferred to a later time, and when each is due. Every call takes the time
 // it happens at, so tests step it through any sequence of events with made-up times.
 #pragma once
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "pkg/base/clock.h"
+#include "pkg/policy/extension.h"
 #include "pkg/trigger/affected.h"
 #include "pkg/trigger/carriers.h"
-#include "pkg/trigger/config.h"
 #include "pkg/trigger/deadlines.h"
 
 namespace kdesched::trigger {
@@ -38,10 +38,10 @@ struct DueWork {
   }
 };
 
-// Not thread-safe: the Planner calls it under its lock.
+// Not thread-safe: TriggeredRuns calls it under its lock.
 class TriggerSchedule {
  public:
-  explicit TriggerSchedule(TriggerConfig config, Interest interest = {})
+  explicit TriggerSchedule(policy::TriggerConfig config, Interest interest = {})
       : config_(config), interest_(interest), deadlines_(config.maxDeadlines) {}
   void setInterest(Interest interest) { interest_ = interest; }
 
@@ -79,7 +79,7 @@ class TriggerSchedule {
  private:
   Clock::TimePoint batchDue() const;
 
-  TriggerConfig config_;
+  policy::TriggerConfig config_;
   Interest interest_;
   DeadlineQueue deadlines_;
   std::optional<Clock::TimePoint> rescanDue_;

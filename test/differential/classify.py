@@ -1,7 +1,7 @@
 """Known deliberate differences between kdesched and upstream v0.36, and how to recognise them.
 
 Each entry has a name (the name of kdesched's compat switch: `kdesched: {compat: {<name>:
-upstream}}`, pkg/framework/compat.h), the plugins it can affect, where it is documented, and a
+upstream}}`, pkg/policy/compat.h), the plugins it can affect, where it is documented, and a
 predicate on a minimized case. Classification of a difference:
 
 0. upstream's own random tie: upstream gave several outcomes and kdesched's set is made of the

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "pkg/cluster/loader.h"
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 #include "pkg/plan/usage_input.h"
 #include "pkg/usage/decode.h"
 
@@ -150,7 +150,7 @@ TEST(ClusterGenMetrics, LowNodeUtilizationByUsageEvicts) {
   auto l = load(generateSnapshotJson(o));
   framework::BuildContext ctx;
   ctx.now = framework::WallSeconds::pinned(kMetricsUnixTime + 15);
-  auto engine = plan::buildEngineFromText(
+  auto engine = engine::buildEngineFromText(
       "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nmetricsProviders:\n- source: KubernetesMetrics\n"
       "profiles:\n- name: p\n  pluginConfig:\n  - name: DefaultEvictor\n  - name: LowNodeUtilization\n"
       "    args: {thresholds: {cpu: 20, memory: 20, pods: 20}, targetThresholds: {cpu: 50, memory: 50, pods: 50},\n"

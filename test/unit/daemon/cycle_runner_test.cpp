@@ -67,7 +67,7 @@ struct Fixture {
   kube::CacheHealth health;
   Cancellation stop;
   evictor::PlanSink plan;
-  Result<plan::Engine> engine = engineFor(policyWith(kAnti, "deschedule"));
+  Result<engine::Engine> engine = engineFor(policyWith(kAnti, "deschedule"));
   struct : evictor::Leadership {
     bool leader = true;
     bool isLeader() const override { return leader; }
@@ -252,20 +252,20 @@ TEST(CycleRunner, ForbiddenEvictionsAreHardFailures) {
 
 TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   Fixture f(2, "rs");  // two pods of one owner
-  trigger::AntiFlappingConfig config;
+  policy::AntiFlappingConfig config;
   config.ownerCooldownSeconds = 300;
   trigger::AntiFlapping antiFlapping(config, f.clock);
   CycleRunnerParts parts = f.parts(f.plan);
   parts.antiFlapping = &antiFlapping;
   parts.ownerCooldownSeconds = config.ownerCooldownSeconds;
   CycleRunner runner(parts);
-  trigger::Planner planner(f.store, trigger::TriggerConfig{}, runner, f.clock);
-  runner.retryCooldownRefusals(&planner);
+  trigger::TriggeredRuns triggered(f.store, policy::TriggerConfig{}, runner, f.clock);
+  runner.setCooldownRetries(&triggered);
   // One run's planned set is one decision: the cooldown does not cut it (upstream evicts it all).
   RunReport first = runner.runOnce();
   EXPECT_EQ(first.evicted, 2u);
   EXPECT_EQ(first.refused, 0u);
-  EXPECT_FALSE(planner.nextWakeup());
+  EXPECT_FALSE(triggered.nextWakeup());
   // The next run finds the owner in cooldown (the fake store still holds both pods): refused, and
   // looked at again when the cooldown ends.
   f.clock->advanceSeconds(10);
@@ -273,15 +273,15 @@ TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   RunReport r = runner.runOnce();
   EXPECT_EQ(r.evicted, 0u);
   EXPECT_EQ(r.refused, 2u);
-  ASSERT_TRUE(planner.nextWakeup());
-  EXPECT_EQ(*planner.nextWakeup(), start + seconds(300.1));
+  ASSERT_TRUE(triggered.nextWakeup());
+  EXPECT_EQ(*triggered.nextWakeup(), start + seconds(300.1));
 }
 
 // The process-wide rate limit ends the plugin's run at the first refusal, as the total limit does:
 // one refusal, not one per candidate left (at S2 a LowNodeUtilization run met it ~3,000 times).
 TEST(CycleRunner, TheRateLimitStopsThePluginAtItsFirstRefusal) {
   Fixture f(5);  // five violators, one owner each
-  trigger::AntiFlappingConfig config;
+  policy::AntiFlappingConfig config;
   config.maxEvictionsPerMinute = 2;
   trigger::AntiFlapping antiFlapping(config, f.clock);
   CycleRunnerParts parts = f.parts(f.plan);

@@ -31,7 +31,7 @@ struct Fixture {
   Cancellation stop;
   evictor::PlanSink plan;
   metrics::Metrics metrics{"test", {}};
-  Result<plan::Engine> engine = engineFor(policyWith("LowNodeUtilization", "balance", kArgs, "", kProvider));
+  Result<engine::Engine> engine = engineFor(policyWith("LowNodeUtilization", "balance", kArgs, "", kProvider));
   std::unique_ptr<daemon::UsageSources> sources;
 
   // n1 runs a1..a4, 1000m requested each (100% by requests, which would move two of them) and

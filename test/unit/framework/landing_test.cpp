@@ -15,7 +15,7 @@ struct Estimate {
   cluster::SnapshotPtr snap;
 
   Estimate() { b.add(NodeBuilder("src").build()); }
-  Estimate(framework::Compat compat) : state(compat) { b.add(NodeBuilder("src").build()); }
+  Estimate(policy::Compat compat) : state(compat) { b.add(NodeBuilder("src").build()); }
 
   const api::Pod* pod(const std::string& name) const {
     for (const api::Pod* p : snap->pods())

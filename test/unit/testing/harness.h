@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "pkg/engine/engine.h"
 #include "pkg/evictor/evictor.h"
-#include "pkg/plan/engine.h"
 
 namespace kdesched::testing {
 
@@ -19,7 +19,7 @@ struct PlanOutcome {
   framework::CycleResult cycle;
 };
 
-inline Result<plan::Engine> engineFor(const std::string& policyYaml, api::Timestamp now = 100000) {
+inline Result<engine::Engine> engineFor(const std::string& policyYaml, api::Timestamp now = 100000) {
   framework::BuildContext ctx;
   ctx.now = framework::WallSeconds::pinned(now);
   ctx.priorityClassValue = [](const std::string& name) -> Result<std::int32_t> {
@@ -27,7 +27,7 @@ inline Result<plan::Engine> engineFor(const std::string& policyYaml, api::Timest
     if (name == "system-cluster-critical") return 2000000000;
     return Status::error("PriorityClass \"" + name + "\" not found");
   };
-  return plan::buildEngineFromText(policyYaml, "policy.yaml", ctx);
+  return engine::buildEngineFromText(policyYaml, "policy.yaml", ctx);
 }
 
 // `usage`: the measured usage the cycle runs with (LowNodeUtilization's metricsUtilization).

@@ -12,7 +12,7 @@ struct Fixture {
   std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
   std::vector<std::string> suppressed;
   std::vector<std::string> gaveUp;
-  trigger::AntiFlappingConfig config;
+  policy::AntiFlappingConfig config;
   std::unique_ptr<trigger::AntiFlapping> gate;
   void make() {
     gate = std::make_unique<trigger::AntiFlapping>(

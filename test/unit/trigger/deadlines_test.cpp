@@ -1,11 +1,11 @@
-// The deadline queue, and the Planner looking at a pod when time alone makes it a candidate,
+// The deadline queue, and TriggeredRuns looking at a pod when time alone makes it a candidate,
 // stepped by a fake clock with the real PodLifeTime and RemoveFailedPods plugins.
 #include "pkg/trigger/deadlines.h"
 
 #include <gtest/gtest.h>
 
 #include "pkg/trigger/interest.h"
-#include "pkg/trigger/planner.h"
+#include "pkg/trigger/triggered_runs.h"
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/fake_clock.h"
 #include "test/unit/testing/harness.h"
@@ -62,20 +62,20 @@ struct DeadlineTest : ::testing::Test {
   cluster::Store store;
   std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
   Recorder rec;
-  std::optional<plan::Engine> engine;
-  std::unique_ptr<trigger::Planner> planner;
+  std::optional<engine::Engine> engine;
+  std::unique_ptr<trigger::TriggeredRuns> triggered;
 
   api::Timestamp wallSeconds() {
     return std::chrono::floor<std::chrono::seconds>(clock->wallNow().time_since_epoch()).count();
   }
-  void start(const std::string& plugin, const std::string& args, trigger::TriggerConfig c = {}) {
+  void start(const std::string& plugin, const std::string& args, policy::TriggerConfig c = {}) {
     auto e = engineFor(policyWith(plugin, "deschedule", args));
     ASSERT_TRUE(e.isOk()) << e.error();
     engine.emplace(std::move(e.value()));
-    planner = std::make_unique<trigger::Planner>(store, c, rec, clock);
-    planner->setInterest(trigger::interestOf(engine->profiles));
-    planner->setDeadlines(trigger::deadlinesOf(engine->profiles));
-    planner->subscribe();
+    triggered = std::make_unique<trigger::TriggeredRuns>(store, c, rec, clock);
+    triggered->setInterest(trigger::interestOf(engine->profiles));
+    triggered->setDeadlines(trigger::deadlinesOf(engine->profiles));
+    triggered->subscribe();
   }
 };
 
@@ -86,12 +86,12 @@ TEST_F(DeadlineTest, APodIsLookedAtTheSecondItOutlivesMaxPodLifeTime) {
   const Clock::TimePoint t0 = clock->now();
   start("PodLifeTime", "          maxPodLifeTimeSeconds: 20\n");
   // age > 20 s first holds at creation + 21 s: 16 s from now, plus the 50 ms margin.
-  ASSERT_TRUE(planner->nextWakeup());
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(16.05));
+  ASSERT_TRUE(triggered->nextWakeup());
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(16.05));
   clock->advanceSeconds(16);
-  EXPECT_FALSE(planner->runDue());
+  EXPECT_FALSE(triggered->runDue());
   clock->advanceSeconds(0.05);
-  EXPECT_TRUE(planner->runDue());
+  EXPECT_TRUE(triggered->runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
   EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/old"});
   EXPECT_EQ(rec.runs[0].plugins, std::vector<std::string>{"PodLifeTime"});
@@ -101,23 +101,23 @@ TEST_F(DeadlineTest, APodIsLookedAtTheSecondItOutlivesMaxPodLifeTime) {
 TEST_F(DeadlineTest, DeadlinesBeyondTheHorizonWaitForARescan) {
   store.upsert(NodeBuilder("node1").build());
   store.upsert(PodBuilder("web").node("node1").created(wallSeconds()).build());
-  trigger::TriggerConfig c;
+  policy::TriggerConfig c;
   c.deadlineHorizonSeconds = 600;
   const Clock::TimePoint t0 = clock->now();
   start("PodLifeTime", "          maxPodLifeTimeSeconds: 1000\n", c);
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(300));  // the rescan, not the deadline
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(300));  // the rescan, not the deadline
   clock->advanceSeconds(300);
-  EXPECT_TRUE(planner->runDue());  // rescan at 300 s: 1001 s is still beyond 900 s
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(600));
+  EXPECT_TRUE(triggered->runDue());  // rescan at 300 s: 1001 s is still beyond 900 s
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(600));
   clock->advanceSeconds(300);
-  EXPECT_TRUE(planner->runDue());  // rescan at 600 s: now within the horizon
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(900));
+  EXPECT_TRUE(triggered->runDue());  // rescan at 600 s: now within the horizon
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(900));
   clock->advanceSeconds(300);
-  EXPECT_TRUE(planner->runDue());
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(1001.05));
+  EXPECT_TRUE(triggered->runDue());
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(1001.05));
   EXPECT_TRUE(rec.runs.empty());
   clock->advanceSeconds(101.05);
-  EXPECT_TRUE(planner->runDue());
+  EXPECT_TRUE(triggered->runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
   EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/web"});
 }
@@ -127,14 +127,14 @@ TEST_F(DeadlineTest, AFailedPodIsQueuedForMinPodLifetimeAndForgottenWhenDeleted)
   store.upsert(PodBuilder("job").node("node1").created(wallSeconds() - 10).build());
   const Clock::TimePoint t0 = clock->now();
   start("RemoveFailedPods", "          minPodLifetimeSeconds: 60\n");
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(300));  // running: no deadline, only the rescan
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(300));  // running: no deadline, only the rescan
   store.upsert(PodBuilder("job").node("node1").created(wallSeconds() - 10).phase(api::PodPhase::Failed).build());
   clock->advanceSeconds(0.2);
-  EXPECT_TRUE(planner->runDue());  // the failure itself: a scoped run (too young to go)
+  EXPECT_TRUE(triggered->runDue());  // the failure itself: a scoped run (too young to go)
   ASSERT_EQ(rec.runs.size(), 1u);
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(50.05));  // 60 s after creation
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(50.05));  // 60 s after creation
   store.remove(api::Kind::Pod, "default/job");
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(30.2));  // the deletion's balance run, no deadline
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(30.2));  // the deletion's balance run, no deadline
 }
 
 TEST_F(DeadlineTest, AConditionDeadlineWaitsForTheAgeToo) {
@@ -152,7 +152,7 @@ TEST_F(DeadlineTest, AConditionDeadlineWaitsForTheAgeToo) {
         "          - type: PodScheduled\n"
         "            status: \"False\"\n"
         "            minTimeSinceLastTransitionSeconds: 60\n");
-  EXPECT_EQ(*planner->nextWakeup(), t0 + seconds(40.05));
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(40.05));
 }
 
 }  // namespace

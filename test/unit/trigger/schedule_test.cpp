@@ -23,8 +23,8 @@ using trigger::TriggerSchedule;
 Clock::TimePoint at(double s) { return Clock::TimePoint{} + std::chrono::milliseconds(std::llround(s * 1000)); }
 double secs(Clock::TimePoint t) { return std::chrono::duration<double>(t - Clock::TimePoint{}).count(); }
 
-trigger::TriggerConfig config() {
-  trigger::TriggerConfig c;
+policy::TriggerConfig config() {
+  policy::TriggerConfig c;
   c.debounceSeconds = 1;
   c.quietSeconds = 0.2;
   c.cpuShare = 0.25;
@@ -229,7 +229,7 @@ TEST(TriggerSchedule, TheCpuBudgetDoesNotHoldBalanceBack) {
 
 TEST(TriggerSchedule, ACpuShareOutsideZeroToOneIsAWholeCore) {
   for (double share : {0.0, -1.0, 2.0}) {
-    trigger::TriggerConfig c = config();
+    policy::TriggerConfig c = config();
     c.cpuShare = share;
     TriggerSchedule s(c);
     s.ran(at(10), seconds(5));

@@ -1,7 +1,7 @@
 // Each `kdesched: {compat: ...}` switch through the real engine: a cluster where kdesched and
 // upstream v0.36 decide differently, planned with the defaults, with only that switch set to
 // upstream, and with `compat: upstream`.
-#include "pkg/framework/compat.h"
+#include "pkg/policy/compat.h"
 
 #include <gtest/gtest.h>
 
@@ -45,7 +45,7 @@ class CompatSwitch : public ::testing::TestWithParam<SwitchCase> {};
 
 TEST_P(CompatSwitch, TurnsOneDifferenceBackToUpstream) {
   const SwitchCase& c = GetParam();
-  ASSERT_NE(framework::Compat().field(c.name), nullptr) << c.name;
+  ASSERT_NE(policy::Compat().field(c.name), nullptr) << c.name;
   EXPECT_EQ(plan(c.policy, c), c.kdesched) << "defaults";
   EXPECT_EQ(plan(withCompat(c.policy, "{" + c.name + ": upstream}"), c), c.upstream) << c.name << ": upstream";
   EXPECT_EQ(plan(withCompat(c.policy, "upstream"), c), c.upstream) << "compat: upstream";
@@ -331,7 +331,7 @@ TEST(CompatSwitches, UsageGapLeavesNodeOut) {
 TEST(CompatSwitches, EverySwitchHasACase) {
   std::vector<std::string> covered = {"usageGapLeavesNodeOut"};
   for (const SwitchCase& c : cases()) covered.push_back(c.name);
-  for (std::string_view name : framework::Compat::names())
+  for (std::string_view name : policy::Compat::names())
     EXPECT_NE(std::find(covered.begin(), covered.end(), name), covered.end()) << name;
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 
 namespace {
 
@@ -35,7 +35,7 @@ TEST(ExamplePolicies, EveryFileBuildsEveryPlugin) {
   };
   for (const fs::path& file : files) {
     SCOPED_TRACE(file.string());
-    auto engine = kdesched::plan::buildEngine(file.string(), ctx);
+    auto engine = kdesched::engine::buildEngine(file.string(), ctx);
     ASSERT_TRUE(engine.isOk()) << engine.error();
     EXPECT_FALSE(engine->profiles.empty());
   }

@@ -1,5 +1,5 @@
 // RemovePodsViolatingInterPodAntiAffinity args: every default and every validation message.
-#include "pkg/plugins/antiaffinity/args.h"
+#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/args.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 namespace kdesched::testing {
 namespace {
 
-using plugins::antiaffinity::decodeArgs;
-using plugins::antiaffinity::kName;
+using plugins::removepodsviolatinginterpodantiaffinity::decodeArgs;
+using plugins::removepodsviolatinginterpodantiaffinity::kName;
 
 TEST(AntiAffinityArgs, DefaultsListEveryPod) {
   for (const char* yaml : {"", "{}", "namespaces: null\nlabelSelector: null"}) {

@@ -3,7 +3,7 @@
 // engine and evictor as a periodic cycle. Balance plugins run on a longer debounce. The periodic
 // cycle stays as the safety net.
 //
-// The timing lives in TriggerSchedule (no threads, no clock of its own); the Planner adds the
+// The timing lives in TriggerSchedule (no threads, no clock of its own); TriggeredRuns adds the
 // store subscription, the mapping of seeds to pods, and a thin driver thread that sleeps until the
 // schedule's next wakeup by the injected clock. Tests call runDue() instead of start().
 #pragma once
@@ -32,31 +32,31 @@ struct RunSnapshot {
   std::uint64_t generation = 0;
 };
 
-// Runs one scoped cycle for the Planner (the daemon's cycle runner), on the calling thread (the
+// Runs one scoped cycle for TriggeredRuns (the daemon's cycle runner), on the calling thread (the
 // CPU budget charges that thread's CPU time). `firstEvent` is when the earliest event of the batch
-// arrived; `taken` (may be empty: the runner takes its own) is the snapshot the Planner chose the
+// arrived; `taken` (may be empty: the runner takes its own) is the snapshot TriggeredRuns chose the
 // pods from, taken by snapshot(), so a run under churn indexes the cache once, not twice.
 class ScopedRunner {
  public:
   virtual ~ScopedRunner() = default;
-  // A snapshot with its generation; empty when the runner has no cache of its own (the Planner
+  // A snapshot with its generation; empty when the runner has no cache of its own (TriggeredRuns
   // then takes the store's, generation 0).
   virtual RunSnapshot snapshot() { return {}; }
   virtual void runScoped(const framework::CycleScope& scope, Clock::TimePoint firstEvent, RunSnapshot taken = {}) = 0;
 };
 
-class Planner {
+class TriggeredRuns {
  public:
   using EventCounter = std::function<void(const std::string& kind)>;
 
-  // `store`, `runner` and `antiFlapping` (may be null) must outlive the planner; the store must not
-  // deliver events after the planner is gone. `cpu` charges the CPU budget (null: the system's).
-  Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
-          EventCounter counter = nullptr, AntiFlapping* antiFlapping = nullptr,
-          std::shared_ptr<ThreadCpuClock> cpu = nullptr);
-  ~Planner();
-  Planner(const Planner&) = delete;
-  Planner& operator=(const Planner&) = delete;
+  // `store`, `runner` and `antiFlapping` (may be null) must outlive this object; the store must not
+  // deliver events after it is gone. `cpu` charges the CPU budget (null: the system's).
+  TriggeredRuns(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
+                EventCounter counter = nullptr, AntiFlapping* antiFlapping = nullptr,
+                std::shared_ptr<ThreadCpuClock> cpu = nullptr);
+  ~TriggeredRuns();
+  TriggeredRuns(const TriggeredRuns&) = delete;
+  TriggeredRuns& operator=(const TriggeredRuns&) = delete;
 
   // Before subscribe(): which events the enabled plugins can act on, and the enabled plugins'
   // deadlines (none: no deadline queue).
@@ -98,7 +98,7 @@ class Planner {
                                         Clock::TimePoint firstEvent, Clock::TimePoint now) const;
 
   cluster::Store& store_;
-  TriggerConfig config_;
+  policy::TriggerConfig config_;
   ScopedRunner& runner_;
   std::shared_ptr<Clock> clock_;
   std::shared_ptr<ThreadCpuClock> cpu_;

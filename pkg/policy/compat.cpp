@@ -1,11 +1,11 @@
-#include "pkg/framework/compat.h"
+#include "pkg/policy/compat.h"
 
 #include <optional>
 #include <string>
 
 #include "pkg/policy/args.h"
 
-namespace kdesched::framework {
+namespace kdesched::policy {
 namespace {
 
 constexpr const char* kModes = "must be upstream or kdesched";
@@ -23,7 +23,7 @@ constexpr Entry kEntries[] = {
     {"podIdentityNotName", &Compat::podIdentityNotName},
     {"antiAffinityBothWays", &Compat::antiAffinityBothWays},
     {"zeroRequestSkipsResource", &Compat::zeroRequestSkipsResource},
-    {"evictedEarlierNotCounted", &Compat::evictedEarlierNotCounted},
+    {"evictedEarlierNotCounted", &Compat::evictedEarlierGone},
     {"cumulativeFit", &Compat::cumulativeFit},
     {"minDomainsHonoured", &Compat::minDomainsHonoured},
     {"otherConstraintsRespected", &Compat::otherConstraintsRespected},
@@ -63,8 +63,8 @@ bool* Compat::field(std::string_view name) {
   return nullptr;
 }
 
-Status readCompat(policy::ArgsReader& block, Compat& out) {
-  policy::RawArgs raw;
+Status readCompat(ArgsReader& block, Compat& out) {
+  RawArgs raw;
   if (Status s = block.readRaw("compat", raw); !s.isOk()) return s;
   if (!raw.isSet()) return Status::ok();
   std::optional<std::string> mode;
@@ -75,7 +75,7 @@ Status readCompat(policy::ArgsReader& block, Compat& out) {
     out = *kd ? Compat{} : Compat::upstream();
     return Status::ok();
   }
-  policy::ArgsReader r(raw);
+  ArgsReader r(raw);
   if (!r.structural().isOk())
     return block.error("compat", "must be upstream, kdesched, or a mapping {<switch>: upstream|kdesched}");
   for (const Entry& e : kEntries) {
@@ -89,4 +89,4 @@ Status readCompat(policy::ArgsReader& block, Compat& out) {
   return r.finish();
 }
 
-}  // namespace kdesched::framework
+}  // namespace kdesched::policy

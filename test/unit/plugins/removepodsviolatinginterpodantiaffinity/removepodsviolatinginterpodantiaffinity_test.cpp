@@ -1,4 +1,4 @@
-#include "pkg/plugins/antiaffinity/antiaffinity.h"
+#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/removepodsviolatinginterpodantiaffinity.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "pkg/trigger/planner.h"
+#include "pkg/trigger/triggered_runs.h"
 
 #include <cmath>
 
@@ -32,8 +32,9 @@ const api::Pod* findPod(const cluster::Snapshot& snapshot, const api::PodName& n
 
 }  // namespace
 
-Planner::Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runner, std::shared_ptr<Clock> clock,
-                 EventCounter counter, AntiFlapping* antiFlapping, std::shared_ptr<ThreadCpuClock> cpu)
+TriggeredRuns::TriggeredRuns(cluster::Store& store, policy::TriggerConfig config, ScopedRunner& runner,
+                             std::shared_ptr<Clock> clock, EventCounter counter, AntiFlapping* antiFlapping,
+                             std::shared_ptr<ThreadCpuClock> cpu)
     : store_(store),
       config_(config),
       runner_(runner),
@@ -43,14 +44,14 @@ Planner::Planner(cluster::Store& store, TriggerConfig config, ScopedRunner& runn
       antiFlapping_(antiFlapping),
       schedule_(config) {}
 
-Planner::~Planner() { stop(); }
+TriggeredRuns::~TriggeredRuns() { stop(); }
 
-void Planner::setInterest(Interest interest) {
+void TriggeredRuns::setInterest(Interest interest) {
   std::lock_guard<std::mutex> lock(mu_);
   schedule_.setInterest(interest);
 }
 
-void Planner::subscribe() {
+void TriggeredRuns::subscribe() {
   cluster::SnapshotPtr snapshot = store_.snapshot();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -62,7 +63,7 @@ void Planner::subscribe() {
   if (deadlineFn_) rescanDeadlines();
 }
 
-std::optional<DeadlineEntry> Planner::deadlineOf(const api::Pod& pod) {
+std::optional<DeadlineEntry> TriggeredRuns::deadlineOf(const api::Pod& pod) {
   if (pod.nodeName.empty() || pod.isTerminating()) return std::nullopt;
   const Clock::WallTime wallNow = clock_->wallNow();
   const auto nowSeconds = std::chrono::floor<std::chrono::seconds>(wallNow.time_since_epoch()).count();
@@ -80,7 +81,7 @@ std::optional<DeadlineEntry> Planner::deadlineOf(const api::Pod& pod) {
   return entry;
 }
 
-void Planner::updateDeadline(const cluster::StoreEvent& e) {
+void TriggeredRuns::updateDeadline(const cluster::StoreEvent& e) {
   auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
   if (!c) return;
   const api::PodName key = api::PodName::of(c->after ? *c->after : *c->before);
@@ -90,7 +91,7 @@ void Planner::updateDeadline(const cluster::StoreEvent& e) {
   schedule_.setDeadline(key, std::move(entry), clock_->now());
 }
 
-void Planner::rescanDeadlines() {
+void TriggeredRuns::rescanDeadlines() {
   cluster::SnapshotPtr snapshot = store_.snapshot();
   std::vector<DeadlineEntry> found;
   for (const api::Pod* p : snapshot->pods())
@@ -108,14 +109,14 @@ void Planner::rescanDeadlines() {
   log::debug("deadline queue rescanned", {{"pods_with_deadlines", found.size()}, {"queued_within_horizon", kept}});
 }
 
-void Planner::start() {
+void TriggeredRuns::start() {
   subscribe();
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable() || stopping_) return;
   thread_ = std::thread([this] { loop(); });
 }
 
-void Planner::stop() {
+void TriggeredRuns::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -124,19 +125,19 @@ void Planner::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Planner::wake() { cv_.notify_all(); }
+void TriggeredRuns::wake() { cv_.notify_all(); }
 
-void Planner::drain() {
+void TriggeredRuns::drain() {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return stopping_ || (!busy_ && schedule_.idle()); });
 }
 
-std::optional<Clock::TimePoint> Planner::nextWakeup() {
+std::optional<Clock::TimePoint> TriggeredRuns::nextWakeup() {
   std::lock_guard<std::mutex> lock(mu_);
   return schedule_.nextWakeup();
 }
 
-void Planner::retryLater(const api::PodName& pod, const std::set<std::string>& plugins, double secs) {
+void TriggeredRuns::retryLater(const api::PodName& pod, const std::set<std::string>& plugins, double secs) {
   const Clock::TimePoint now = clock_->now();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -146,7 +147,7 @@ void Planner::retryLater(const api::PodName& pod, const std::set<std::string>& p
   cv_.notify_all();
 }
 
-void Planner::onEvent(const cluster::StoreEvent& e) {
+void TriggeredRuns::onEvent(const cluster::StoreEvent& e) {
   // Replacements of pods we evicted: where did they land? (anti-flapping)
   if (antiFlapping_) {
     if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
@@ -169,8 +170,8 @@ void Planner::onEvent(const cluster::StoreEvent& e) {
   cv_.notify_all();
 }
 
-std::vector<Deferred> Planner::deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope,
-                                               Clock::TimePoint firstEvent, Clock::TimePoint now) const {
+std::vector<Deferred> TriggeredRuns::deferMidRollout(const cluster::Snapshot& snapshot, framework::CycleScope& scope,
+                                                     Clock::TimePoint firstEvent, Clock::TimePoint now) const {
   std::vector<Deferred> deferred;
   if (config_.rolloutGraceSeconds <= 0 || !scope.pods) return deferred;
   auto kept = std::make_shared<api::PodNames>();
@@ -191,7 +192,7 @@ std::vector<Deferred> Planner::deferMidRollout(const cluster::Snapshot& snapshot
   return deferred;
 }
 
-bool Planner::runDue() {
+bool TriggeredRuns::runDue() {
   const Clock::TimePoint now = clock_->now();
   DueWork due;
   {
@@ -210,7 +211,7 @@ bool Planner::runDue() {
   return true;
 }
 
-void Planner::run(DueWork due, Clock::TimePoint now) {
+void TriggeredRuns::run(DueWork due, Clock::TimePoint now) {
   // The batch's cost, in this thread's CPU time: indexing the cache, choosing the pods, evaluating
   // them in the runner; not the waits (for eviction answers, for a core).
   const Clock::Duration cpu0 = cpu_->now();
@@ -269,7 +270,7 @@ void Planner::run(DueWork due, Clock::TimePoint now) {
   }
 }
 
-void Planner::runDeadlines(const std::vector<DeadlineEntry>& due) {
+void TriggeredRuns::runDeadlines(const std::vector<DeadlineEntry>& due) {
   framework::CycleScope scope;
   scope.runBalance = false;
   auto pods = std::make_shared<api::PodNames>();
@@ -294,7 +295,7 @@ void Planner::runDeadlines(const std::vector<DeadlineEntry>& due) {
   }
 }
 
-void Planner::loop() {
+void TriggeredRuns::loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     const std::optional<Clock::TimePoint> wake = schedule_.nextWakeup();

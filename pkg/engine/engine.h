@@ -9,15 +9,15 @@
 #include "pkg/evictor/evictor.h"
 #include "pkg/framework/cycle.h"
 #include "pkg/framework/profile.h"
+#include "pkg/policy/extension.h"
 #include "pkg/policy/policy.h"
-#include "pkg/trigger/config.h"
 
-namespace kdesched::plan {
+namespace kdesched::engine {
 
 struct Engine {
   policy::DeschedulerPolicy policy;
   std::vector<framework::Profile> profiles;
-  trigger::Extension extension;  // triggers, anti-flapping (the daemon's) and compat switches (every mode)
+  policy::Extension extension;   // triggers, anti-flapping (the daemon's) and compat switches (every mode)
   std::shared_ptr<Clock> clock;  // times cycles and plugin runs
 
   evictor::EvictionLimits limits() const;
@@ -37,4 +37,4 @@ Result<Engine> buildEngine(const std::string& policyPath, const framework::Build
 Result<Engine> buildEngineFromText(const std::string& yaml, const std::string& sourceName,
                                    const framework::BuildContext& ctx);
 
-}  // namespace kdesched::plan
+}  // namespace kdesched::engine

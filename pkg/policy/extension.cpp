@@ -1,13 +1,13 @@
-#include "pkg/trigger/config.h"
+#include "pkg/policy/extension.h"
 
 #include <fmt/format.h>
 
 #include "pkg/policy/args.h"
 
-namespace kdesched::trigger {
+namespace kdesched::policy {
 namespace {
 
-Status seconds(policy::ArgsReader& r, const char* key, double& out, bool allowZero = true) {
+Status seconds(ArgsReader& r, const char* key, double& out, bool allowZero = true) {
   std::optional<double> v;
   if (Status s = r.readDuration(key, v); !s.isOk()) return s;
   if (!v) return Status::ok();
@@ -19,11 +19,11 @@ Status seconds(policy::ArgsReader& r, const char* key, double& out, bool allowZe
 
 }  // namespace
 
-Result<Extension> decodeExtension(const policy::RawArgs& raw) {
+Result<Extension> decodeExtension(const RawArgs& raw) {
   Extension e;
-  policy::ArgsReader top(raw);
+  ArgsReader top(raw);
   if (!top.structural().isOk()) return top.structural();
-  Status st = top.readObject("triggers", [&](policy::ArgsReader& r) -> Status {
+  Status st = top.readObject("triggers", [&](ArgsReader& r) -> Status {
     std::optional<bool> enabled;
     if (Status s = r.readBool("enabled", enabled); !s.isOk()) return s;
     if (enabled) e.triggers.enabled = *enabled;
@@ -43,7 +43,7 @@ Result<Extension> decodeExtension(const policy::RawArgs& raw) {
     return r.finish();
   });
   if (!st.isOk()) return st;
-  st = top.readObject("antiFlapping", [&](policy::ArgsReader& r) -> Status {
+  st = top.readObject("antiFlapping", [&](ArgsReader& r) -> Status {
     auto& a = e.antiFlapping;
     if (Status s = seconds(r, "ownerCooldown", a.ownerCooldownSeconds); !s.isOk()) return s;
     std::optional<double> perMinute;
@@ -64,9 +64,9 @@ Result<Extension> decodeExtension(const policy::RawArgs& raw) {
     return r.finish();
   });
   if (!st.isOk()) return st;
-  if (Status s = framework::readCompat(top, e.compat); !s.isOk()) return s;
+  if (Status s = readCompat(top, e.compat); !s.isOk()) return s;
   if (Status s = top.finish(); !s.isOk()) return s;
   return e;
 }
 
-}  // namespace kdesched::trigger
+}  // namespace kdesched::policy

@@ -6,7 +6,7 @@
 #include "pkg/plugins/common/pod_list_filter.h"
 #include "pkg/policy/policy.h"
 
-namespace kdesched::plugins::antiaffinity {
+namespace kdesched::plugins::removepodsviolatinginterpodantiaffinity {
 
 inline constexpr const char* kName = "RemovePodsViolatingInterPodAntiAffinity";
 
@@ -17,4 +17,4 @@ struct Args {
 // Decodes strictly and validates; errors name the field path.
 Result<Args> decodeArgs(const policy::RawArgs& raw);
 
-}  // namespace kdesched::plugins::antiaffinity
+}  // namespace kdesched::plugins::removepodsviolatinginterpodantiaffinity

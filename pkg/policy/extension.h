@@ -4,17 +4,17 @@
 //                     rolloutGrace: 15s}
 //     antiFlapping:  {ownerCooldown: 5m, maxEvictionsPerMinute: 30, backoffAfter: 3,
 //                     backoffInitial: 10m, backoffMax: 6h}
-//     compat:        upstream | {<switch>: upstream}   (pkg/framework/compat.h)
+//     compat:        upstream | {<switch>: upstream}   (pkg/policy/compat.h)
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
 
 #include <cstddef>
 
 #include "pkg/base/status.h"
-#include "pkg/framework/compat.h"
+#include "pkg/policy/compat.h"
 #include "pkg/policy/policy.h"
 
-namespace kdesched::trigger {
+namespace kdesched::policy {
 
 struct TriggerConfig {
   bool enabled = true;
@@ -23,7 +23,7 @@ struct TriggerConfig {
   double cpuShare = 0.25;              // of one core (CPU time), at most, for scoped runs under sustained churn
   double balanceDebounceSeconds = 30;  // pod deletions / node additions: one balance run per window
   double rolloutGraceSeconds = 15;     // a candidate whose own controller is mid-rollout waits this long
-  // Not policy fields: bounds of the deadline queue (deadlines.h).
+  // Not policy fields: bounds of the deadline queue (pkg/trigger/deadlines.h).
   double deadlineHorizonSeconds = 600;  // deadlines further out wait for a rescan (every half horizon)
   std::size_t maxDeadlines = 10000;
 };
@@ -39,11 +39,11 @@ struct AntiFlappingConfig {
 struct Extension {
   TriggerConfig triggers;
   AntiFlappingConfig antiFlapping;
-  framework::Compat compat;  // the deliberate differences from upstream, each switchable
+  Compat compat;  // the deliberate differences from upstream, each switchable
 };
 
 // Decodes `policy.extension` strictly (unknown keys are errors with a did-you-mean), with defaults
 // for everything unset. Errors name the field: `kdesched.triggers.debounce: ...`.
-Result<Extension> decodeExtension(const policy::RawArgs& raw);
+Result<Extension> decodeExtension(const RawArgs& raw);
 
-}  // namespace kdesched::trigger
+}  // namespace kdesched::policy

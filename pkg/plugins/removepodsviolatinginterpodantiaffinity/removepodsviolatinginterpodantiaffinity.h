@@ -4,9 +4,9 @@
 #pragma once
 
 #include "pkg/framework/registry.h"
-#include "pkg/plugins/antiaffinity/args.h"
+#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/args.h"
 
-namespace kdesched::plugins::antiaffinity {
+namespace kdesched::plugins::removepodsviolatinginterpodantiaffinity {
 
 class RemovePodsViolatingInterPodAntiAffinity : public framework::DeschedulePlugin {
  public:
@@ -23,4 +23,4 @@ framework::PluginRegistration registration();
 // Describes a term for people: `{labelSelector: app=order, topologyKey: kubernetes.io/hostname}`.
 std::string describeTerm(const api::PodAffinityTerm& term);
 
-}  // namespace kdesched::plugins::antiaffinity
+}  // namespace kdesched::plugins::removepodsviolatinginterpodantiaffinity

@@ -1,8 +1,8 @@
-#include "pkg/trigger/config.h"
+#include "pkg/policy/extension.h"
 
 #include <gtest/gtest.h>
 
-namespace kdesched::trigger {
+namespace kdesched::policy {
 namespace {
 
 Result<Extension> decode(const std::string& yaml) {
@@ -78,19 +78,19 @@ TEST(ExtensionConfig, CompatDefaultsToKdesched) {
 TEST(ExtensionConfig, CompatUpstreamTurnsEverySwitch) {
   auto e = decode("compat: upstream");
   ASSERT_TRUE(e.isOk()) << e.error();
-  framework::Compat c = e->compat;
-  for (std::string_view name : framework::Compat::names()) EXPECT_FALSE(*c.field(name)) << name;
+  policy::Compat c = e->compat;
+  for (std::string_view name : policy::Compat::names()) EXPECT_FALSE(*c.field(name)) << name;
   auto back = decode("compat: kdesched");
   ASSERT_TRUE(back.isOk()) << back.error();
-  framework::Compat k = back->compat;
-  for (std::string_view name : framework::Compat::names()) EXPECT_TRUE(*k.field(name)) << name;
+  policy::Compat k = back->compat;
+  for (std::string_view name : policy::Compat::names()) EXPECT_TRUE(*k.field(name)) << name;
 }
 
 TEST(ExtensionConfig, CompatOneSwitch) {
   auto e = decode("compat: {cumulativeFit: upstream, minDomainsHonoured: kdesched}");
   ASSERT_TRUE(e.isOk()) << e.error();
-  framework::Compat c = e->compat;
-  for (std::string_view name : framework::Compat::names()) EXPECT_EQ(*c.field(name), name != "cumulativeFit") << name;
+  policy::Compat c = e->compat;
+  for (std::string_view name : policy::Compat::names()) EXPECT_EQ(*c.field(name), name != "cumulativeFit") << name;
 }
 
 TEST(ExtensionConfig, CompatErrorsNameTheField) {
@@ -112,4 +112,4 @@ TEST(ExtensionConfig, CompatErrorsNameTheField) {
 }
 
 }  // namespace
-}  // namespace kdesched::trigger
+}  // namespace kdesched::policy

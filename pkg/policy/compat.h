@@ -4,10 +4,11 @@
 //     compat: upstream                          # every switch: upstream's decisions exactly
 //     compat: {cumulativeFit: upstream}         # one difference back to upstream's behaviour
 //
-// Each field is true for kdesched's behaviour (the default) and false for upstream's. The README's
-// differences table says, per switch, what upstream does, what kdesched does and why; the
-// differential tester (test/differential/) checks that turning off the one switch it names makes a
-// difference disappear, and that `compat: upstream` leaves only upstream's own random ties.
+// Each field is named for kdesched's behaviour, true for it (the default) and false for upstream's;
+// its switch name (what a policy writes, compat.cpp's table) is the field's name where not noted.
+// The README's differences table says, per switch, what upstream does, what kdesched does and why;
+// the differential tester (test/differential/) checks that turning off the one switch it names
+// makes a difference disappear, and that `compat: upstream` leaves only upstream's own random ties.
 #pragma once
 
 #include <string_view>
@@ -16,10 +17,8 @@
 #include "pkg/base/status.h"
 
 namespace kdesched::policy {
-class ArgsReader;
-}  // namespace kdesched::policy
 
-namespace kdesched::framework {
+class ArgsReader;
 
 struct Compat {
   // RemovePodsViolatingInterPodAntiAffinity: a terminating pod does not violate a term.
@@ -38,7 +37,8 @@ struct Compat {
   // nodeFit: a resource the pod requests 0 of is not compared with the node's remainder.
   bool zeroRequestSkipsResource = true;
   // Pods evicted earlier in the cycle are gone for what follows (candidates, usage, nodeFit).
-  bool evictedEarlierNotCounted = true;
+  // Its switch, as policies write it: evictedEarlierNotCounted.
+  bool evictedEarlierGone = true;
   // Topology spread with nodeFit: each moved pod reserves room on the node it is expected to reach.
   bool cumulativeFit = true;
   // Topology spread: minDomains counts missing domains as 0, as kube-scheduler.
@@ -68,6 +68,6 @@ struct Compat {
 
 // Reads `compat` from the `kdesched:` block: `upstream`, `kdesched`, or a mapping of switch names
 // to `upstream`/`kdesched`. Unknown switch names are errors with a did-you-mean.
-Status readCompat(policy::ArgsReader& kdeschedBlock, Compat& out);
+Status readCompat(ArgsReader& kdeschedBlock, Compat& out);
 
-}  // namespace kdesched::framework
+}  // namespace kdesched::policy

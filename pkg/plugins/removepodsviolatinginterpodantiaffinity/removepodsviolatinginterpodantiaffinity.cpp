@@ -1,4 +1,4 @@
-#include "pkg/plugins/antiaffinity/antiaffinity.h"
+#include "pkg/plugins/removepodsviolatinginterpodantiaffinity/removepodsviolatinginterpodantiaffinity.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -8,7 +8,7 @@
 #include "pkg/framework/selection.h"
 #include "pkg/plugins/common/registration.h"
 
-namespace kdesched::plugins::antiaffinity {
+namespace kdesched::plugins::removepodsviolatinginterpodantiaffinity {
 namespace {
 
 struct Violation {
@@ -32,7 +32,7 @@ class Evaluator {
       const api::Namespace* n = h_.snapshot().namespaceByName(ns.view());
       return n ? &n->labels : nullptr;
     };
-    const framework::Compat& compat = h_.state().compat();
+    const policy::Compat& compat = h_.state().compat();
     const api::TermMatchOptions opts = framework::termMatchOptions(compat);
     for (const auto& term : c.podAntiAffinity->required) {
       if (!term.labelSelector) continue;  // selects no pod
@@ -143,4 +143,4 @@ framework::PluginRegistration registration() {
   return common::registrationOf<RemovePodsViolatingInterPodAntiAffinity>(kName, decodeArgs);
 }
 
-}  // namespace kdesched::plugins::antiaffinity
+}  // namespace kdesched::plugins::removepodsviolatinginterpodantiaffinity

@@ -1,8 +1,8 @@
-#include "pkg/plan/engine.h"
+#include "pkg/engine/engine.h"
 
 #include "pkg/plugins/registry.h"
 
-namespace kdesched::plan {
+namespace kdesched::engine {
 namespace {
 
 Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::BuildContext& ctx) {
@@ -14,7 +14,7 @@ Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::Bui
   auto profiles = framework::buildProfiles(e.policy, registry, ctx);
   if (!profiles.isOk()) return profiles.status();
   e.profiles = std::move(profiles.value());
-  auto extension = trigger::decodeExtension(e.policy.extension);
+  auto extension = policy::decodeExtension(e.policy.extension);
   if (!extension.isOk()) return Status::error(e.policy.sourceName + ": " + extension.error());
   e.extension = std::move(extension.value());
   e.clock = ctx.now.clock();
@@ -43,4 +43,4 @@ Result<Engine> buildEngineFromText(const std::string& yaml, const std::string& s
   return build(policy::parsePolicy(yaml, sourceName), ctx);
 }
 
-}  // namespace kdesched::plan
+}  // namespace kdesched::engine
