@@ -102,7 +102,7 @@ struct DeschedulerPolicy {
   bool kubernetesMetricsConfigured() const;
   // The Prometheus provider, or null.
   const PrometheusProvider* prometheusProvider() const;
-  // The top-level `kdesched:` block (event triggers, anti-flapping): decoded by pkg/trigger.
+  // The top-level `kdesched:` block (event triggers, anti-flapping): decoded by decodeExtension (extension.h).
   RawArgs extension;
   std::string sourceName;  // file name used to prefix errors
   // Input accepted as upstream accepts it but worth a word to the operator (an ignored key, a
