@@ -26,9 +26,16 @@ mkdir -p "${OUT}" "${WORK}"
 pods() {
   python3 - "$1" "$2" <<'EOF'
 import json, sys
-doc = json.load(open(sys.argv[1]))
-items = doc["items"] if isinstance(doc, dict) and "items" in doc else doc
-pods = [i for i in items if i.get("kind") == "Pod"]
+# A snapshot may be several JSON documents one after another (a list, then metrics-server's).
+text, dec, at, items = open(sys.argv[1]).read(), json.JSONDecoder(), 0, []
+while True:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    if at >= len(text):
+        break
+    doc, at = dec.raw_decode(text, at)
+    items += doc["items"] if isinstance(doc, dict) and "items" in doc else [doc]
+pods = [i for i in items if isinstance(i, dict) and i.get("kind") == "Pod"]
 for p in pods[:: int(sys.argv[2])]:
     m = p["metadata"]
     print(m.get("namespace", "default") + "/" + m["name"])
