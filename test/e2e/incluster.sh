@@ -213,7 +213,11 @@ while IFS=$'\t' read -r prev next acq; do
   [ -n "${end}" ] || continue
   took=$(( $(kds_ts_ms "${acq}") - $(kds_ts_ms "${end}") ))
   timing "Lease ${prev%%_*} exited -> ${next%%_*} acquired" "$(ms_str $(( took < 0 ? 0 : took )))"
-  check "${next%%_*} took over within 3 s of ${prev%%_*}'s exit (released, not expired: retryPeriod 2 s)" test "${took}" -lt 3000
+  # Released, not expired: a released Lease is taken at the candidate's next try (retryPeriod 2 s,
+  # plus its requests on a loaded machine; finishedAt has whole seconds, up to 1 s more), an
+  # expired one no sooner than leaseDuration (15 s) after the last renewal, >= 13 s after the exit.
+  check "${next%%_*} took over within 8 s of ${prev%%_*}'s exit (released: an expired Lease takes >= 13 s)" \
+    test "${took}" -lt 8000
 done < <(jq -rs '[.[] | select((.spec.holderIdentity // "") != "") | {h: .spec.holderIdentity, a: .spec.acquireTime}] | . as $l
   | [range(1; length) | select($l[.].h != $l[. - 1].h) | [$l[. - 1].h, $l[.].h, $l[.].a]] | .[] | @tsv' "${WORK}/lease-watch.json")
 kd_kubectl logs -f -n kube-system "${NEW_LEADER_POD}" >"${WORK}/new-leader-follow.log" 2>&1 &
