@@ -3,18 +3,8 @@
 #include <algorithm>
 
 namespace kdesched::cluster {
-namespace {
 
-template <typename Map, typename Key>
-Snapshot::Pods lookup(const Map& m, const Key& k) {
-  auto it = m.find(k);
-  if (it == m.end()) return {};
-  return Snapshot::Pods(it->second.data(), it->second.size());
-}
-
-}  // namespace
-
-Snapshot::Snapshot(Objects objects) : objects_(std::move(objects)) {
+Catalog::Catalog(Objects objects) : objects_(std::move(objects)) {
   nodes_.reserve(objects_.nodes.size());
   for (const auto& n : objects_.nodes) nodes_.push_back(n.get());
   std::sort(nodes_.begin(), nodes_.end(), [](auto* a, auto* b) { return a->name < b->name; });
@@ -24,32 +14,6 @@ Snapshot::Snapshot(Objects objects) : objects_(std::move(objects)) {
     nodeByName_.emplace(n->name, n);
     nodeBySym_.emplace(n->nameSym, n);
   }
-
-  pods_.reserve(objects_.pods.size());
-  for (const auto& p : objects_.pods) pods_.push_back(p.get());
-  std::sort(pods_.begin(), pods_.end(), [](auto* a, auto* b) {
-    if (a->ns != b->ns) return a->ns.view() < b->ns.view();
-    return a->name < b->name;
-  });
-  for (const auto* p : pods_) {
-    if (!p->nodeName.empty()) podsByNode_[p->nodeName].push_back(p);
-    podsByNamespace_[p->ns].push_back(p);
-    for (const auto& kv : p->labels) {
-      podsByLabelKey_[kv.first].push_back(p);
-      podsByLabel_[kv].push_back(p);
-    }
-    for (const auto& o : p->owners) podsByOwner_[o.uid].push_back(p);
-  }
-  // The lists grew by doubling: a quarter of their room on average is empty. One exact copy each
-  // (a few thousand lists, ~1 ms at 30,000 pods) returns it for as long as the snapshot lives.
-  auto fit = [](auto& index) {
-    for (auto& entry : index) entry.second.shrink_to_fit();
-  };
-  fit(podsByNode_);
-  fit(podsByNamespace_);
-  fit(podsByLabelKey_);
-  fit(podsByLabel_);
-  fit(podsByOwner_);
 
   pdbs_.reserve(objects_.pdbs.size());
   for (const auto& p : objects_.pdbs) pdbs_.push_back(p.get());
@@ -64,46 +28,67 @@ Snapshot::Snapshot(Objects objects) : objects_(std::move(objects)) {
   for (const auto& pvc : objects_.pvcs) pvcs_.emplace(pvc->ns.str() + "/" + pvc->name, pvc.get());
 }
 
+Snapshot::Snapshot(PodState pods, std::shared_ptr<const Catalog> catalog)
+    : pods_(std::move(pods)), catalog_(std::move(catalog)) {}
+
+// The namespaces' lists in namespace order are every pod in snapshot order.
+const std::vector<const api::Pod*>& Snapshot::pods() const {
+  std::call_once(podsOnce_, [this] {
+    std::vector<std::pair<std::string_view, Pods>> lists;
+    pods_.index.byNamespace.forEach([&](const api::Symbol& ns, Pods pods) { lists.emplace_back(ns.view(), pods); });
+    std::sort(lists.begin(), lists.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    allPods_.reserve(pods_.count);
+    for (const auto& [ns, pods] : lists) allPods_.insert(allPods_.end(), pods.begin(), pods.end());
+  });
+  return allPods_;
+}
+
+Snapshot::Pods Snapshot::podsWithLabelKey(const api::Symbol& key) const {
+  const auto& all = pods();
+  std::lock_guard<std::mutex> lock(labelKeysMu_);
+  auto [it, added] = podsByLabelKey_.try_emplace(key);
+  if (added)
+    for (const api::Pod* p : all)
+      for (const auto& kv : p->labels)
+        if (kv.first == key) {
+          it->second.push_back(p);
+          break;
+        }
+  return {it->second.data(), it->second.size()};
+}
+
 const api::Node* Snapshot::node(std::string_view name) const {
-  auto it = nodeByName_.find(name);
-  return it == nodeByName_.end() ? nullptr : it->second;
+  auto it = catalog_->nodeByName_.find(name);
+  return it == catalog_->nodeByName_.end() ? nullptr : it->second;
 }
 
 const api::Node* Snapshot::node(const api::Symbol& name) const {
-  auto it = nodeBySym_.find(name);
-  return it == nodeBySym_.end() ? nullptr : it->second;
+  auto it = catalog_->nodeBySym_.find(name);
+  return it == catalog_->nodeBySym_.end() ? nullptr : it->second;
 }
-
-Snapshot::Pods Snapshot::podsOnNode(const api::Symbol& node) const { return lookup(podsByNode_, node); }
-Snapshot::Pods Snapshot::podsInNamespace(const api::Symbol& ns) const { return lookup(podsByNamespace_, ns); }
-Snapshot::Pods Snapshot::podsOfOwner(std::string_view uid) const { return lookup(podsByOwner_, uid); }
-Snapshot::Pods Snapshot::podsWithLabel(const api::Symbol& key, const api::Symbol& value) const {
-  return lookup(podsByLabel_, api::Labels::Item{key, value});
-}
-Snapshot::Pods Snapshot::podsWithLabelKey(const api::Symbol& key) const { return lookup(podsByLabelKey_, key); }
 
 std::span<const api::PodDisruptionBudget* const> Snapshot::pdbsInNamespace(const api::Symbol& ns) const {
-  auto it = pdbsByNamespace_.find(ns);
-  if (it == pdbsByNamespace_.end()) return {};
+  auto it = catalog_->pdbsByNamespace_.find(ns);
+  if (it == catalog_->pdbsByNamespace_.end()) return {};
   return {it->second.data(), it->second.size()};
 }
 
 const api::Namespace* Snapshot::namespaceByName(std::string_view name) const {
-  auto it = namespaces_.find(name);
-  return it == namespaces_.end() ? nullptr : it->second;
+  auto it = catalog_->namespaces_.find(name);
+  return it == catalog_->namespaces_.end() ? nullptr : it->second;
 }
 
 const api::PriorityClass* Snapshot::priorityClass(std::string_view name) const {
-  auto it = priorityClasses_.find(name);
-  return it == priorityClasses_.end() ? nullptr : it->second;
+  auto it = catalog_->priorityClasses_.find(name);
+  return it == catalog_->priorityClasses_.end() ? nullptr : it->second;
 }
 
 const api::PersistentVolumeClaim* Snapshot::pvc(const api::Symbol& ns, std::string_view name) const {
   std::string key = ns.str();
   key += '/';
   key += name;
-  auto it = pvcs_.find(key);
-  return it == pvcs_.end() ? nullptr : it->second;
+  auto it = catalog_->pvcs_.find(key);
+  return it == catalog_->pvcs_.end() ? nullptr : it->second;
 }
 
 }  // namespace kdesched::cluster

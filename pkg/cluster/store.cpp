@@ -1,5 +1,6 @@
 #include "pkg/cluster/store.h"
 
+#include <type_traits>
 #include <unordered_set>
 
 namespace kdesched::cluster {
@@ -16,23 +17,64 @@ std::size_t Store::KeyHash::operator()(const KeyView& k) const {
   return h ^ (std::hash<std::string_view>()(k.name) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 
+struct Store::Epoch {
+  std::vector<PodPtr> retired;
+  std::shared_ptr<Epoch> next;
+  // Frees a chain of epochs nobody else holds in a loop, not by recursion.
+  ~Epoch() {
+    std::shared_ptr<Epoch> n = std::move(next);
+    while (n && n.use_count() == 1) n = std::move(n->next);
+  }
+};
+
+Store::~Store() {
+  cached_.reset();
+  for (const auto& pod : pods_) retire(pod);
+}
+
+void Store::retire(PodPtr pod) {
+  if (epoch_ && epoch_.use_count() > 1) epoch_->retired.push_back(std::move(pod));
+}
+
+void Store::podAdded(const PodPtr& pod) {
+  if (indexed_) index_.add(*pod);
+}
+
+void Store::podChanged(const PodPtr& before, const PodPtr& after) {
+  if (indexed_) index_.change(*before, *after);
+  retire(before);
+}
+
+void Store::podRemoved(const PodPtr& pod) {
+  if (indexed_) index_.remove(*pod);
+  retire(pod);
+}
+
+template <typename T>
+void Store::changed() {
+  cached_.reset();
+  if constexpr (!std::is_same_v<T, api::Pod>) catalog_.reset();
+}
+
 template <typename T>
 void Store::upsertInto(Table<T>& table, std::shared_ptr<const T> obj) {
   std::vector<StoreEvent> events;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = table.find(keyOf(*obj));
+    changed<T>();
     if (it == table.end()) {
+      if constexpr (std::is_same_v<T, api::Pod>) podAdded(obj);
       events.push_back(Change<T>{EventType::Added, nullptr, obj});
       table.insert(std::move(obj));
     } else {
+      if constexpr (std::is_same_v<T, api::Pod>) podChanged(*it, obj);
       // The entry is the object, so a new version takes the old one's node (no allocation).
       events.push_back(Change<T>{EventType::Modified, *it, obj});
       auto node = table.extract(it);
       node.value() = std::move(obj);
       table.insert(std::move(node));
     }
-    cached_.reset();
   }
   notify(events);
 }
@@ -79,6 +121,8 @@ bool Store::remove(api::Kind kind, const std::string& key) {
     using T = std::remove_const_t<typename std::decay_t<decltype(table)>::value_type::element_type>;
     auto it = table.find(view);
     if (it == table.end()) return false;
+    changed<T>();
+    if constexpr (std::is_same_v<T, api::Pod>) podRemoved(*it);
     events.push_back(Change<T>{EventType::Deleted, *it, nullptr});
     table.erase(it);
     return true;
@@ -95,7 +139,6 @@ bool Store::remove(api::Kind kind, const std::string& key) {
       case api::Kind::PersistentVolumeClaim: removed = erase(pvcs_); break;
       case api::Kind::Unknown: break;
     }
-    if (removed) cached_.reset();
   }
   notify(events);
   return removed;
@@ -131,7 +174,15 @@ std::size_t Store::replaceTable(Table<T>& table, std::vector<std::shared_ptr<con
       ++deletes;
     }
     table = std::move(fresh);
-    cached_.reset();
+    changed<T>();
+    if constexpr (std::is_same_v<T, api::Pod>) {
+      // Every pod may have changed: the indexes are built again in one pass, not edited per pod.
+      for (const auto& e : events) {
+        const auto& c = std::get<Change<T>>(e);
+        if (c.before) retire(c.before);
+      }
+      if (indexed_) index_.build(table);
+    }
   }
   notify(events);
   return deletes;
@@ -164,18 +215,27 @@ std::size_t Store::replace(api::Kind kind, std::vector<api::Object> objects) {
 SnapshotPtr Store::snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (cached_) return cached_;
-  Objects o;
-  auto fill = [](const auto& table, auto& out) {
-    out.reserve(table.size());
-    for (const auto& v : table) out.push_back(v);
-  };
-  fill(pods_, o.pods);
-  fill(nodes_, o.nodes);
-  fill(pdbs_, o.pdbs);
-  fill(namespaces_, o.namespaces);
-  fill(priorityClasses_, o.priorityClasses);
-  fill(pvcs_, o.pvcs);
-  cached_ = std::make_shared<const Snapshot>(std::move(o));
+  if (!indexed_) {
+    index_.build(pods_);
+    indexed_ = true;
+  }
+  if (!catalog_) {
+    Objects o;
+    auto fill = [](const auto& table, auto& out) {
+      out.reserve(table.size());
+      for (const auto& v : table) out.push_back(v);
+    };
+    fill(nodes_, o.nodes);
+    fill(pdbs_, o.pdbs);
+    fill(namespaces_, o.namespaces);
+    fill(priorityClasses_, o.priorityClasses);
+    fill(pvcs_, o.pvcs);
+    catalog_ = std::make_shared<const Catalog>(std::move(o));
+  }
+  auto epoch = std::make_shared<Epoch>();
+  if (epoch_) epoch_->next = epoch;
+  epoch_ = epoch;
+  cached_ = std::make_shared<const Snapshot>(PodState{index_.views(), std::move(epoch), pods_.size()}, catalog_);
   return cached_;
 }
 

@@ -33,6 +33,12 @@ class Store {
  public:
   using Listener = std::function<void(const StoreEvent&)>;
 
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  // Snapshots may outlive the store: they keep its pods.
+  ~Store();
+
   // Insert or replace by key (namespace/name, or name for cluster-scoped kinds).
   void upsert(api::Object object);
   void upsert(PodPtr pod);
@@ -56,7 +62,10 @@ class Store {
   // upsert(api::Object) and replace() do it; a loader that makes the shared objects itself calls it.
   void trim(api::Object& object) const;
 
-  // A consistent view; cached until the next change, so several readers share one.
+  // A consistent view; cached until the next change, so several readers share one. Taking one
+  // copies the indexes' shard pointers (pod_index.h); only the first snapshot after the pods were
+  // filled builds the indexes, and after a change to nodes, PDBs, namespaces, priority classes or
+  // PVCs that part is built again.
   SnapshotPtr snapshot() const;
   std::size_t count(api::Kind kind) const;
   // Whether a node of that name is cached (the metrics collector forgets nodes that are gone).
@@ -108,6 +117,19 @@ class Store {
   template <typename T>
   std::size_t replaceTable(Table<T>& table, std::vector<std::shared_ptr<const T>> objs);
   void notify(const std::vector<StoreEvent>& events);
+  // Pod index upkeep, under mu_.
+  void podAdded(const PodPtr& pod);
+  void podChanged(const PodPtr& before, const PodPtr& after);
+  void podRemoved(const PodPtr& pod);
+  void retire(PodPtr pod);
+  template <typename T>
+  void changed();
+
+  // What keeps a snapshot's pods alive: the pods that left the store after it was taken (a
+  // snapshot's buckets point at pods, they do not own them). A snapshot holds the epoch that was
+  // current when it was taken; each epoch holds the next, so an older snapshot keeps everything a
+  // newer one does. A pod leaving while no snapshot holds the current epoch is freed at once.
+  struct Epoch;
 
   mutable std::mutex mu_;
   Table<api::Pod> pods_;
@@ -117,6 +139,10 @@ class Store {
   Table<api::PriorityClass> priorityClasses_;
   Table<api::PersistentVolumeClaim> pvcs_;
   mutable SnapshotPtr cached_;
+  mutable PodIndexes index_;
+  mutable bool indexed_ = false;  // index_ follows pods_; false until the first snapshot, and after a relist
+  mutable std::shared_ptr<const Catalog> catalog_;  // null after a change to a kind it holds
+  mutable std::shared_ptr<Epoch> epoch_;
   std::atomic<bool> keepPodConditions_{true};
   std::vector<Listener> listeners_;
 };

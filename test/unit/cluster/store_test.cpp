@@ -93,6 +93,37 @@ TEST(Store, SnapshotIsImmutableAndCached) {
   EXPECT_EQ(s2->podsOnNode(api::Symbol("n1")).size(), 2u);
 }
 
+TEST(Store, ASnapshotKeepsThePodsItSawAfterTheyLeaveAndAfterTheStoreIsGone) {
+  cluster::SnapshotPtr snap;
+  std::weak_ptr<const api::Pod> replaced;
+  {
+    cluster::Store s;
+    auto a = PodBuilder("a").node("n1").build();
+    replaced = a;
+    s.upsert(std::move(a));
+    s.upsert(PodBuilder("b").node("n1").build());
+    snap = s.snapshot();
+    s.upsert(PodBuilder("a").node("n2").build());  // a new version of a
+    s.remove(api::Kind::Pod, "default/b");
+    EXPECT_FALSE(replaced.expired()) << "the snapshot still points at the old a";
+  }
+  ASSERT_EQ(snap->pods().size(), 2u);
+  EXPECT_EQ(snap->podsOnNode(api::Symbol("n1")).size(), 2u);
+  EXPECT_EQ(snap->pods()[1]->name, "b");
+  snap.reset();
+  EXPECT_TRUE(replaced.expired()) << "freed with the last snapshot that saw it";
+}
+
+TEST(Store, APodLeavingWhileNoSnapshotHoldsItIsFreedAtOnce) {
+  cluster::Store s;
+  auto a = PodBuilder("a").build();
+  std::weak_ptr<const api::Pod> first = a;
+  s.upsert(std::move(a));
+  (void)s.snapshot();  // taken and dropped: the indexes are kept from now on
+  s.upsert(PodBuilder("a").node("n1").build());
+  EXPECT_TRUE(first.expired());
+}
+
 TEST(Snapshot, Indexes) {
   ClusterBuilder b;
   b.add(NodeBuilder("n2").build()).add(NodeBuilder("n1").build());

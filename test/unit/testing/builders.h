@@ -117,6 +117,10 @@ class PodBuilder {
     p_.owners = {{api::Symbol("apps/v1"), api::Symbol(kind), api::Symbol(name), std::move(uid), true}};
     return *this;
   }
+  PodBuilder& uid(std::string_view u) {
+    p_.uid = u;
+    return *this;
+  }
   PodBuilder& bare() {
     p_.owners.clear();
     return *this;
