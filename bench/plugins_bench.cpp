@@ -1,8 +1,9 @@
 // Per-plugin micro-benchmarks on generated clusters (3k, 30k, 150k pods): one cycle of one plugin
 // through the real engine and evictor with the plan sink. Reported per pod, so near-linear growth
 // shows as a flat ns/pod across sizes. BM_AllFour runs the four strategies together (the engine
-// benchmark's policy), BM_AllEleven every plugin in one profile; BM_DecodeSnapshot / BM_DecodeWire measure JSON → store
-// throughput on the compact and on API-server-shaped (~4 KB/pod) objects. BM_*Usage and
+// benchmark's policy), BM_AllEleven every plugin in one profile; BM_TriggeredRun/pods/scope a run
+// of its deschedule plugins on a scope of pods, as after pod events; BM_DecodeSnapshot / BM_DecodeWire measure JSON →
+// store throughput on the compact and on API-server-shaped (~4 KB/pod) objects. BM_*Usage and
 // BM_LowNodeUtilizationPrometheus balance by measured usage (kdesched-gen --metrics): the usage is
 // built once per size, outside the timed loop, and handed to every cycle as the daemon does.
 //
@@ -168,6 +169,39 @@ void runPlugin(benchmark::State& state, const std::string& policyYaml, bool byUs
                          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
+// An event-triggered run: the six deschedule plugins of BM_AllEleven on `scope` pods (the first of
+// every pods().size()/scope pods, as a burst of changes spread over the cluster would be), balance
+// plugins off, as a run seeded by pod events is. Per run, not per pod: how its cost grows with
+// the scope (and the cluster) is the figure.
+void BM_TriggeredRun(benchmark::State& state) {
+  const Fixture& f = fixture(static_cast<int>(state.range(0)));
+  framework::BuildContext ctx;
+  ctx.now = framework::WallSeconds::pinned(1800000000);
+  ctx.priorityClassValue = [&f](const std::string& name) -> Result<std::int32_t> {
+    if (const api::PriorityClass* pc = f.snapshot->priorityClass(name)) return pc->value;
+    return Status::error("no PriorityClass " + name);
+  };
+  auto engine = engine::buildEngineFromText(allElevenPolicy(), "bench.yaml", ctx);
+  if (!engine.isOk()) {
+    state.SkipWithError(engine.error().c_str());
+    return;
+  }
+  const auto& pods = f.snapshot->pods();
+  const std::size_t want = static_cast<std::size_t>(state.range(1));
+  auto names = std::make_shared<api::PodNames>();
+  for (std::size_t i = 0; i < pods.size() && names->size() < want; i += std::max<std::size_t>(1, pods.size() / want))
+    names->insert(api::PodName::of(*pods[i]));
+  framework::CycleScope scope;
+  scope.runBalance = false;
+  scope.pods = names;
+  for (auto _ : state) {
+    evictor::PlanSink sink;
+    evictor::EvictionChain chain(engine->limits(), sink);
+    benchmark::DoNotOptimize(engine->runCycle(*f.snapshot, chain, nullptr, scope));
+  }
+  state.counters["scope"] = static_cast<double>(names->size());
+}
+
 void BM_InterPodAntiAffinity(benchmark::State& s) {
   runPlugin(s, policyFor("RemovePodsViolatingInterPodAntiAffinity", "deschedule", ""));
 }
@@ -243,6 +277,7 @@ void BM_DecodeSnapshot(benchmark::State& s) { decodeBench(s, false); }
 void BM_DecodeWire(benchmark::State& s) { decodeBench(s, true); }
 
 #define SIZES ->Arg(3000)->Arg(30000)->Arg(150000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_TriggeredRun)->ArgsProduct({{3000, 30000, 150000}, {1, 10, 100, 1000}})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InterPodAntiAffinity) SIZES;
 BENCHMARK(BM_NodeAffinity) SIZES;
 BENCHMARK(BM_LowNodeUtilization) SIZES;

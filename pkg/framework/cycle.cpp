@@ -48,6 +48,7 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
   }
   CycleState state(compat);
   evictors.beginCycle(snapshot, state);
+  const ScopeByNode byNode = scope.pods ? scopeByNode(snapshot, *scope.pods) : ScopeByNode{};
   if (scope.explain) scope.explain->cycleStarts(snapshot, nodes, nodeSelector, "");
 
   auto selected = [&](const Plugin& plugin) {
@@ -62,6 +63,7 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
     Handle h(snapshot, nodes, state, &evictors.forProfile(profile), profile.name, std::string(plugin.name()), pods,
              usage);
     h.setExplainer(scope.explain);
+    if (pods) h.setScopeByNode(&byNode);
     const Clock::TimePoint t0 = clock.now();
     Status st = call(h);
     const double secs = clock.secondsSince(t0);

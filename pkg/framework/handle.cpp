@@ -1,5 +1,7 @@
 #include "pkg/framework/plugin.h"
 
+#include <algorithm>
+
 namespace kdesched::framework {
 namespace {
 
@@ -16,6 +18,37 @@ std::vector<const api::Pod*> Handle::podsOnNode(const api::Node& node, PodPhases
     if (phases == PodPhases::NonTerminal && p->isTerminal()) continue;
     out.push_back(p);
   }
+  return out;
+}
+
+std::vector<const api::Pod*> Handle::candidatesOnNode(const api::Node& node, PodPhases phases) const {
+  if (!scope_) return podsOnNode(node, phases);
+  std::vector<const api::Pod*> out;
+  auto keep = [&](const api::Pod* p) {
+    return !state_.isEvicted(*p) && (phases == PodPhases::All || !p->isTerminal());
+  };
+  if (scopeByNode_) {
+    auto it = scopeByNode_->find(node.nameSym);
+    if (it != scopeByNode_->end())
+      for (const api::Pod* p : it->second)
+        if (keep(p)) out.push_back(p);
+    return out;
+  }
+  for (const api::Pod* p : snapshot_.podsOnNode(node.nameSym))
+    if (keep(p) && inScope(*p)) out.push_back(p);
+  return out;
+}
+
+ScopeByNode scopeByNode(const cluster::Snapshot& snapshot, const api::PodNames& scope) {
+  ScopeByNode out;
+  for (const api::PodName& name : scope) {
+    const cluster::Snapshot::Pods pods = snapshot.podsInNamespace(name.ns);
+    auto it = std::lower_bound(pods.begin(), pods.end(), name.name,
+                               [](const api::Pod* p, const std::string& n) { return p->name < n; });
+    if (it == pods.end() || (*it)->name != name.name || (*it)->nodeName.empty()) continue;
+    out[(*it)->nodeName].push_back(*it);
+  }
+  for (auto& [node, pods] : out) std::sort(pods.begin(), pods.end(), cluster::podOrder);
   return out;
 }
 

@@ -202,6 +202,10 @@ enum class PodPhases { NonTerminal, All };
 
 // The pods an event-triggered run may act on; null means every pod.
 using PodScope = std::shared_ptr<const api::PodNames>;
+// A scope's pods by the node they are bound to, each list in snapshot order: built once per run
+// (scopeByNode), so a plugin asking for the candidates on a node costs the scope, not the node.
+using ScopeByNode = std::unordered_map<api::Symbol, std::vector<const api::Pod*>>;
+ScopeByNode scopeByNode(const cluster::Snapshot& snapshot, const api::PodNames& scope);
 
 // What a plugin works through during one call: the cycle's snapshot and nodes, pods already
 // evicted this cycle hidden, and the profile's evictor.
@@ -230,6 +234,9 @@ class Handle {
   CycleState& state() const { return state_; }
   // Pods on `node` not yet evicted this cycle.
   std::vector<const api::Pod*> podsOnNode(const api::Node& node, PodPhases phases = PodPhases::NonTerminal) const;
+  // Those of them in scope: the pods a deschedule plugin judges on `node` (every pod on it when
+  // the run has no scope). In a scoped run, this reads the scope's own list of the node.
+  std::vector<const api::Pod*> candidatesOnNode(const api::Node& node, PodPhases phases = PodPhases::NonTerminal) const;
   const std::string& profile() const { return profile_; }
   const std::string& plugin() const { return plugin_; }
   // The measured usage the cycle was given; null when none was (a cycle by requests only).
@@ -267,6 +274,9 @@ class Handle {
 
   // `plan --explain`: the explainer, null unless someone asked (the cycle runner sets it).
   void setExplainer(Explainer* e) { explainer_ = e; }
+  // The scope's pods by node (the cycle sets it for a scoped run); without it, candidatesOnNode
+  // filters the node's pods.
+  void setScopeByNode(const ScopeByNode* byNode) { scopeByNode_ = byNode; }
 
  private:
   const cluster::Snapshot& snapshot_;
@@ -278,6 +288,7 @@ class Handle {
   PodScope scope_;
   const usage::ClusterUsage* usage_;
   Explainer* explainer_ = nullptr;
+  const ScopeByNode* scopeByNode_ = nullptr;
 
   bool asked(const api::Pod& pod) const { return explainer_ && explainer_->wants(pod); }
 };

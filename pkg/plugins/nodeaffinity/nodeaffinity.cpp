@@ -155,9 +155,8 @@ Status RemovePodsViolatingNodeAffinity::deschedule(framework::Handle& h) {
     const bool required = type == kRequired;
     for (const api::Node* node : h.nodes()) {
       bool stop = false;
-      for (const api::Pod* pod : h.podsOnNode(*node)) {
+      for (const api::Pod* pod : h.candidatesOnNode(*node)) {
         if (h.isEvicted(*pod) || !args_.filter.admits(h, *pod)) continue;
-        if (!h.inScope(*pod)) continue;
         if (!pod->constraints().nodeAffinity) {
           h.skip(*pod, "not a candidate: the pod has no node affinity");
           continue;

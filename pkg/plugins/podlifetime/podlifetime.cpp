@@ -200,8 +200,7 @@ Status PodLifeTime::deschedule(framework::Handle& h) {
   };
   std::vector<Candidate> candidates;
   for (const api::Node* node : h.nodes()) {
-    for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
-      if (!h.inScope(*pod)) continue;
+    for (const api::Pod* pod : h.candidatesOnNode(*node, framework::PodPhases::All)) {
       framework::Verdict verdict = judge(*pod, now);
       // As upstream, the evictor's filters pick the candidates, so a pod they keep is not reported.
       if (h.admit(*pod, verdict)) candidates.push_back({pod, std::move(verdict)});

@@ -105,8 +105,8 @@ std::optional<api::Timestamp> RemoveFailedPods::eligibleAt(const api::Pod& pod, 
 Status RemoveFailedPods::deschedule(framework::Handle& h) {
   const api::Timestamp now = now_();
   for (const api::Node* node : h.nodes()) {
-    for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
-      if (h.isEvicted(*pod) || !h.inScope(*pod) || !args_.filter.admits(h, *pod)) continue;
+    for (const api::Pod* pod : h.candidatesOnNode(*node, framework::PodPhases::All)) {
+      if (h.isEvicted(*pod) || !args_.filter.admits(h, *pod)) continue;
       const framework::Verdict verdict = judge(*pod, now);
       if (!h.admit(*pod, verdict)) continue;
       framework::EvictResult res = h.evict(*pod, verdict.reason);

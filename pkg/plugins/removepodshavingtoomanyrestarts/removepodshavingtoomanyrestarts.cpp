@@ -98,8 +98,8 @@ Status RemovePodsHavingTooManyRestarts::deschedule(framework::Handle& h) {
   std::vector<Candidate> candidates;
   for (const api::Node* node : h.nodes()) {
     candidates.clear();
-    for (const api::Pod* pod : h.podsOnNode(*node, framework::PodPhases::All)) {
-      if (h.isEvicted(*pod) || !h.inScope(*pod) || !args_.filter.admits(h, *pod)) continue;
+    for (const api::Pod* pod : h.candidatesOnNode(*node, framework::PodPhases::All)) {
+      if (h.isEvicted(*pod) || !args_.filter.admits(h, *pod)) continue;
       const std::int64_t n = restarts(*pod);
       framework::Verdict verdict = judge(*pod, n);
       if (h.admit(*pod, verdict)) candidates.push_back({n, pod, std::move(verdict)});

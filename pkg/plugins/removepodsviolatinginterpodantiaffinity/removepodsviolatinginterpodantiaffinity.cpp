@@ -113,7 +113,7 @@ Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h)
   Evaluator eval(h, args_);
   for (const api::Node* node : h.nodes()) {
     std::vector<const api::Pod*> pods;
-    for (const api::Pod* p : h.podsOnNode(*node))
+    for (const api::Pod* p : h.candidatesOnNode(*node))
       if (args_.filter.admits(h, *p)) pods.push_back(p);
     std::stable_sort(pods.begin(), pods.end(),
                      [](const api::Pod* a, const api::Pod* b) { return api::podLessByPriorityLowToHigh(*a, *b); });
@@ -125,7 +125,6 @@ Status RemovePodsViolatingInterPodAntiAffinity::deschedule(framework::Handle& h)
         h.skip(*pod, "not a candidate: the pod is terminating (compat terminatingNotCandidate)");
         continue;
       }
-      if (!h.inScope(*pod)) continue;
       const framework::Verdict verdict = judge(eval, *pod, *node);
       if (!verdict.isCandidate()) {
         h.skip(*pod, verdict.reason);

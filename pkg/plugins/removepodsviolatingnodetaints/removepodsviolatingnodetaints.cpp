@@ -61,8 +61,8 @@ Status RemovePodsViolatingNodeTaints::deschedule(framework::Handle& h) {
       h.skipPodsOn(*node, Untainted{node});
       continue;
     }
-    for (const api::Pod* pod : h.podsOnNode(*node)) {
-      if (h.isEvicted(*pod) || !args_.filter.admits(h, *pod) || !h.inScope(*pod)) continue;
+    for (const api::Pod* pod : h.candidatesOnNode(*node)) {
+      if (h.isEvicted(*pod) || !args_.filter.admits(h, *pod)) continue;
       const framework::Verdict verdict = judge(*pod, *node, considered);
       // Upstream lists only pods passing both filters, so a pod failing them is skipped silently.
       if (!h.admit(*pod, verdict)) continue;
