@@ -130,10 +130,11 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
                    "kdesched only: sync the cache by watch-list, one streaming WATCH per resource (true), or by a "
                    "paged LIST (false); default: KUBE_FEATURE_WatchListClient as client-go reads it, else true. "
                    "Falls back to the LIST by itself where the API server refuses watch-lists");
-  app.add_option("--kube-api-content-type", f.contentType,
-                 "kdesched only (kube-scheduler's and kube-controller-manager's name): how the pods cache is read, "
-                 "application/vnd.kubernetes.protobuf (JSON where the API server answers so or refuses protobuf) "
-                 "or application/json")
+  app.add_option(
+         "--kube-api-content-type", f.contentType,
+         "kdesched only (kube-scheduler's and kube-controller-manager's name): how the pods and nodes caches are read, "
+         "application/vnd.kubernetes.protobuf (JSON where the API server answers so or refuses protobuf) "
+         "or application/json")
       ->capture_default_str()
       ->check(CLI::IsMember({"application/vnd.kubernetes.protobuf", "application/json"}));
   app.add_option("--cache-stale-after", f.cacheStaleAfter,

@@ -11,7 +11,8 @@
 
 namespace kdesched::api {
 
-// The kinds decodeObjectProto reads: the high-volume ones (pods). Every other kind is read as JSON.
+// The kinds decodeObjectProto reads: the high-volume ones (pods, and nodes, whose status can be
+// large). Every other kind is read as JSON.
 bool decodesProto(Kind kind);
 
 // One object of a kind decodesProto() holds. Errors look like the JSON decoder's:
@@ -20,5 +21,6 @@ bool decodesProto(Kind kind);
 Status decodeObjectProto(Kind kind, std::string_view message, Object& out);
 
 Status decodePodProto(std::string_view message, Pod& out);
+Status decodeNodeProto(std::string_view message, Node& out);
 
 }  // namespace kdesched::api

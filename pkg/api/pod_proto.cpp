@@ -434,7 +434,7 @@ Status decodePodMeta(FieldPath& c, const Field& f, Pod& pod) {
 
 }  // namespace
 
-bool decodesProto(Kind kind) { return kind == Kind::Pod; }
+bool decodesProto(Kind kind) { return kind == Kind::Pod || kind == Kind::Node; }
 
 Status decodePodProto(std::string_view message, Pod& out) {
   return guarded([&]() -> Status {
@@ -452,10 +452,14 @@ Status decodePodProto(std::string_view message, Pod& out) {
 }
 
 Status decodeObjectProto(Kind kind, std::string_view message, Object& out) {
-  if (kind != Kind::Pod) return Status::error("cannot decode " + std::string(toString(kind)) + " from protobuf");
-  KD_TRY(decodePodProto(message, out.emplace<Pod>()));
+  switch (kind) {
+    case Kind::Pod: KD_TRY(decodePodProto(message, out.emplace<Pod>())); break;
+    case Kind::Node: KD_TRY(decodeNodeProto(message, out.emplace<Node>())); break;
+    default: return Status::error("cannot decode " + std::string(toString(kind)) + " from protobuf");
+  }
   // Every object the API server stores has a name (decodeObject says the same of JSON).
-  if (std::get<Pod>(out).name.empty()) return Status::error("metadata.name: missing; every object has a name");
+  const bool named = std::visit([](const auto& o) { return !o.name.empty(); }, out);
+  if (!named) return Status::error("metadata.name: missing; every object has a name");
   return Status::ok();
 }
 

@@ -39,7 +39,7 @@ struct Options {
   // Sync the cache by watch-list (one streaming WATCH per resource) while the API server allows
   // it; false: a paged LIST, always (--watch-list=false, KUBE_FEATURE_WatchListClient=false).
   bool watchList = true;
-  // Read pods in protobuf (JSON where the server answers so, or after it refused protobuf); false:
+  // Read pods and nodes in protobuf (JSON where the server answers so, or after it refused protobuf); false:
   // JSON only (--kube-api-content-type application/json).
   bool protobuf = true;
   int evictionConcurrency = 4;  // eviction requests in flight (1: sequential, as upstream)

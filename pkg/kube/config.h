@@ -33,7 +33,7 @@ struct ClientConfig {
   std::chrono::milliseconds requestTimeout{30000};
   std::string userAgent = defaultUserAgent();
   // Ask for protobuf (JSON the server's alternative) where kdesched decodes it (api::decodesProto:
-  // pods) on the reflectors' LIST and WATCH, as client-go's typed clients do for built-in types; a
+  // pods and nodes) on the reflectors' LIST and WATCH, as client-go's typed clients do for built-in types; a
   // server that refuses it (406, 415) is asked in JSON from then on. False: JSON only
   // (--kube-api-content-type application/json).
   bool protobuf = true;

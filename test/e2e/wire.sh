@@ -12,11 +12,13 @@
 #     (2,000) generated pods (kdesched-gen --kwok, bench/load_cluster.py).
 #  2. One LIST of pods at one resourceVersion (resourceVersionMatch=Exact), asked in JSON and in
 #     protobuf (Content-Type application/vnd.kubernetes.protobuf, "k8s\0"): kdesched-wire-compare
-#     decodes both as the reflector does and finds every pod identical, field by field.
+#     decodes both as the reflector does and finds every pod identical, field by field; the same
+#     for the nodes (kwok's and a plain tainted one).
 #  3. The same for a watch-list stream (sendInitialEvents, length-framed protobuf events, its
 #     closing bookmark).
 #  4. kdesched one-shot dry runs, watch-list and paged LIST, protobuf (the default) and JSON
-#     (--kube-api-content-type application/json): "reflector listed ... wire=protobuf bytes=N";
+#     (--kube-api-content-type application/json): "reflector listed ... wire=protobuf bytes=N" for
+#     pods and nodes (namespaces stay JSON);
 #     the same pods planned for eviction either way. The bytes are printed as timings.
 #
 # Own cluster directory (${KDESCHED_WIRE_DIR:-/tmp/kdesched-wire.PID}); kdesched is
@@ -100,6 +102,10 @@ show_compare list
 summary="$(tail -n 1 "${WORK}/list.compare")"
 total="$(sed -n 's/^pods=\([0-9]*\) .*/\1/p' <<<"${summary}")"
 check "the LIST held every pod (${total:-0} >= ${PODS})" [ "${total:-0}" -ge "${PODS}" ]
+q="/api/v1/nodes?resourceVersion=${RV}&resourceVersionMatch=Exact"
+check "JSON LIST of nodes 200" [ "$(api_get "${WORK}/nodes.json" application/json "${q}")" = 200 ]
+check "protobuf LIST of nodes 200" [ "$(api_get "${WORK}/nodes.pb" "${PROTOBUF}, application/json" "${q}")" = 200 ]
+check "every node of the LIST decodes alike" "${COMPARE}" list "${WORK}/nodes.json" "${WORK}/nodes.pb" Node
 timing "LIST of ${total:-?} pods" "$(sed -n 's/.*\(json_bytes=[0-9]* protobuf_bytes=[0-9]* ratio=[0-9.]*\).*/\1/p' <<<"${summary}")"
 
 # ---------------------------------------------------------------------------
@@ -126,7 +132,9 @@ for via in watch-list list; do
   check "${via}, protobuf: exit 0 (rc=${KDS_RC})" [ "${KDS_RC}" = 0 ]
   check "${via}, protobuf: pods listed wire=protobuf" \
     kds_log_has "proto-${via}" "msg=\"reflector listed\" resource=pods via=${via} .*wire=protobuf"
-  check "${via}, protobuf: nodes still JSON" kds_log_has "proto-${via}" 'msg="reflector listed" resource=nodes .*wire=json'
+  check "${via}, protobuf: nodes too" kds_log_has "proto-${via}" 'msg="reflector listed" resource=nodes .*wire=protobuf'
+  check "${via}, protobuf: namespaces still JSON" \
+    kds_log_has "proto-${via}" 'msg="reflector listed" resource=namespaces .*wire=json'
   kds_run "json-${via}" 90 "${extra[@]}" --kube-api-content-type application/json
   check "${via}, JSON: exit 0 (rc=${KDS_RC})" [ "${KDS_RC}" = 0 ]
   check "${via}, JSON: pods listed wire=json" \

@@ -3,8 +3,9 @@
 // (saved by curl in test/e2e/wire.sh), it decodes each the way the reflector does and compares every
 // pod field by field (test/unit/testing/pod_dump.h).
 //
-//   kdesched-wire-compare list JSON_BODY PROTOBUF_BODY     a LIST (one page each)
-//   kdesched-wire-compare watch JSON_STREAM PROTOBUF_STREAM a watch (-list) stream, ended
+//   kdesched-wire-compare list JSON_BODY PROTOBUF_BODY [KIND]     a LIST (one page each)
+//   kdesched-wire-compare watch JSON_STREAM PROTOBUF_STREAM [KIND] a watch (-list) stream, ended
+// KIND: Pod (the default) or Node.
 //
 // Prints the number of pods, the bytes of each answer and, for each difference, the pod and the
 // lines that differ. Exit status: 0 identical, 1 a difference or a decoding error, 2 usage.
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "pkg/api/decode.h"
+#include "pkg/api/decode_proto.h"
 #include "pkg/kube/wire.h"
 #include "pkg/kube/wire_proto.h"
 #include "test/unit/testing/pod_dump.h"
@@ -39,6 +41,10 @@ struct Decoded {
 };
 
 void addPod(Decoded& out, const api::Object& obj, const std::string& prefix = "") {
+  if (const auto* node = std::get_if<api::Node>(&obj)) {
+    out.pods[node->name] = prefix + testing::dumpNode(*node);
+    return;
+  }
   const auto& pod = std::get<api::Pod>(obj);
   out.pods[pod.key()] = prefix + testing::dumpPod(pod);
 }
@@ -63,7 +69,7 @@ void addEvent(Decoded& out, const kube::WatchEvent& ev) {
   }
 }
 
-Decoded decodeJsonStream(const std::string& body) {
+Decoded decodeJsonStream(api::Kind kind, const std::string& body) {
   Decoded out;
   api::JsonParser parser;
   std::istringstream lines(body);
@@ -71,14 +77,14 @@ Decoded decodeJsonStream(const std::string& body) {
   while (std::getline(lines, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     kube::WatchEvent ev;
-    if (Status s = kube::decodeWatchEvent(api::Kind::Pod, line, parser, ev); !s.isOk())
+    if (Status s = kube::decodeWatchEvent(kind, line, parser, ev); !s.isOk())
       throw std::runtime_error("JSON watch line: " + s.message());
     addEvent(out, ev);
   }
   return out;
 }
 
-Decoded decodeProtobufStream(const std::string& body) {
+Decoded decodeProtobufStream(api::Kind kind, const std::string& body) {
   Decoded out;
   std::size_t at = 0;
   while (at < body.size()) {
@@ -87,7 +93,7 @@ Decoded decodeProtobufStream(const std::string& body) {
     const std::size_t n = (std::size_t{b[0]} << 24) | (std::size_t{b[1]} << 16) | (std::size_t{b[2]} << 8) | b[3];
     if (body.size() - at - 4 < n) throw std::runtime_error("protobuf watch: a cut frame");
     kube::WatchEvent ev;
-    if (Status s = kube::decodeWatchEventProto(api::Kind::Pod, std::string_view(body).substr(at + 4, n), ev); !s.isOk())
+    if (Status s = kube::decodeWatchEventProto(kind, std::string_view(body).substr(at + 4, n), ev); !s.isOk())
       throw std::runtime_error("protobuf watch frame: " + s.message());
     addEvent(out, ev);
     at += 4 + n;
@@ -145,8 +151,10 @@ int compare(const Decoded& json, const Decoded& proto, std::size_t jsonBytes, st
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4 || (std::string(argv[1]) != "list" && std::string(argv[1]) != "watch")) {
-    std::cerr << "usage: kdesched-wire-compare list|watch JSON_FILE PROTOBUF_FILE\n";
+  const api::Kind kind = argc == 5 ? api::kindFromString(argv[4]) : api::Kind::Pod;
+  if ((argc != 4 && argc != 5) || (std::string(argv[1]) != "list" && std::string(argv[1]) != "watch") ||
+      !api::decodesProto(kind)) {
+    std::cerr << "usage: kdesched-wire-compare list|watch JSON_FILE PROTOBUF_FILE [Pod|Node]\n";
     return 2;
   }
   try {
@@ -156,16 +164,16 @@ int main(int argc, char** argv) {
     Decoded json, proto;
     if (std::string(argv[1]) == "list") {
       kube::ListPage jp, pp;
-      if (Status s = kube::decodeListPage(api::Kind::Pod, jsonBody, jp); !s.isOk())
+      if (Status s = kube::decodeListPage(kind, jsonBody, jp); !s.isOk())
         throw std::runtime_error("JSON list: " + s.message());
-      if (Status s = kube::decodeListPageProto(api::Kind::Pod, protoBody, pp); !s.isOk())
+      if (Status s = kube::decodeListPageProto(kind, protoBody, pp); !s.isOk())
         throw std::runtime_error("protobuf list: " + s.message());
       addPage(json, jp);
       addPage(proto, pp);
       // The two requests were made one after the other: their resourceVersions may differ.
     } else {
-      json = decodeJsonStream(jsonBody);
-      proto = decodeProtobufStream(protoBody);
+      json = decodeJsonStream(kind, jsonBody);
+      proto = decodeProtobufStream(kind, protoBody);
     }
     return compare(json, proto, jsonBytes, protoBody.size());
   } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
-// What both pod decoders (pod_decode.cpp from JSON, pod_proto.cpp from protobuf) share: the
-// vocabularies of the spec's enum fields, what a decoder gathers before the derived fields can be
+// What both pod decoders (pod_decode.cpp from JSON, pod_proto.cpp from protobuf) share, and the
+// node decoders (object_decode.cpp, node_proto.cpp) the taint effects: the vocabularies of the
+// spec's enum fields, what a decoder gathers before the derived fields can be
 // computed, and that computation. One copy, so the two wires cannot drift apart. Include from
 // pkg/api .cpp files only.
 #pragma once
@@ -44,6 +45,13 @@ inline TolerationOp tolerationOp(std::string_view s) {
 // A toleration's empty effect tolerates every effect.
 inline constexpr std::array<std::pair<std::string_view, TaintEffect>, 4> kTolerationEffects{{
     {"", TaintEffect::None},
+    {"NoSchedule", TaintEffect::NoSchedule},
+    {"PreferNoSchedule", TaintEffect::PreferNoSchedule},
+    {"NoExecute", TaintEffect::NoExecute},
+}};
+
+// A node's taint has one of these (a toleration's may also be empty: kTolerationEffects).
+inline constexpr std::array<std::pair<std::string_view, TaintEffect>, 3> kTaintEffects{{
     {"NoSchedule", TaintEffect::NoSchedule},
     {"PreferNoSchedule", TaintEffect::PreferNoSchedule},
     {"NoExecute", TaintEffect::NoExecute},

@@ -410,7 +410,7 @@ TEST(PodProtoTest, ThroughDecodeObjectProto) {
   EXPECT_EQ(std::get<Pod>(obj).name, "web-7d9f8b6c5d-x2k4p");
   EXPECT_THAT(decodeObjectProto(Kind::Pod, Proto().msg(1, Proto().str(3, "ns")).bytes(), obj).message(),
               HasSubstr("metadata.name: missing"));
-  EXPECT_FALSE(decodeObjectProto(Kind::Node, "", obj).isOk());
+  EXPECT_FALSE(decodeObjectProto(Kind::PersistentVolumeClaim, "", obj).isOk());
   EXPECT_TRUE(decodesProto(Kind::Pod));
   EXPECT_FALSE(decodesProto(Kind::PodDisruptionBudget));
 }

@@ -218,8 +218,8 @@ TEST_F(ProtoClientTest, AJsonAnswerIsReadAsJson) {
 }
 
 TEST_F(ProtoClientTest, OtherKindsAndTheOptOutAskForJson) {
-  transport_->onSend(Scripted::json(R"({"kind":"NodeList","metadata":{"resourceVersion":"1"},"items":[]})"));
-  ASSERT_TRUE(client_->list(kNodes, {}).isOk());
+  transport_->onSend(Scripted::json(R"({"kind":"NamespaceList","metadata":{"resourceVersion":"1"},"items":[]})"));
+  ASSERT_TRUE(client_->list(kNamespaces, {}).isOk());
   EXPECT_EQ(findHeader(transport_->sent()[0].headers, "Accept"), "application/json");
   makeClient(false);
   transport_->onSend(Scripted::json(podList({}, "7")));

@@ -1,7 +1,7 @@
-// Every field of an api::Pod as text, one line each, in a fixed order: two pods are the same object
-// exactly when their dumps are equal, and a difference shows as a line diff. For the tests that
-// decode one pod two ways (JSON and protobuf) and the end-to-end comparison of a real API server's
-// answers (test/e2e/wire_compare.cpp).
+// Every field of an api::Pod (and of an api::Node) as text, one line each, in a fixed order: two pods are the same
+// object exactly when their dumps are equal, and a difference shows as a line diff. For the tests that decode one pod
+// two ways (JSON and protobuf) and the end-to-end comparison of a real API server's answers
+// (test/e2e/wire_compare.cpp).
 #pragma once
 
 #include <sstream>
@@ -128,6 +128,19 @@ inline std::string dumpPod(const api::Pod& p) {
   os << "flags: localStorage=" << p.hasLocalStorage << " resourceClaims=" << p.hasResourceClaims << " ready=" << p.ready
      << " evict=" << p.annotationEvict << " preferNoEviction=" << p.annotationPreferNoEviction << " mirror=" << p.mirror
      << " statusDetail=" << (p.statusDetail != nullptr) << " images=" << (p.images != nullptr) << "\n";
+  return os.str();
+}
+
+// The same for a node.
+inline std::string dumpNode(const api::Node& n) {
+  std::ostringstream os;
+  os << "node: " << n.name << " sym=" << n.nameSym.view() << "\n";
+  os << "labels: " << n.labels.toString() << "\n";
+  for (const auto& t : n.taints) os << "taint: " << t.key << "=" << t.value << ":" << api::toString(t.effect) << "\n";
+  os << "unschedulable: " << n.unschedulable << "\n";
+  os << "ready: " << (n.readyCondition ? (*n.readyCondition ? "True" : "False") : "unset") << "\n";
+  os << "allocatable: " << n.allocatable.toString() << "\n";
+  os << "creationTimestamp: " << dump_detail::opt(n.creationTimestamp) << "\n";
   return os.str();
 }
 
