@@ -71,6 +71,7 @@ RUN apt-get update \
       libyaml-cpp0.7 \
       libsimdjson14 \
       libprometheus-cpp-core1.0 \
+      libprotobuf-lite32 \
  && rm -rf /var/lib/apt/lists/*
 COPY scripts/image-rootfs.sh /usr/local/bin/image-rootfs.sh
 COPY --from=build /kdesched /usr/local/bin/kdesched

@@ -12,7 +12,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
-all_targets=(snapshot_json snapshot_yaml yaml_json policy quantity label_selector kubeconfig list_page watch_event)
+all_targets=(snapshot_json snapshot_yaml yaml_json policy quantity label_selector kubeconfig list_page watch_event
+             protobuf_list protobuf_watch)
 seconds=60
 targets=()
 while [ $# -gt 0 ]; do
@@ -49,6 +50,7 @@ dict_of() {
     yaml_json | policy | kubeconfig) echo yaml ;;
     label_selector) echo selector ;;
     quantity) echo quantity ;;
+    protobuf_list | protobuf_watch) echo protobuf ;;
   esac
 }
 

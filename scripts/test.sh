@@ -89,7 +89,7 @@ bash scripts/format.sh --check || rc=1
 phase "build (RelWithDebInfo, -Werror)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKDESCHED_WERROR=ON "${launcher[@]}" >/dev/null
 if [ "${KDESCHED_SKIP_ASAN:-0}" != 1 ]; then
-  cmake --build build -j "${JOBS}" --target kdesched kdesched-gen
+  cmake --build build -j "${JOBS}" --target kdesched kdesched-gen kdesched-wire-compare
   phase "unit tests under -fsanitize=address,undefined (Debug, -Werror)"
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKDESCHED_WERROR=ON -DKDESCHED_SANITIZE=ON "${launcher[@]}" >/dev/null
   cmake --build build-asan -j "${JOBS}"

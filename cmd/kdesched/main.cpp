@@ -68,6 +68,7 @@ struct DaemonFlags {
   std::string interval = "0", leaseDuration = "2m17s", renewDeadline = "1m47s", retryPeriod = "26s";
   std::string requestTimeout = "30s", cacheStaleAfter = "2m", watchSilence = "75s";
   std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
+  std::string contentType = "application/vnd.kubernetes.protobuf";
   int verbosity = 0;
   bool watchList = true;
   CLI::Option* watchListFlag = nullptr;  // given or not: else the environment decides
@@ -129,6 +130,13 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
                    "kdesched only: sync the cache by watch-list, one streaming WATCH per resource (true), or by a "
                    "paged LIST (false); default: KUBE_FEATURE_WatchListClient as client-go reads it, else true. "
                    "Falls back to the LIST by itself where the API server refuses watch-lists");
+  app.add_option(
+         "--kube-api-content-type", f.contentType,
+         "kdesched only (kube-scheduler's and kube-controller-manager's name): how the pods and nodes caches are read, "
+         "application/vnd.kubernetes.protobuf (JSON where the API server answers so or refuses protobuf) "
+         "or application/json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"application/vnd.kubernetes.protobuf", "application/json"}));
   app.add_option("--cache-stale-after", f.cacheStaleAfter,
                  "kdesched only: a resource whose LIST and WATCH keep failing this long (Go duration) is stale: no "
                  "cycle until it resyncs (a 401/403 makes it stale at once)")
@@ -306,6 +314,7 @@ int runDaemon(DaemonFlags& f) {
     return kExitBadInput;
   }
   if (!f.clientKubeconfig.empty()) f.d.kubeconfig = f.clientKubeconfig;
+  f.d.protobuf = f.contentType != "application/json";
   double lease = 0, renew = 0, retry = 0;
   if (!durationFlag("--descheduling-interval", f.interval, f.d.intervalSeconds) ||
       !durationFlag("--leader-elect-lease-duration", f.leaseDuration, lease) ||

@@ -5,6 +5,7 @@
 
 #include "pkg/api/detail/json_reader.h"
 #include "pkg/api/detail/ondemand.h"
+#include "pkg/api/detail/pod_parts.h"
 
 namespace kdesched::api {
 
@@ -12,12 +13,6 @@ namespace kdesched::api {
 using namespace detail;  // NOLINT(google-build-using-namespace)
 
 namespace {
-
-constexpr std::array<std::pair<std::string_view, TaintEffect>, 3> kTaintEffects{{
-    {"NoSchedule", TaintEffect::NoSchedule},
-    {"PreferNoSchedule", TaintEffect::PreferNoSchedule},
-    {"NoExecute", TaintEffect::NoExecute},
-}};
 
 // IntOrString in PDBs: an integer, or a percentage string "50%".
 Status readIntOrPercent(Ctx& c, od::value& v, std::optional<IntOrPercent>& out) {

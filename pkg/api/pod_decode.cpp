@@ -1,13 +1,14 @@
-// Decoding a Pod: metadata, the spec's scheduling constraints and container resources, the status
-// fields decisions read, and the derived fields (requests as the scheduler computes them, QoS,
-// PVC names) computed once the whole object has been read.
+// Decoding a Pod from JSON: metadata, the spec's scheduling constraints and container resources,
+// the status fields decisions read; the derived fields (requests as the scheduler computes them,
+// QoS, PVC names) are computed once the whole object has been read (pod_parts.h, shared with the
+// protobuf decoder, pod_proto.cpp).
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "pkg/api/detail/json_reader.h"
 #include "pkg/api/detail/ondemand.h"
-#include "pkg/api/scheduling.h"
+#include "pkg/api/detail/pod_parts.h"
 
 namespace kdesched::api {
 
@@ -15,42 +16,6 @@ namespace kdesched::api {
 using namespace detail;  // NOLINT(google-build-using-namespace)
 
 namespace {
-
-constexpr std::array<std::pair<std::string_view, NodeSelectorOp>, 6> kNodeSelectorOps{{
-    {"In", NodeSelectorOp::In},
-    {"NotIn", NodeSelectorOp::NotIn},
-    {"Exists", NodeSelectorOp::Exists},
-    {"DoesNotExist", NodeSelectorOp::DoesNotExist},
-    {"Gt", NodeSelectorOp::Gt},
-    {"Lt", NodeSelectorOp::Lt},
-}};
-
-// An empty operator is Equal (core/v1 Toleration).
-constexpr std::array<std::pair<std::string_view, TolerationOp>, 5> kTolerationOps{{
-    {"", TolerationOp::Equal},
-    {"Equal", TolerationOp::Equal},
-    {"Exists", TolerationOp::Exists},
-    {"Gt", TolerationOp::Gt},
-    {"Lt", TolerationOp::Lt},
-}};
-
-// A toleration's empty effect tolerates every effect.
-constexpr std::array<std::pair<std::string_view, TaintEffect>, 4> kTolerationEffects{{
-    {"", TaintEffect::None},
-    {"NoSchedule", TaintEffect::NoSchedule},
-    {"PreferNoSchedule", TaintEffect::PreferNoSchedule},
-    {"NoExecute", TaintEffect::NoExecute},
-}};
-
-constexpr std::array<std::pair<std::string_view, UnsatisfiableAction>, 2> kUnsatisfiableActions{{
-    {"DoNotSchedule", UnsatisfiableAction::DoNotSchedule},
-    {"ScheduleAnyway", UnsatisfiableAction::ScheduleAnyway},
-}};
-
-constexpr std::array<std::pair<std::string_view, InclusionPolicy>, 2> kInclusionPolicies{{
-    {"Honor", InclusionPolicy::Honor},
-    {"Ignore", InclusionPolicy::Ignore},
-}};
 
 // Selectors, affinity, tolerations and spread constraints.
 
@@ -149,14 +114,11 @@ Status decodeAffinity(Ctx& c, od::value& v, SchedulingConstraints& out) {
   });
 }
 
-// An operator not in kTolerationOps is Unknown, not an error: the API server accepted it, and
-// refusing it would refuse the pod, and in the daemon the whole LIST page with it.
+// tolerationOp (pod_parts.h): an operator this build does not know is Unknown, not an error.
 Status readTolerationOp(Ctx& c, od::value& v, TolerationOp& out) {
   std::string_view s;
   KD_TRY(readString(c, v, s));
-  const auto known =
-      std::find_if(kTolerationOps.begin(), kTolerationOps.end(), [&](const auto& e) { return e.first == s; });
-  out = known == kTolerationOps.end() ? TolerationOp::Unknown : known->second;
+  out = tolerationOp(s);
   return Status::ok();
 }
 
@@ -192,33 +154,6 @@ Status decodeTopologySpread(Ctx& c, od::value& v, TopologySpreadConstraint& out)
   });
 }
 
-// A container status that reports resources (in-place resize): the scheduler counts a resized
-// container by these as well as by its spec. Matched to its container by name, which the API server
-// keeps unique across a pod's containers and init containers.
-struct ContainerResizeStatus {
-  std::string_view name;
-  ResourceList actuated;   // resources.requests
-  ResourceList allocated;  // allocatedResources
-};
-
-// What the pod decoder gathers before it can compute the derived fields.
-struct PodParts {
-  std::vector<ContainerResources> containers;
-  std::vector<ContainerResources> initContainers;
-  std::vector<std::string_view> containerNames;  // parallel to containers
-  std::vector<std::string_view> initContainerNames;
-  std::vector<ContainerResizeStatus> containerResize;  // from containerStatuses
-  std::vector<ContainerResizeStatus> initContainerResize;
-  ResourceList overhead;
-  // Volumes that name a PVC, in volume order: the claim name, or for an ephemeral volume its
-  // volume name (the PVC is "<pod>-<volume>", and the pod name may come later in the document).
-  std::vector<std::pair<bool, std::string_view>> claims;
-  SchedulingConstraints constraints;
-  ImageList images;  // of the regular containers, in order
-  PodStatusDetail status;
-  bool qosFromStatus = false;
-};
-
 Status decodeContainer(Ctx& c, od::value& v, bool init, ContainerResources& out, std::string_view& name,
                        ImageList& images) {
   bool restartAlways = false;
@@ -242,11 +177,7 @@ Status decodeContainer(Ctx& c, od::value& v, bool init, ContainerResources& out,
   }));
   out.restartableInit = init && restartAlways;
   if (!init) images.push_back(image);
-  // SetDefaults_Pod: a limit without a request makes the request equal to the limit (per
-  // resource). API-server objects already carry it; manifests read from files may not.
-  for (const auto& [name, milli] : out.limits) {
-    if (!out.requests.has(name)) out.requests.set(name, milli);
-  }
+  defaultRequestsFromLimits(out);
   return Status::ok();
 }
 
@@ -323,20 +254,6 @@ Status decodePodSpec(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
     return Status::ok();
   });
 }
-
-constexpr std::array<std::pair<std::string_view, PodPhase>, 5> kPodPhases{{
-    {"Pending", PodPhase::Pending},
-    {"Running", PodPhase::Running},
-    {"Succeeded", PodPhase::Succeeded},
-    {"Failed", PodPhase::Failed},
-    {"Unknown", PodPhase::Unknown},
-}};
-
-constexpr std::array<std::pair<std::string_view, QosClass>, 3> kQosClasses{{
-    {"BestEffort", QosClass::BestEffort},
-    {"Burstable", QosClass::Burstable},
-    {"Guaranteed", QosClass::Guaranteed},
-}};
 
 Status decodeContainerState(Ctx& c, od::value& v, ContainerStatus& out) {
   return forEachField(c, v, [&](std::string_view key, od::value& f) -> Status {
@@ -427,25 +344,15 @@ Status decodePodStatus(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
     if (key == "phase") {
       std::optional<std::string_view> phase;
       KD_TRY(readOptString(c, f, phase));
-      // Absent means Pending (the zero value); an unrecognised phase is treated as Unknown so a
-      // newer API server cannot make whole lists undecodable.
-      pod.phase = PodPhase::Pending;
-      if (phase && !phase->empty()) {
-        pod.phase = PodPhase::Unknown;
-        for (const auto& [name, value] : kPodPhases) {
-          if (*phase == name) pod.phase = value;
-        }
-      }
+      pod.phase = podPhase(phase.value_or(std::string_view()));
       return Status::ok();
     }
     if (key == "qosClass") {
       std::string_view qos;
       KD_TRY(readString(c, f, qos));
-      for (const auto& [name, value] : kQosClasses) {
-        if (qos == name) {
-          pod.qos = value;
-          parts.qosFromStatus = true;
-        }
+      if (auto q = qosClass(qos)) {
+        pod.qos = *q;
+        parts.qosFromStatus = true;
       }
       return Status::ok();
     }
@@ -462,43 +369,11 @@ Status decodePodStatus(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
   });
 }
 
-// In-place resize, as kube-scheduler counts it (InPlacePodVerticalScaling, GA since 1.35): a
-// regular container or a sidecar whose status reports resources counts by its effective requests
-// (effectiveResizeRequests); a non-restartable init container always counts by its spec.
-void applyResizeStatus(PodParts& parts) {
-  if (parts.containerResize.empty() && parts.initContainerResize.empty()) return;
-  const bool infeasible = podResizeInfeasible(parts.status.conditions);
-  auto find = [&](std::string_view name) -> const ContainerResizeStatus* {
-    for (const auto* list : {&parts.containerResize, &parts.initContainerResize}) {
-      for (const auto& s : *list) {
-        if (s.name == name) return &s;
-      }
-    }
-    return nullptr;
-  };
-  auto apply = [&](std::vector<ContainerResources>& list, const std::vector<std::string_view>& names) {
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      if (&list == &parts.initContainers && !list[i].restartableInit) continue;
-      if (const auto* s = find(names[i])) {
-        list[i].requests = effectiveResizeRequests(list[i].requests, s->actuated, s->allocated, infeasible);
-      }
-    }
-  };
-  apply(parts.containers, parts.containerNames);
-  apply(parts.initContainers, parts.initContainerNames);
-}
-
-const std::shared_ptr<const SchedulingConstraints>& noConstraints() {
-  static const auto* none = new std::shared_ptr<const SchedulingConstraints>(internConstraints({}));
-  return *none;
-}
-
 }  // namespace
 
 Status decodePod(od::object obj, Pod& out) {
   return guarded([&]() -> Status {
-    out = Pod{};
-    out.scheduling = noConstraints();
+    resetPod(out);
     Ctx c;
     PodParts parts;
     MetaTargets meta;
@@ -516,21 +391,7 @@ Status decodePod(od::object obj, Pod& out) {
       if (key == "status") return decodePodStatus(c, v, out, parts);
       return Status::ok();
     }));
-    out.pvcClaimNames.reserve(parts.claims.size());
-    for (const auto& [ephemeral, name] : parts.claims) {
-      out.pvcClaimNames.push_back(ephemeral ? out.name + "-" + std::string(name) : std::string(name));
-    }
-    applyResizeStatus(parts);
-    out.requests = computePodRequests(parts.containers, parts.initContainers, parts.overhead);
-    if (!parts.qosFromStatus) out.qos = computeQos(parts.containers, parts.initContainers);
-    out.scheduling = internConstraints(std::move(parts.constraints));
-    if (!parts.images.empty()) out.images = internImages(std::move(parts.images));
-    if (!parts.status.empty()) {
-      // Kinds in API order whatever order the status lists came in, so equal statuses compare equal.
-      std::stable_sort(parts.status.containers.begin(), parts.status.containers.end(),
-                       [](const ContainerStatus& a, const ContainerStatus& b) { return a.kind < b.kind; });
-      out.statusDetail = std::make_shared<const PodStatusDetail>(std::move(parts.status));
-    }
+    finishPod(out, parts);
     return Status::ok();
   });
 }

@@ -39,6 +39,9 @@ struct Options {
   // Sync the cache by watch-list (one streaming WATCH per resource) while the API server allows
   // it; false: a paged LIST, always (--watch-list=false, KUBE_FEATURE_WatchListClient=false).
   bool watchList = true;
+  // Read pods and nodes in protobuf (JSON where the server answers so, or after it refused protobuf); false:
+  // JSON only (--kube-api-content-type application/json).
+  bool protobuf = true;
   int evictionConcurrency = 4;  // eviction requests in flight (1: sequential, as upstream)
   // One-shot mode: exit 1 when the API server refused or failed evictions (forbidden, 5xx,
   // unreachable). Off by default: upstream exits 0 then, and a CronJob's Job is not retried.

@@ -91,6 +91,7 @@ bool Runtime::connect() {
     log::error("no usable client configuration", {{"error", config.error()}});
     return false;
   }
+  config->protobuf = options_.protobuf;
   auto client = makeClient(std::move(*config), options_.qps, options_.burst, options_.requestTimeoutSeconds, clock_);
   if (!client.isOk()) {
     log::error("cannot set up the API client", {{"error", client.error()}});

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "pkg/kube/wire_proto.h"
+
 namespace kdesched::kube {
 
 std::string ApiError::describe() const {
@@ -72,8 +74,14 @@ ApiError decodeStatusJson(std::string_view text) {
 
 ApiError apiErrorFromResponse(int status, std::string_view httpReason, const Headers& headers, std::string_view body) {
   ApiError e;
-  const json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!fillFromStatus(doc, e)) e.message = excerpt(body);
+  // A client that accepts protobuf gets its errors in protobuf too (the Status is negotiated as any
+  // object is); the magic tells, whatever the Content-Type says.
+  if (hasProtobufMagic(body)) {
+    if (!decodeStatusProto(body, e)) e.message = excerpt(body);
+  } else {
+    const json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (!fillFromStatus(doc, e)) e.message = excerpt(body);
+  }
   // The HTTP status is authoritative: a Status body may omit or disagree with it.
   e.code = status;
   if (e.reason.empty()) e.reason = std::string(httpReason);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "pkg/api/decode_proto.h"
 #include "pkg/base/log.h"
+#include "pkg/kube/wire_proto.h"
 
 namespace kdesched::kube {
 
@@ -58,30 +60,68 @@ std::unique_ptr<TokenSource> makeTokenSource(const ClientConfig& config, const s
   return nullptr;
 }
 
-// Reads what a failed streaming response sent (a Status, usually small).
+// Reads what a failed streaming response sent (a Status, usually small; in JSON or protobuf).
 std::string drain(LineStream& lines) {
   constexpr std::size_t kMax = 64 * 1024;
-  std::string body, line;
-  while (body.size() < kMax && lines.next(line)) {
-    body += line;
-    body += '\n';
-  }
+  std::string body;
+  lines.read(kMax, body);
   return body;
 }
 
+// The server no longer takes protobuf for the request: 406 Not Acceptable (it cannot answer in
+// it) or 415 Unsupported Media Type.
+bool refusesProtobuf(const ApiError& e) { return e.code == 406 || e.code == 415; }
+
 }  // namespace
 
-WatchStream::WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines, std::unique_ptr<RequestDeadline> deadline)
-    : kind_(kind), deadline_(std::move(deadline)), lines_(std::move(lines)) {}
+WatchStream::WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines, std::unique_ptr<RequestDeadline> deadline,
+                         bool protobuf)
+    : kind_(kind), protobuf_(protobuf), deadline_(std::move(deadline)), lines_(std::move(lines)) {}
 
-WatchStream::Next WatchStream::next(WatchEvent& out) {
+WatchStream::Next WatchStream::next(WatchEvent& out) { return protobuf_ ? nextFrame(out) : nextJson(out); }
+
+WatchStream::Next WatchStream::ended() {
+  const Status st = lines_->status();
+  if (st.isOk()) return Next::Closed;
+  problem_ = st.message();
+  return Next::Broken;
+}
+
+WatchStream::Next WatchStream::nextFrame(WatchEvent& out) {
+  if (!lines_->read(4, line_)) {
+    bytes_ += line_.size();
+    if (line_.empty()) return ended();
+    problem_ = "the stream ended inside a frame's length";
+    return Next::Broken;
+  }
+  bytes_ += 4;
+  const auto* b = reinterpret_cast<const unsigned char*>(line_.data());
+  const std::uint32_t length =
+      (std::uint32_t{b[0]} << 24) | (std::uint32_t{b[1]} << 16) | (std::uint32_t{b[2]} << 8) | std::uint32_t{b[3]};
+  if (length > kMaxWatchFrame) {
+    problem_ = "a watch frame of " + std::to_string(length) + " bytes, over the " + std::to_string(kMaxWatchFrame) +
+               " accepted: the stream is corrupt";
+    return Next::Malformed;
+  }
+  const bool whole = lines_->read(length, line_);
+  bytes_ += line_.size();
+  if (!whole) {
+    const Status st = lines_->status();
+    problem_ = "the stream ended inside a frame (" + std::to_string(line_.size()) + " of " + std::to_string(length) +
+               " bytes)" + (st.isOk() ? std::string() : ": " + st.message());
+    return Next::Broken;
+  }
+  if (Status s = decodeWatchEventProto(kind_, line_, out); !s.isOk()) {
+    problem_ = s.message() + " (protobuf frame of " + std::to_string(length) + " bytes)";
+    return Next::Malformed;
+  }
+  return Next::Event;
+}
+
+WatchStream::Next WatchStream::nextJson(WatchEvent& out) {
   for (;;) {
-    if (!lines_->next(line_)) {
-      const Status st = lines_->status();
-      if (st.isOk()) return Next::Closed;
-      problem_ = st.message();
-      return Next::Broken;
-    }
+    if (!lines_->next(line_)) return ended();
+    bytes_ += line_.size() + 1;
     if (line_.find_first_not_of(" \t\r") == std::string::npos) continue;  // keep-alive blank lines
     if (Status s = decodeWatchEvent(kind_, line_, parser_, out); !s.isOk()) {
       problem_ =
@@ -108,8 +148,8 @@ std::chrono::seconds Client::transportTimeout() const {
   return std::chrono::ceil<std::chrono::seconds>(config_.requestTimeout) + std::chrono::seconds(5);
 }
 
-Status Client::decorate(HttpRequest& request) {
-  request.headers.emplace_back("Accept", "application/json");
+Status Client::decorate(HttpRequest& request, std::string_view accept) {
+  request.headers.emplace_back("Accept", accept.empty() ? std::string(kJsonMediaType) : std::string(accept));
   request.headers.emplace_back("User-Agent", config_.userAgent);
   if (tokens_) {
     auto token = tokens_->token();
@@ -149,7 +189,8 @@ ApiResult<HttpResponse> Client::execute(HttpRequest request, const RequestOption
     if (!bucket.acquire(options.cancel)) return ApiError::transport("waiting for the client rate limiter", true);
     HttpRequest attempt = request;
     attempt.headers = base;
-    if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());
+    if (Status s = decorate(attempt, options.accept); !s.isOk())
+      return ApiError::transport("credentials: " + s.message());
     std::unique_ptr<RequestDeadline> deadline = deadlineFor(options.cancel);
     if (deadline) {
       attempt.cancel = deadline->get();
@@ -239,10 +280,20 @@ ApiResult<HttpResponse> Client::del(const std::string& target, std::string body,
 
 ApiResult<PagedList> Client::listPages(std::string_view path, std::string_view name, const ListOptions& options,
                                        const PageReader& pages, Cancellation* cancel) {
+  return pagedList(
+      path, name, options, {},
+      [&](std::string& body, std::string_view, std::string& next) { return pages.decode(body, next); }, pages.restart,
+      cancel);
+}
+
+ApiResult<PagedList> Client::pagedList(std::string_view path, std::string_view name, const ListOptions& options,
+                                       const std::string& accept, const TypedPageDecoder& decode,
+                                       const std::function<void()>& restart, Cancellation* cancel) {
   PagedList result;
   std::string continueToken;
   RequestOptions ro;
   ro.cancel = cancel;
+  ro.accept = accept;
   for (;;) {
     // With a continue token the server rejects resourceVersion: the token pins the snapshot.
     std::string target = Query(path)
@@ -260,7 +311,7 @@ ApiResult<PagedList> Client::listPages(std::string_view path, std::string_view n
         ++result.restarts;
         log::info("kube list continue token expired, restarting",
                   {{"resource", name}, {"pages_read", result.pages}, {"restart", result.restarts}});
-        if (pages.restart) pages.restart();
+        if (restart) restart();
         result.pages = 0;
         continueToken.clear();
         continue;
@@ -268,7 +319,7 @@ ApiResult<PagedList> Client::listPages(std::string_view path, std::string_view n
       return response.error();
     }
     continueToken.clear();
-    if (Status s = pages.decode(response->body, continueToken); !s.isOk()) {
+    if (Status s = decode(response->body, response->header("Content-Type"), continueToken); !s.isOk()) {
       ApiError e;
       e.reason = "InvalidResponse";
       e.message = std::string(name) + " list page " + std::to_string(result.pages + 1) + ": " + s.message();
@@ -280,21 +331,54 @@ ApiResult<PagedList> Client::listPages(std::string_view path, std::string_view n
   return result;
 }
 
+bool Client::asksProtobuf(api::Kind kind) const {
+  return config_.protobuf && api::decodesProto(kind) && !protobufRefused_.load();
+}
+
+bool Client::fallBackToJson(const ApiError& error, const Resource& resource) {
+  if (!refusesProtobuf(error)) return false;
+  if (!protobufRefused_.exchange(true)) {
+    log::info("the API server refused protobuf; asking for JSON from now on",
+              {{"resource", resource.name}, {"error", error.describe()}});
+  }
+  return true;
+}
+
 ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& options, Cancellation* cancel) {
+  const bool protobuf = asksProtobuf(resource.kind);
+  auto listed = listAs(resource, options, protobuf, cancel);
+  if (!listed.isOk() && protobuf && fallBackToJson(listed.error(), resource))
+    return listAs(resource, options, false, cancel);
+  return listed;
+}
+
+ApiResult<ListResult> Client::listAs(const Resource& resource, const ListOptions& options, bool protobuf,
+                                     Cancellation* cancel) {
   ListPage page;
-  PageReader reader;
-  reader.decode = [&](std::string& body, std::string& continueToken) {
+  std::size_t bytes = 0;
+  bool answeredProtobuf = false;
+  auto decode = [&](std::string& body, std::string_view contentType, std::string& continueToken) {
     page.continueToken.clear();
-    KD_TRY(decodeListPage(resource.kind, body, page));
+    bytes += body.size();
+    // By what the server sent, not what was asked: a server may answer JSON to either.
+    answeredProtobuf = isProtobufContentType(contentType);
+    KD_TRY(answeredProtobuf ? decodeListPageProto(resource.kind, body, page)
+                            : decodeListPage(resource.kind, body, page));
     continueToken = page.continueToken;
     return Status::ok();
   };
-  reader.restart = [&] { page = ListPage{}; };
-  auto paged = listPages(resource.path, resource.name, options, reader, cancel);
+  auto restart = [&] {
+    page = ListPage{};
+    bytes = 0;
+  };
+  auto paged = pagedList(resource.path, resource.name, options, protobuf ? std::string(kAcceptProtobuf) : std::string(),
+                         decode, restart, cancel);
   if (!paged.isOk()) return paged.error();
   ListResult result;
   result.pages = paged->pages;
   result.restarts = paged->restarts;
+  result.bytes = bytes;
+  result.protobuf = answeredProtobuf;
   result.objects = std::move(page.objects);
   result.undecodable = std::move(page.undecodable);
   result.resourceVersion = std::move(page.resourceVersion);
@@ -303,6 +387,15 @@ ApiResult<ListResult> Client::list(const Resource& resource, const ListOptions& 
 
 ApiResult<std::unique_ptr<WatchStream>> Client::watch(const Resource& resource, const WatchOptions& options,
                                                       Cancellation* cancel) {
+  const bool protobuf = asksProtobuf(resource.kind);
+  auto opened = watchAs(resource, options, protobuf, cancel);
+  if (!opened.isOk() && protobuf && fallBackToJson(opened.error(), resource))
+    return watchAs(resource, options, false, cancel);
+  return opened;
+}
+
+ApiResult<std::unique_ptr<WatchStream>> Client::watchAs(const Resource& resource, const WatchOptions& options,
+                                                        bool protobuf, Cancellation* cancel) {
   HttpRequest request;
   request.method = "GET";
   request.target = Query(resource.path)
@@ -324,7 +417,8 @@ ApiResult<std::unique_ptr<WatchStream>> Client::watch(const Resource& resource, 
   for (;;) {
     if (!limiter_.acquire(cancel)) return ApiError::transport("waiting for the client rate limiter", true);
     HttpRequest attempt = request;
-    if (Status s = decorate(attempt); !s.isOk()) return ApiError::transport("credentials: " + s.message());
+    if (Status s = decorate(attempt, protobuf ? kAcceptProtobuf : kJsonMediaType); !s.isOk())
+      return ApiError::transport("credentials: " + s.message());
     std::unique_ptr<RequestDeadline> deadline = deadlineFor(cancel);
     if (deadline) attempt.cancel = deadline->get();
     auto opened = transport_->openWatch(attempt);
@@ -334,7 +428,10 @@ ApiResult<std::unique_ptr<WatchStream>> Client::watch(const Resource& resource, 
     }
     if (isSuccess(opened->status)) {
       if (deadline) deadline->disarm();
-      return std::make_unique<WatchStream>(resource.kind, std::move(opened->lines), std::move(deadline));
+      // Framed by what the server sent ("application/vnd.kubernetes.protobuf;stream=watch"), not
+      // by what was asked.
+      return std::make_unique<WatchStream>(resource.kind, std::move(opened->lines), std::move(deadline),
+                                           isProtobufContentType(findHeader(opened->headers, "Content-Type")));
     }
     const std::string body = opened->lines ? drain(*opened->lines) : std::string();
     ApiError err = apiErrorFromResponse(opened->status, opened->reason, opened->headers, body);

@@ -24,6 +24,8 @@ namespace kdesched::kube {
 struct RequestOptions {
   // Empty: application/json, or application/merge-patch+json for PATCH.
   std::string contentType;
+  // The Accept header; empty: application/json.
+  std::string accept;
   // Retry a 429 (or 503) that carries Retry-After, up to Client::kMaxThrottleRetries times. The
   // eviction subresource is never retried whatever this says: a 429 there usually means a PDB
   // has no budget, and whether to try again is the evictor's decision.
@@ -48,7 +50,9 @@ struct ListResult {
   std::vector<UndecodableObject> undecodable;  // items left out of `objects` (wire.h)
   std::string resourceVersion;                 // watch from here
   int pages = 0;
-  int restarts = 0;  // times an expired continue token made us start over
+  int restarts = 0;       // times an expired continue token made us start over
+  std::size_t bytes = 0;  // of the pages' bodies, as received
+  bool protobuf = false;  // the server answered in protobuf
 };
 
 // Reads the pages of a LIST whose items the caller decodes itself (Client::listPages).
@@ -90,13 +94,24 @@ class WatchStream {
 
   // `deadline` (may be null) is the one the watch was opened under, disarmed: the stream's
   // cancellation still runs through it, so it lives as long as the stream.
-  WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines, std::unique_ptr<RequestDeadline> deadline = nullptr);
+  // `protobuf`: the body is length-framed protobuf events (wire_proto.h), else JSON lines.
+  WatchStream(api::Kind kind, std::unique_ptr<LineStream> lines, std::unique_ptr<RequestDeadline> deadline = nullptr,
+              bool protobuf = false);
   Next next(WatchEvent& out);
   void cancel() { lines_->cancel(); }
   const std::string& problem() const { return problem_; }
+  bool protobuf() const { return protobuf_; }
+  // The body's bytes read so far (framing included).
+  std::size_t bytes() const { return bytes_; }
 
  private:
+  Next nextJson(WatchEvent& out);
+  Next nextFrame(WatchEvent& out);
+  Next ended();
+
   api::Kind kind_;
+  bool protobuf_;
+  std::size_t bytes_ = 0;
   std::unique_ptr<RequestDeadline> deadline_;  // declared first: destroyed after the stream using it
   std::unique_ptr<LineStream> lines_;
   api::JsonParser parser_;
@@ -151,14 +166,29 @@ class Client {
   bool noteWatchListRefused() { return !watchListRefused_.exchange(true); }
 
  private:
+  // Whether a request for `kind` asks for protobuf: configured, decodable, not refused before.
+  bool asksProtobuf(api::Kind kind) const;
+  // A 406/415 to a protobuf request: JSON from then on, for every resource (said once, at info).
+  bool fallBackToJson(const ApiError& error, const Resource& resource);
+  ApiResult<ListResult> listAs(const Resource& resource, const ListOptions& options, bool protobuf,
+                               Cancellation* cancel);
+  ApiResult<std::unique_ptr<WatchStream>> watchAs(const Resource& resource, const WatchOptions& options, bool protobuf,
+                                                  Cancellation* cancel);
+  // listPages with the Accept header to send; `decode` also gets each page's Content-Type.
+  using TypedPageDecoder = std::function<Status(std::string& body, std::string_view contentType, std::string& next)>;
+  ApiResult<PagedList> pagedList(std::string_view path, std::string_view name, const ListOptions& options,
+                                 const std::string& accept, const TypedPageDecoder& decode,
+                                 const std::function<void()>& restart, Cancellation* cancel);
+
   ApiResult<HttpResponse> execute(HttpRequest request, const RequestOptions& options);
   // A time limit for one attempt, under `parent`; null without a request timeout.
   std::unique_ptr<RequestDeadline> deadlineFor(Cancellation* parent) const;
   // The HTTP client's inactivity timer under a request timeout: a little longer, so the request
   // timeout (which counts the whole request and names itself in the error) speaks first.
   std::chrono::seconds transportTimeout() const;
-  // Adds auth, user agent and accept headers; an error when the token cannot be read.
-  Status decorate(HttpRequest& request);
+  // Adds auth, user agent and accept headers (`accept` empty: application/json); an error when the
+  // token cannot be read.
+  Status decorate(HttpRequest& request, std::string_view accept = {});
   void trace(const HttpRequest& request, const Result<HttpResponse>& response, Clock::TimePoint sentAt) const;
 
   ClientConfig config_;
@@ -167,6 +197,7 @@ class Client {
   std::unique_ptr<TokenSource> tokens_;  // null: no Authorization header
   TokenBucket limiter_;
   std::atomic<bool> watchListRefused_{false};
+  std::atomic<bool> protobufRefused_{false};
 };
 
 // Percent-encodes a query parameter value (RFC 3986 unreserved characters pass through).

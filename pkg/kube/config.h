@@ -32,6 +32,11 @@ struct ClientConfig {
   // inactivity timer. Retries and rate-limit waits are outside it: each attempt gets its own.
   std::chrono::milliseconds requestTimeout{30000};
   std::string userAgent = defaultUserAgent();
+  // Ask for protobuf (JSON the server's alternative) where kdesched decodes it (api::decodesProto:
+  // pods and nodes) on the reflectors' LIST and WATCH, as client-go's typed clients do for built-in types; a
+  // server that refuses it (406, 415) is asked in JSON from then on. False: JSON only
+  // (--kube-api-content-type application/json).
+  bool protobuf = true;
 };
 
 // Reads a kubeconfig. `context` empty: the file's current-context. Relative file paths inside it

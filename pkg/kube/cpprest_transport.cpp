@@ -116,6 +116,19 @@ class CpprestLineStream final : public LineStream {
     }
   }
 
+  bool read(std::size_t n, std::string& out) override {
+    while (buffer_.size() < n && !ended_) readMore();
+    scanned_ = 0;
+    if (buffer_.size() < n) {
+      out = std::move(buffer_);
+      buffer_.clear();
+      return false;
+    }
+    out.assign(buffer_, 0, n);
+    buffer_.erase(0, n);
+    return true;
+  }
+
   void cancel() override {
     cancelled_.store(true);
     cancel_->cts.cancel();

@@ -155,6 +155,8 @@ bool Reflector::relist() {
                                  {"undecodable", listed->undecodable.size()},
                                  {"pages", listed->pages},
                                  {"restarts", listed->restarts},
+                                 {"wire", listed->protobuf ? "protobuf" : "json"},
+                                 {"bytes", listed->bytes},
                                  {"rv", listed->resourceVersion},
                                  {"seconds", std::round(seconds * 1000) / 1000}});
   if (observer_) observer_->onList(resource_.kind, count, seconds);

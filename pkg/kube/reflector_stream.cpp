@@ -64,6 +64,8 @@ Reflector::After Reflector::streamSync(bool& needSync) {
                                  {"vanished", deletes},
                                  {"undecodable", staged.undecodable.size()},
                                  {"events", events},
+                                 {"wire", stream->protobuf() ? "protobuf" : "json"},
+                                 {"bytes", stream->bytes()},
                                  {"rv", rv},
                                  {"seconds", std::round(seconds * 1000) / 1000}});
   if (observer_) {

@@ -41,13 +41,17 @@ struct HttpResponse {
   std::string header(std::string_view name) const { return findHeader(headers, name); }
 };
 
-// The body of a streaming response, one newline-terminated line at a time.
+// The body of a streaming response: one newline-terminated line at a time (a JSON watch), or so
+// many bytes at a time (the length-framed protobuf watch). A stream is read one way only.
 class LineStream {
  public:
   virtual ~LineStream() = default;
   // Blocks for the next line (without its "\n" or "\r\n"). False at the end of the stream; then
   // status() tells a clean end (ok) from a broken connection, a timeout or a cancel.
   virtual bool next(std::string& line) = 0;
+  // Blocks for the next `n` bytes. False when the stream ends first: `out` then holds what came
+  // (nothing at a clean end between frames), and status() tells how it ended.
+  virtual bool read(std::size_t n, std::string& out) = 0;
   // Unblocks next() from another thread; the stream then ends with an error status.
   virtual void cancel() = 0;
   virtual Status status() const = 0;

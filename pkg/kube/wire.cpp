@@ -21,19 +21,6 @@ Status jsonError(const std::string& where, simdjson::error_code e) {
   return Status::error(where + (where.empty() ? "" : ": ") + "malformed JSON: " + simdjson::error_message(e));
 }
 
-// The store key of an object whose decoding stopped part way, if its name (and namespace, for the
-// namespaced kinds) were read before it stopped; "" otherwise.
-std::string keyOf(const api::Object& obj) {
-  return std::visit(
-      [](const auto& o) {
-        if constexpr (requires { o.ns; }) {
-          if (o.ns.view().empty()) return std::string();
-        }
-        return o.name.empty() ? std::string() : cluster::objectKey(o);
-      },
-      obj);
-}
-
 // Anything after the root value other than whitespace means the text was not one JSON document.
 Status expectEnd(od::document& doc, const std::string& where) {
   if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) {
@@ -77,7 +64,7 @@ Status decodeItems(api::Kind kind, od::value v, ListPage& out) {
     if (Status s = api::decodeObject(kind, item, obj); !s.isOk()) {
       // The iterator skips what is left of this item. Broken JSON inside it leaves the parser in
       // error, so the next item or the end of the page fails the whole page, as it must.
-      out.undecodable.push_back({keyOf(obj), s.message()});
+      out.undecodable.push_back({undecodableKey(obj), s.message()});
       continue;
     }
     out.objects.push_back(std::move(obj));
@@ -165,13 +152,24 @@ Status decodeEventObject(api::Kind kind, od::value v, WatchEvent& out) {
   }
   if (auto e = obj.reset().error()) return jsonError("object", e);
   if (Status s = api::decodeObject(kind, obj, out.object); !s.isOk()) {
-    out.undecodable = UndecodableObject{keyOf(out.object), s.message()};
+    out.undecodable = UndecodableObject{undecodableKey(out.object), s.message()};
     out.object = api::Object{};
   }
   return Status::ok();
 }
 
 }  // namespace
+
+std::string undecodableKey(const api::Object& obj) {
+  return std::visit(
+      [](const auto& o) {
+        if constexpr (requires { o.ns; }) {
+          if (o.ns.view().empty()) return std::string();
+        }
+        return o.name.empty() ? std::string() : cluster::objectKey(o);
+      },
+      obj);
+}
 
 std::string_view toString(WatchEventType t) {
   switch (t) {

@@ -21,6 +21,10 @@ struct UndecodableObject {
   std::string error;  // from the field on: `spec.containers[0].resources.requests.cpu: invalid quantity "1x"`
 };
 
+// The store key of an object whose decoding stopped part way, if its name (and namespace, for the
+// namespaced kinds) were read before it stopped; "" otherwise.
+std::string undecodableKey(const api::Object& obj);
+
 struct ListPage {
   std::vector<api::Object> objects;
   std::vector<UndecodableObject> undecodable;  // items left out of `objects`

@@ -5,7 +5,7 @@
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
 #      silent.sh, saturate.sh, maybe.sh, triggers.sh,      skips them)
-#      plugins.sh, prometheus.sh, watchlist.sh, usage.sh,
+#      plugins.sh, prometheus.sh, watchlist.sh, wire.sh, usage.sh,
 #      liveplan.sh, serving.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
@@ -95,6 +95,7 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/plugins.sh
   run_test test/e2e/prometheus.sh
   run_test test/e2e/watchlist.sh
+  run_test test/e2e/wire.sh
   run_test test/e2e/usage.sh
   run_test test/e2e/liveplan.sh
   # The metrics port under attack, alone and (--cluster) on a leader whose renewals must keep pace.

@@ -19,6 +19,7 @@
 #include "pkg/cluster/store.h"
 #include "pkg/kube/config.h"
 #include "pkg/kube/wire.h"
+#include "pkg/kube/wire_proto.h"
 #include "pkg/policy/policy.h"
 
 namespace kdesched::fuzz {
@@ -197,12 +198,47 @@ void watchEvent(std::string_view input) {
   useStore(store);
 }
 
+// A protobuf LIST body of pods (magic, Unknown, PodList): every item decodes whole or is named
+// undecodable; none is half-used.
+void protobufList(std::string_view input) {
+  kube::ListPage page;
+  if (!kube::decodeListPageProto(api::Kind::Pod, input, page).isOk()) return;
+  for (const auto& o : page.objects) {
+    invariant(std::holds_alternative<api::Pod>(o), "a protobuf pod list decoded into another kind");
+    invariant(!std::get<api::Pod>(o).name.empty(), "a decoded pod without a name");
+  }
+}
+
+// A protobuf watch stream: frames of a 4-byte big-endian length and a WatchEvent, read as
+// WatchStream reads them, up to the first frame that is cut or does not decode.
+void protobufWatch(std::string_view input) {
+  while (input.size() >= 4) {
+    const auto* b = reinterpret_cast<const unsigned char*>(input.data());
+    const std::size_t n = (std::size_t{b[0]} << 24) | (std::size_t{b[1]} << 16) | (std::size_t{b[2]} << 8) | b[3];
+    if (n > input.size() - 4) return;
+    kube::WatchEvent event;
+    if (!kube::decodeWatchEventProto(api::Kind::Pod, input.substr(4, n), event).isOk()) return;
+    const bool change = event.type == kube::WatchEventType::Added || event.type == kube::WatchEventType::Modified ||
+                        event.type == kube::WatchEventType::Deleted;
+    if (change && !event.undecodable) {
+      invariant(!std::get<api::Pod>(event.object).name.empty(), "a decoded pod without a name");
+    }
+    input.remove_prefix(4 + n);
+  }
+}
+
 constexpr std::array kTargets{
-    Target{"snapshot_json", snapshotJson}, Target{"snapshot_yaml", snapshotYaml},
-    Target{"yaml_json", yamlJson},         Target{"policy", policy},
-    Target{"quantity", quantity},          Target{"label_selector", labelSelector},
-    Target{"kubeconfig", kubeconfig},      Target{"list_page", listPage},
+    Target{"snapshot_json", snapshotJson},
+    Target{"snapshot_yaml", snapshotYaml},
+    Target{"yaml_json", yamlJson},
+    Target{"policy", policy},
+    Target{"quantity", quantity},
+    Target{"label_selector", labelSelector},
+    Target{"kubeconfig", kubeconfig},
+    Target{"list_page", listPage},
     Target{"watch_event", watchEvent},
+    Target{"protobuf_list", protobufList},
+    Target{"protobuf_watch", protobufWatch},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // transport that serves scripted responses in order and records every request.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -132,17 +133,45 @@ class FakeLineStream final : public LineStream {
       state_->cv.wait(lock, [&] { return state_->cancelled || !state_->lines.empty(); });
       --state_->waiting;
     }
-    switch (state_->end) {
-      case Scripted::End::Close: status_ = state_->cancelled ? Status::error("cancelled") : Status::ok(); break;
-      case Scripted::End::Break: status_ = Status::error("connection reset by peer"); break;
-      case Scripted::End::Hang: status_ = Status::error("cancelled"); break;
+    setEndStatus();
+    return false;
+  }
+  // The scripted lines as one byte stream (a protobuf watch's frames may span them).
+  bool read(std::size_t n, std::string& out) override {
+    out.clear();
+    std::unique_lock<std::mutex> lock(state_->mu);
+    for (;;) {
+      while (out.size() < n && !state_->lines.empty() && !state_->cancelled) {
+        std::string& front = state_->lines.front();
+        const std::size_t take = std::min(n - out.size(), front.size());
+        out.append(front, 0, take);
+        if (take == front.size()) {
+          state_->lines.pop_front();
+        } else {
+          front.erase(0, take);
+        }
+      }
+      if (out.size() == n) return true;
+      if (state_->end != Scripted::End::Hang || state_->cancelled) break;
+      ++state_->waiting;
+      state_->cv.wait(lock, [&] { return state_->cancelled || !state_->lines.empty(); });
+      --state_->waiting;
     }
+    setEndStatus();
     return false;
   }
   void cancel() override { state_->cancel(); }
   Status status() const override { return status_; }
 
  private:
+  void setEndStatus() {
+    switch (state_->end) {
+      case Scripted::End::Close: status_ = state_->cancelled ? Status::error("cancelled") : Status::ok(); break;
+      case Scripted::End::Break: status_ = Status::error("connection reset by peer"); break;
+      case Scripted::End::Hang: status_ = Status::error("cancelled"); break;
+    }
+  }
+
   std::shared_ptr<State> state_;
   CancelSubscription sub_;
   Status status_;
