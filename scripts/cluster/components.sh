@@ -100,7 +100,8 @@ wait_component() {
   while true; do
     if ! component_pid "${name}" >/dev/null; then
       tail -n 30 "${DIR}/logs/${name}.log" >&2 || true
-      kd_die "${name} exited during start (log: ${DIR}/logs/${name}.log)"
+      component_exit "${name}"
+      kd_die "${name} exited during start, ${COMPONENT_EXIT} (log: ${DIR}/logs/${name}.log)"
     fi
     if "$@" >/dev/null 2>&1; then return 0; fi
     if [ "$(date +%s)" -ge "${deadline}" ]; then
@@ -109,6 +110,39 @@ wait_component() {
     fi
     sleep 0.25
   done
+}
+
+# component_exit NAME: sets COMPONENT_EXIT to how a component this shell launched ended ("exit
+# status 1", "killed by signal 9"; "status unknown" when it is not our child), for the message that
+# says it died. Not for $(...): a subshell cannot wait for its parent's children.
+component_exit() {
+  local pid rc=0
+  COMPONENT_EXIT="status unknown"
+  pid="$(cat "${DIR}/pids/$1.pid" 2>/dev/null)" || return 0
+  wait "${pid}" 2>/dev/null || rc=$?
+  if [ "${rc}" -eq 127 ] || [ "${rc}" -lt 0 ]; then return 0
+  elif [ "${rc}" -gt 128 ]; then COMPONENT_EXIT="killed by signal $((rc - 128))"
+  else COMPONENT_EXIT="exit status ${rc}"; fi
+}
+
+# wait_component_relaunch NAME TIMEOUT CHECK...: wait_component for a stateless node daemon that
+# its supervisor would restart (kube-proxy runs as a DaemonSet or a systemd unit): one death during
+# start is logged with its status and log tail, and the daemon is launched again.
+wait_component_relaunch() {
+  local name="$1" timeout="$2"; shift 2
+  local deadline=$(( $(date +%s) + timeout ))
+  while component_pid "${name}" >/dev/null; do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    [ "$(date +%s)" -lt "${deadline}" ] || break
+    sleep 0.25
+  done
+  if ! component_pid "${name}" >/dev/null; then
+    component_exit "${name}"
+    kd_log "${name} exited during start, ${COMPONENT_EXIT}; log tail, then one relaunch:"
+    tail -n 30 "${DIR}/logs/${name}.log" | sed 's/^/    /' >&2 || true
+    launch "${name}"
+  fi
+  wait_component "${name}" "${timeout}" "$@"
 }
 
 # ports

@@ -262,7 +262,7 @@ rn_up() {
   for f in "$@"; do rn_import_image "${f}"; done
   rn_kubelet_up
   rn_proxy_up
-  wait_component kube-proxy 60 rn_proxy_healthy
+  wait_component_relaunch kube-proxy 60 rn_proxy_healthy
   wait_component kube-proxy 60 rn_service_programmed
   wait_component kubelet 120 rn_node_ready
   kd_log "real node ${RN_NAME} (${RN_IP}) ready: $(kd_elapsed "${t}")"
