@@ -16,6 +16,7 @@ void PodIndexes::clear() {
   byNamespace_.clear();
   byLabel_.clear();
   byOwner_.clear();
+  antiAffinity_.clear();
 }
 
 void PodIndexes::add(const api::Pod& pod) {
@@ -55,10 +56,19 @@ void PodIndexes::change(const api::Pod& before, const api::Pod& after) {
     for (const auto& o : before.owners) byOwner_.erase(o.uid, b);
     for (const auto& o : after.owners) byOwner_.insert(o.uid, a);
   }
+  const bool carrierBefore = before.constraints().hasRequiredAntiAffinity();
+  const bool carrierAfter = after.constraints().hasRequiredAntiAffinity();
+  if (carrierBefore && carrierAfter) {
+    antiAffinity_.replace(after.ns, b, a);
+  } else if (carrierBefore) {
+    antiAffinity_.erase(before.ns, b);
+  } else if (carrierAfter) {
+    antiAffinity_.insert(after.ns, a);
+  }
 }
 
 PodIndexes::Views PodIndexes::views() const {
-  return {byNode_.view(), byNamespace_.view(), byLabel_.view(), byOwner_.view()};
+  return {byNode_.view(), byNamespace_.view(), byLabel_.view(), byOwner_.view(), antiAffinity_.view()};
 }
 
 }  // namespace kdesched::cluster

@@ -222,6 +222,9 @@ class PodIndexes {
     BySymbol::View byNamespace;
     ByLabel::View byLabel;
     ByOwner::View byOwner;  // ownerReferences' UIDs
+    // Pods with required anti-affinity terms, by namespace (every phase, bound or not): what a
+    // triggered run checks a newly placed pod against, without walking every pod.
+    BySymbol::View antiAffinityByNamespace;
   };
 
   template <typename Range>
@@ -232,6 +235,7 @@ class PodIndexes {
     byNamespace_.sortAll();
     byLabel_.sortAll();
     byOwner_.sortAll();
+    antiAffinity_.sortAll();
   }
   void clear();
   void add(const api::Pod& pod);
@@ -247,12 +251,14 @@ class PodIndexes {
     f(byNamespace_, p.ns);
     for (const auto& kv : p.labels) f(byLabel_, kv);
     for (const auto& o : p.owners) f(byOwner_, o.uid);
+    if (p.constraints().hasRequiredAntiAffinity()) f(antiAffinity_, p.ns);
   }
 
   BySymbol byNode_;
   BySymbol byNamespace_;
   ByLabel byLabel_;
   ByOwner byOwner_;
+  BySymbol antiAffinity_;
 };
 
 }  // namespace kdesched::cluster

@@ -84,6 +84,12 @@ class Snapshot {
   // Pods whose label set contains this key (for selector terms Exists, Gt, Lt): built from pods()
   // on first use of each key, in pods() order.
   Pods podsWithLabelKey(const api::Symbol& key) const;
+  // Calls f(span) with the pods of each namespace that carries required anti-affinity terms
+  // (every phase, bound or not; namespaces in no particular order, each span in pods() order).
+  template <typename F>
+  void forEachAntiAffinityCarriers(F&& f) const {
+    pods_.index.antiAffinityByNamespace.forEach([&f](const api::Symbol&, Pods pods) { f(pods); });
+  }
   // Pods carrying exactly this label.
   Pods podsWithLabel(const api::Symbol& key, const api::Symbol& value) const {
     return pods_.index.byLabel.find(api::Labels::Item{key, value});

@@ -100,17 +100,18 @@ using CarrierGroups = std::map<std::pair<const api::SchedulingConstraints*, std:
 
 CarrierGroups carrierGroups(const cluster::Snapshot& snapshot) {
   CarrierGroups groups;
-  for (const api::Pod* p : snapshot.pods()) {
-    if (p->nodeName.empty() || p->isTerminal() || p->isTerminating() || !p->constraints().hasRequiredAntiAffinity())
-      continue;
-    auto& g = groups[{&p->constraints(), p->ns.view()}];
-    if (!g.first) {
-      g.first = p;
-      for (const auto& t : p->constraints().podAntiAffinity->required)
-        if (!t.matchLabelKeys.empty() || !t.mismatchLabelKeys.empty()) g.perPod = true;
+  snapshot.forEachAntiAffinityCarriers([&groups](cluster::Snapshot::Pods carriers) {
+    for (const api::Pod* p : carriers) {
+      if (p->nodeName.empty() || p->isTerminal() || p->isTerminating()) continue;
+      auto& g = groups[{&p->constraints(), p->ns.view()}];
+      if (!g.first) {
+        g.first = p;
+        for (const auto& t : p->constraints().podAntiAffinity->required)
+          if (!t.matchLabelKeys.empty() || !t.mismatchLabelKeys.empty()) g.perPod = true;
+      }
+      g.pods.push_back(p);
     }
-    g.pods.push_back(p);
-  }
+  });
   return groups;
 }
 

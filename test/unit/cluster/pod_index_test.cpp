@@ -34,6 +34,7 @@ Listing listing(const PodIndexes::Views& v) {
   v.byLabel.forEach(
       [&](const api::Labels::Item& kv, PodSpan s) { note(out, "label " + kv.first.str() + "=" + kv.second.str(), s); });
   v.byOwner.forEach([&](const std::string& k, PodSpan s) { note(out, "owner " + k, s); });
+  v.antiAffinityByNamespace.forEach([&](const api::Symbol& k, PodSpan s) { note(out, "carriers " + k.str(), s); });
   return out;
 }
 
@@ -49,6 +50,7 @@ Listing fromScratch(std::vector<const api::Pod*> pods, bool labelKeys = false) {
       if (labelKeys) out["key " + k.str()].push_back(id(p));
     }
     for (const auto& o : p->owners) out["owner " + o.uid].push_back(id(p));
+    if (p->constraints().hasRequiredAntiAffinity()) out["carriers " + p->ns.str()].push_back(id(p));
   }
   return out;
 }
@@ -65,7 +67,8 @@ class RandomPods {
     if (pick(4) == 0) b.label("churn", std::to_string(++version_));  // a value never seen before
     if (pick(4) == 0) b.bare();
     if (pick(6) == 0) b.ownerUid("ReplicaSet", "rs", "shared-owner");
-    b.uid("u" + std::to_string(++version_));  // tells versions of one pod apart
+    if (pick(3) == 0) b.antiAffinity("app", "v0");  // a pod may gain or lose it between versions
+    b.uid("u" + std::to_string(++version_));        // tells versions of one pod apart
     return b.build();
   }
   std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_); }
@@ -95,6 +98,9 @@ Listing lookups(const Snapshot& s) {
     if (!out.count("key " + k)) note(out, "key " + k, s.podsWithLabelKey(api::Symbol(k)));
   }
   for (const auto& u : uids) note(out, "owner " + u, s.podsOfOwner(u));
+  s.forEachAntiAffinityCarriers([&](PodSpan carriers) {
+    if (!carriers.empty()) note(out, "carriers " + carriers.front()->ns.str(), carriers);
+  });
   return out;
 }
 
