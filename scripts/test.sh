@@ -100,6 +100,14 @@ else
   run_ctest build || rc=1
 fi
 
+phase "docs (links and anchors, every flag and metric of the binary: test/docs/check.py)"
+if python3 test/docs/check.py --binary build/kdesched; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  rc=1
+fi
+
 if [ "${KDESCHED_CI_FUZZ:-1}" != 0 ]; then
   phase "fuzzing (libFuzzer + ASan + UBSan, ${KDESCHED_CI_FUZZ_SECONDS:-20} s per target)"
   if bash scripts/fuzz.sh --seconds "${KDESCHED_CI_FUZZ_SECONDS:-20}"; then

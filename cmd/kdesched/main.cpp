@@ -25,6 +25,7 @@
 #include "pkg/daemon/runtime.h"
 #include "pkg/kube/config.h"
 #include "pkg/kube/wire.h"
+#include "pkg/metrics/metrics.h"
 #include "pkg/metrics/tls.h"
 #include "pkg/plan/plan.h"
 #include "pkg/policy/args.h"
@@ -403,6 +404,9 @@ int main(int argc, char** argv) {
   PlanFlags planFlags;
   CLI::App* plan = addPlanCommand(app, planFlags);
   CLI::App* version = app.add_subcommand("version", "Print the version");
+  bool listMetrics = false;
+  version->add_flag("--metrics", listMetrics,
+                    "Instead, print every metric this build exports (its HELP and TYPE lines), series or not");
 
   // The daemon takes upstream's command line as pflag reads it; plan and version are kdesched's own.
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -424,7 +428,8 @@ int main(int argc, char** argv) {
   }
 
   if (version->parsed()) {
-    std::cout << "kdesched " << KDESCHED_VERSION << "\n";
+    std::cout << (listMetrics ? kdesched::metrics::Metrics::catalogue(KDESCHED_VERSION)
+                              : std::string("kdesched ") + KDESCHED_VERSION + "\n");
     return 0;
   }
   if (plan->parsed()) {

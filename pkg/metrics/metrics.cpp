@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 namespace kdesched::metrics {
@@ -18,103 +19,94 @@ const prometheus::Histogram::BucketBoundaries kReactionBuckets = {0.05, 0.1, 0.2
 
 }  // namespace
 
+template <typename Builder>
+auto* Metrics::add(Builder&& builder) {
+  auto* family = &builder.Register(*registry_);
+  touch_.push_back([family] {
+    if constexpr (std::is_same_v<std::remove_pointer_t<decltype(family)>, prometheus::Family<prometheus::Histogram>>) {
+      family->Add({}, prometheus::Histogram::BucketBoundaries{});
+    } else {
+      family->Add({});
+    }
+  });
+  return family;
+}
+
 Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& strategies, ProcSource process)
     : registry_(std::make_shared<prometheus::Registry>()),
       process_(std::make_shared<ProcessCollector>(std::move(process))) {
-  auto& r = *registry_;
-  evicted_ = &prometheus::BuildCounter()
-                  .Name("descheduler_pods_evicted_total")
-                  .Help("Number of evicted pods, by the result, strategy, profile, namespace and node")
-                  .Register(r);
+  evicted_ = add(prometheus::BuildCounter()
+                     .Name("descheduler_pods_evicted_total")
+                     .Help("Number of evicted pods, by the result, strategy, profile, namespace and node"));
   evictedDeprecated_ =
-      &prometheus::BuildCounter()
-           .Name("descheduler_pods_evicted")
-           .Help("[DEPRECATED since upstream 0.34.0, use descheduler_pods_evicted_total] Number of evicted pods")
-           .Register(r);
-  loop_ = &prometheus::BuildHistogram()
-               .Name("descheduler_loop_duration_seconds")
-               .Help("Time taken to complete a full descheduling cycle")
-               .Register(r);
-  loopDeprecated_ =
-      &prometheus::BuildHistogram()
-           .Name("descheduler_descheduler_loop_duration_seconds")
-           .Help("[DEPRECATED, use descheduler_loop_duration_seconds] Time taken to complete a full descheduling cycle")
-           .Register(r);
-  strategy_ = &prometheus::BuildHistogram()
-                   .Name("descheduler_strategy_duration_seconds")
-                   .Help("Time taken to complete each strategy of the descheduling operation")
-                   .Register(r);
+      add(prometheus::BuildCounter()
+              .Name("descheduler_pods_evicted")
+              .Help("[DEPRECATED since upstream 0.34.0, use descheduler_pods_evicted_total] Number of evicted pods"));
+  loop_ = add(prometheus::BuildHistogram()
+                  .Name("descheduler_loop_duration_seconds")
+                  .Help("Time taken to complete a full descheduling cycle"));
+  loopDeprecated_ = add(
+      prometheus::BuildHistogram()
+          .Name("descheduler_descheduler_loop_duration_seconds")
+          .Help(
+              "[DEPRECATED, use descheduler_loop_duration_seconds] Time taken to complete a full descheduling cycle"));
+  strategy_ = add(prometheus::BuildHistogram()
+                      .Name("descheduler_strategy_duration_seconds")
+                      .Help("Time taken to complete each strategy of the descheduling operation"));
   strategyDeprecated_ =
-      &prometheus::BuildHistogram()
-           .Name("descheduler_descheduler_strategy_duration_seconds")
-           .Help("[DEPRECATED, use descheduler_strategy_duration_seconds] Time taken to complete each strategy")
-           .Register(r);
-  prometheus::BuildGauge()
-      .Name("descheduler_build_info")
-      .Help("Build information; constant 1")
-      .Register(r)
-      .Add({{"AppVersion", version},
-            {"DeschedulerVersion", "kdesched-" + version},
-            {"GitBranch", ""},
-            {"GitSha1", ""},
-            {"GoVersion", ""}})
+      add(prometheus::BuildHistogram()
+              .Name("descheduler_descheduler_strategy_duration_seconds")
+              .Help("[DEPRECATED, use descheduler_strategy_duration_seconds] Time taken to complete each strategy"));
+  add(prometheus::BuildGauge().Name("descheduler_build_info").Help("Build information; constant 1"))
+      ->Add({{"AppVersion", version},
+             {"DeschedulerVersion", "kdesched-" + version},
+             {"GitBranch", ""},
+             {"GitSha1", ""},
+             {"GoVersion", ""}})
       .Set(1);
-  refused_ = &prometheus::BuildCounter()
-                  .Name("kdesched_evictions_refused_total")
-                  .Help(
-                      "Pods a plugin chose that were not evicted, by reason (filter, preEvictionFilter, limit-*, pdb, "
-                      "api, anti-flapping, shutdown, stale-cache, not-leader)")
-                  .Register(r);
-  watchRestarts_ = &prometheus::BuildCounter()
-                        .Name("kdesched_watch_restarts_total")
-                        .Help(
-                            "Watch streams re-opened, by resource and reason (closed, very_short, broken, open_failed, "
-                            "error_event, silent)")
-                        .Register(r);
-  relists_ = &prometheus::BuildCounter().Name("kdesched_relists_total").Help("Full relists, by resource").Register(r);
-  cacheObjects_ =
-      &prometheus::BuildGauge().Name("kdesched_cache_objects").Help("Objects in the cache, by kind").Register(r);
-  lastCycle_ = &prometheus::BuildGauge()
-                    .Name("kdesched_last_successful_cycle_timestamp_seconds")
-                    .Help("Unix time at which the last descheduling cycle completed")
-                    .Register(r);
-  triggerEvents_ = &prometheus::BuildCounter()
-                        .Name("kdesched_trigger_events_total")
-                        .Help("Store events that may have created a violation, by kind")
-                        .Register(r);
+  refused_ =
+      add(prometheus::BuildCounter()
+              .Name("kdesched_evictions_refused_total")
+              .Help("Pods a plugin chose that were not evicted, by reason (filter, preEvictionFilter, limit-*, pdb, "
+                    "api, anti-flapping, shutdown, stale-cache, not-leader)"));
+  watchRestarts_ =
+      add(prometheus::BuildCounter()
+              .Name("kdesched_watch_restarts_total")
+              .Help("Watch streams re-opened, by resource and reason (closed, very_short, broken, open_failed, "
+                    "error_event, silent)"));
+  relists_ = add(prometheus::BuildCounter().Name("kdesched_relists_total").Help("Full relists, by resource"));
+  cacheObjects_ = add(prometheus::BuildGauge().Name("kdesched_cache_objects").Help("Objects in the cache, by kind"));
+  lastCycle_ = add(prometheus::BuildGauge()
+                       .Name("kdesched_last_successful_cycle_timestamp_seconds")
+                       .Help("Unix time at which the last descheduling cycle completed"));
+  triggerEvents_ = add(prometheus::BuildCounter()
+                           .Name("kdesched_trigger_events_total")
+                           .Help("Store events that may have created a violation, by kind"));
   triggerRuns_ =
-      &prometheus::BuildCounter().Name("kdesched_trigger_runs_total").Help("Event-triggered scoped runs").Register(r);
-  eventToEviction_ = &prometheus::BuildHistogram()
-                          .Name("kdesched_event_to_eviction_seconds")
-                          .Help("Delay from the event that created a violation to the eviction request")
-                          .Register(r);
-  suppressed_ = &prometheus::BuildCounter()
-                     .Name("kdesched_evictions_suppressed_total")
-                     .Help("Evictions suppressed by anti-flapping (cooldown, rate limit, backoff)")
-                     .Register(r);
-  usageUp_ = &prometheus::BuildGauge()
-                  .Name("kdesched_usage_source_up")
-                  .Help("1 when the usage source's last collection or query answered, 0 when it failed, by source")
-                  .Register(r);
+      add(prometheus::BuildCounter().Name("kdesched_trigger_runs_total").Help("Event-triggered scoped runs"));
+  eventToEviction_ = add(prometheus::BuildHistogram()
+                             .Name("kdesched_event_to_eviction_seconds")
+                             .Help("Delay from the event that created a violation to the eviction request"));
+  suppressed_ = add(prometheus::BuildCounter()
+                        .Name("kdesched_evictions_suppressed_total")
+                        .Help("Evictions suppressed by anti-flapping (cooldown, rate limit, backoff)"));
+  usageUp_ = add(prometheus::BuildGauge()
+                     .Name("kdesched_usage_source_up")
+                     .Help("1 when the usage source's last collection or query answered, 0 when it failed, by source"));
   usageLeftOut_ =
-      &prometheus::BuildGauge()
-           .Name("kdesched_usage_nodes_left_out")
-           .Help("Nodes of the last cycle left out of balancing by usage: sample missing, stale or not a number")
-           .Register(r);
-  httpShed_ = &prometheus::BuildCounter()
-                   .Name("kdesched_http_connections_shed_total")
-                   .Help(
-                       "Metrics server connections closed at the connection limit, by which one gave way (waiting, "
-                       "idle, new)")
-                   .Register(r);
-  httpRejected_ = &prometheus::BuildCounter()
-                       .Name("kdesched_http_rejections_total")
-                       .Help("Metrics server requests refused or connections closed by a bound, by reason")
-                       .Register(r);
-  httpOpen_ = &prometheus::BuildGauge()
-                   .Name("kdesched_http_open_connections")
-                   .Help("Open metrics server connections")
-                   .Register(r);
+      add(prometheus::BuildGauge()
+              .Name("kdesched_usage_nodes_left_out")
+              .Help("Nodes of the last cycle left out of balancing by usage: sample missing, stale or not a number"));
+  httpShed_ =
+      add(prometheus::BuildCounter()
+              .Name("kdesched_http_connections_shed_total")
+              .Help("Metrics server connections closed at the connection limit, by which one gave way (waiting, "
+                    "idle, new)"));
+  httpRejected_ = add(prometheus::BuildCounter()
+                          .Name("kdesched_http_rejections_total")
+                          .Help("Metrics server requests refused or connections closed by a bound, by reason"));
+  httpOpen_ =
+      add(prometheus::BuildGauge().Name("kdesched_http_open_connections").Help("Open metrics server connections"));
   for (const char* victim : {"waiting", "idle", "new"}) httpShed_->Add({{"victim", victim}});
   httpOpen_->Add({});
 
@@ -203,6 +195,17 @@ void Metrics::httpOpenConnections(double open) { httpOpen_->Add({}).Set(open); }
 void Metrics::cacheStaleSource(StaleSource source) {
   std::lock_guard<std::mutex> lock(staleMu_);
   stale_ = std::move(source);
+}
+
+std::string Metrics::catalogue(const std::string& version) {
+  Metrics m(version, {});
+  for (const auto& touch : m.touch_) touch();
+  m.cacheStaleSource([] { return std::vector<std::pair<std::string, bool>>{{"pods", false}}; });
+  std::istringstream exposition(m.serialize());
+  std::string out, line;
+  while (std::getline(exposition, line))
+    if (line.rfind("# ", 0) == 0) out += line + "\n";
+  return out;
 }
 
 std::string Metrics::serialize() const {

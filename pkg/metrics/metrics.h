@@ -85,11 +85,19 @@ class Metrics {
   // Text exposition format of everything registered and of the process collector.
   std::string serialize() const;
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+  // Every metric this build exports, as the exposition's "# HELP" and "# TYPE" lines, families
+  // without a series included (a throwaway instance gets one series in each): `kdesched version
+  // --metrics`, which the docs check (test/docs/check.py) compares with docs/metrics.md.
+  static std::string catalogue(const std::string& version);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
   // A prometheus::Registry holds only its own families, so the collector is served beside it.
   std::shared_ptr<ProcessCollector> process_;
+  // Registers a family and remembers how to give it one series (catalogue()).
+  template <typename Builder>
+  auto* add(Builder&& builder);
+  std::vector<std::function<void()>> touch_;
   mutable std::mutex staleMu_;
   StaleSource stale_;
   prometheus::Family<prometheus::Counter>* evicted_;

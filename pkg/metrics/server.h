@@ -28,7 +28,7 @@ struct Readiness {
   std::string reason;  // why not, or a short state when ready ("leader", "standby")
 };
 
-// The server's bounds; the defaults are the daemon's (README, "Input limits").
+// The server's bounds; the defaults are the daemon's (docs/limits.md).
 struct ServerLimits {
   // The request line and every header field together; larger gets 431 and the connection closed.
   std::size_t maxHeaderBytes = 16 * 1024;

@@ -19,7 +19,7 @@
 # kdesched is ${KDESCHED_BIN:-build/kdesched}. The binaries are cached in
 # ${KDESCHED_CACHE:-$HOME/.cache/kdesched}/<hash>/bin (CI runs as root on the developers' machine,
 # so /root/.cache/kdesched is shared with them): a warm build step is a no-op. A cold one takes tens
-# of minutes on 2 cores, see README. KDESCHED_CI_BINARIES overrides which binaries are built
+# of minutes on 2 cores, see docs/development.md. KDESCHED_CI_BINARIES overrides which binaries are built
 # (default: what the tests use, helm included for the chart tests and metrics-server for usage.sh;
 # "all" builds every binary).
 set -euo pipefail

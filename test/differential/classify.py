@@ -304,32 +304,32 @@ def upstream_random_tie(result, case=None):
 
 
 KNOWN = [
-    Known("terminatingNotCandidate", {AA}, "documented", "README: RemovePodsViolatingInterPodAntiAffinity",
+    Known("terminatingNotCandidate", {AA}, "documented", "docs/strategies.md: RemovePodsViolatingInterPodAntiAffinity",
           "a terminating pod is never a candidate, even with the descheduler.alpha.kubernetes.io/evict "
           "annotation; upstream's Filter passes such a pod and evicts it once more", terminating_candidate),
-    Known("unreadyPodNeedsBudget", ANY, "documented", "README: Evictor: limits and PDBs",
+    Known("unreadyPodNeedsBudget", ANY, "documented", "docs/evictor.md",
           "an unready pod under a PDB needs budget like a ready one; the API server lets it go when the "
           "PDB is healthy enough (IfHealthyBudget) or unhealthyPodEvictionPolicy is AlwaysAllow",
           unready_pod_needs_budget),
-    Known("podsWithoutPDBProtection", ANY, "documented", "README: differences table; upstream bug #1882",
+    Known("podsWithoutPDBProtection", ANY, "documented", "docs/differences.md; upstream bug #1882",
           "PodsWithoutPDB protects only pods no PDB covers; upstream v0.36 never starts its PDB informer "
           "and protects every pod (no eviction at all)", pods_without_pdb_protection),
-    Known("terminatingNotViolator", {AA}, "documented", "README: RemovePodsViolatingInterPodAntiAffinity",
+    Known("terminatingNotViolator", {AA}, "documented", "docs/strategies.md: RemovePodsViolatingInterPodAntiAffinity",
           "a terminating pod never counts as violating a running pod's anti-affinity; upstream counts it",
           terminating_violator_only),
-    Known("namespaceSelectorHonoured", {AA}, "documented", "README: RemovePodsViolatingInterPodAntiAffinity",
+    Known("namespaceSelectorHonoured", {AA}, "documented", "docs/strategies.md: RemovePodsViolatingInterPodAntiAffinity",
           "the term's namespaceSelector selects namespaces as kube-scheduler does; upstream ignores it",
           term_key("namespaceSelector")),
-    Known("matchLabelKeysHonoured", {AA}, "documented", "README: RemovePodsViolatingInterPodAntiAffinity",
+    Known("matchLabelKeysHonoured", {AA}, "documented", "docs/strategies.md: RemovePodsViolatingInterPodAntiAffinity",
           "the term's matchLabelKeys/mismatchLabelKeys narrow the selector; upstream ignores them",
           lambda ctx: term_key("matchLabelKeys")(ctx) or term_key("mismatchLabelKeys")(ctx)),
-    Known("podIdentityNotName", {AA}, "documented", "README: RemovePodsViolatingInterPodAntiAffinity",
+    Known("podIdentityNotName", {AA}, "documented", "docs/strategies.md: RemovePodsViolatingInterPodAntiAffinity",
           "pods are told apart by namespace and name; upstream compares names only",
           same_name_other_namespace),
-    Known("zeroRequestSkipsResource", ANY, "documented", "README: differences table",
+    Known("zeroRequestSkipsResource", ANY, "documented", "docs/differences.md",
           "NodeFit skips a resource the pod does not request (as kube-scheduler); upstream compares 0 "
           "with the node's negative remainder and finds no fit", zero_request_overcommitted),
-    Known("antiAffinityBothWays", ANY, "documented", "README: DefaultEvictor nodeFit",
+    Known("antiAffinityBothWays", ANY, "documented", "docs/strategies.md: DefaultEvictor",
           "NodeFit also rejects a node whose pods' anti-affinity terms select the pod; upstream checks "
           "only the pod's own terms", anti_affinity_both_ways),
     Known("minDomainsHonoured", {TS}, "documented", "docs/strategies/topology-spread.md difference 2",
@@ -344,7 +344,7 @@ KNOWN = [
     Known("cumulativeFit", {TS}, "documented", "docs/strategies/topology-spread.md difference 3",
           "each chosen pod reserves room on its expected node; upstream checks every pod against the "
           "unchanged cluster", fewer_with_fit),
-    Known("evictedEarlierNotCounted", ANY, "documented", "README: DefaultEvictor nodeFit; docs LNU",
+    Known("evictedEarlierNotCounted", ANY, "documented", "docs/strategies.md: DefaultEvictor; docs LNU",
           "pods evicted earlier in the cycle no longer use their node's resources", evicted_earlier),
 ]
 KNOWN_BY_NAME = {k.name: k for k in KNOWN}

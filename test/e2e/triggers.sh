@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of event-triggered descheduling and anti-flapping (README "Event triggers and
+# End-to-end tests of event-triggered descheduling and anti-flapping (docs/triggers.md "Event triggers and
 # anti-flapping") against the real control plane (scripts/cluster/cluster.sh, 10 kwok nodes).
 # Every daemon runs with --descheduling-interval 1h: after the first cycle (right after the cache
 # syncs) only an event trigger can act.

@@ -4,6 +4,9 @@
 
 #include <cpprest/http_client.h>
 
+#include <set>
+#include <sstream>
+
 #include "pkg/metrics/server.h"
 #include "test/unit/metrics/serving.h"
 
@@ -54,6 +57,28 @@ TEST(Metrics, CountsEvictionsAndRefusals) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("descheduler_loop_duration_seconds_count 1"), std::string::npos);
+}
+
+// The catalogue (kdesched version --metrics, read by the docs check) lists every family, also
+// those a fresh instance exposes nothing of, each once, and no series.
+TEST(Metrics, CatalogueListsEveryFamilyOnceSeriesOrNot) {
+  const std::string fresh = Metrics("0.1.0", {}).serialize();
+  ASSERT_EQ(fresh.find("kdesched_watch_restarts_total"), std::string::npos) << "no longer a family without series";
+  const std::string catalogue = Metrics::catalogue("0.1.0");
+  for (const char* type : {"# TYPE kdesched_watch_restarts_total counter", "# TYPE kdesched_cache_objects gauge",
+                           "# TYPE kdesched_cache_stale gauge", "# TYPE kdesched_event_to_eviction_seconds histogram",
+                           "# TYPE descheduler_descheduler_strategy_duration_seconds histogram",
+                           "# TYPE process_cpu_seconds_total counter"})
+    EXPECT_NE(catalogue.find(std::string(type) + "\n"), std::string::npos) << type << " in\n" << catalogue;
+  std::set<std::string> names;
+  std::istringstream lines(catalogue);
+  std::string line;
+  while (std::getline(lines, line)) {
+    ASSERT_EQ(line.rfind("# ", 0), 0u) << "not a HELP or TYPE line: " << line;
+    if (line.rfind("# TYPE ", 0) != 0) continue;
+    EXPECT_TRUE(names.insert(line.substr(7, line.find(' ', 7) - 7)).second) << line;
+  }
+  EXPECT_EQ(names.size(), 31u) << catalogue;  // 21 registered families, kdesched_cache_stale, 9 process_*
 }
 
 TEST(Metrics, CacheStaleIsReadAtEachScrape) {
