@@ -186,12 +186,16 @@ int run(const Options& o) {
   if (!rt->startUsage()) return rt->finish(kExitOk);
 
   const engine::Engine& engine = rt->engine();
+  const policy::BlockedEventsConfig& be = engine.extension.blockedEvents;
+  evictor::BlockedEvents blocked(
+      {.enabled = be.enabled, .period = seconds(be.periodSeconds), .perMinute = be.perMinute}, *clock);
   evictor::ApiSink apiSink(rt->asyncEvents(),
                            {.gracePeriodSeconds = engine.policy.gracePeriodSeconds,
                             .failureEvents = engine.policy.evictionFailureEventNotification.value_or(false),
                             .clock = clock.get(),
                             .repeatQuiet = std::chrono::seconds(600),
-                            .leader = rt->leadership()});
+                            .leader = rt->leadership(),
+                            .blocked = &blocked});
   evictor::DryRunSink dryRunSink;
   std::unique_ptr<metrics::EvictionMetrics> evictionMetrics;
   std::unique_ptr<metrics::PluginTimer> pluginTimer;

@@ -137,6 +137,7 @@ EvictResult ApiSink::failed(const Decision& d, const EvictionRequest& req, const
   const api::Pod& pod = *d.pod;
   EvictResult res = refusalFor(a);
   if (!outcome.empty()) res.detail += "; " + outcome;
+  const std::string_view event = res.refusal == Refusal::Pdb ? blockedEvent(d, res) : "none";
   log::warn("eviction failed", {{"pod", pod.key()},
                                 {"node", d.node},
                                 {"plugin", d.plugin},
@@ -147,6 +148,7 @@ EvictResult ApiSink::failed(const Decision& d, const EvictionRequest& req, const
                                 // When it was sent: an answer can come long after (a paused or
                                 // overloaded server), when the sender may no longer lead.
                                 {"seconds", a.seconds},
+                                {"event", event},
                                 {"result", "error"}});
   if (options_.failureEvents)
     api_.recordEvent({req.ns, pod.name, pod.uid.str(), "Warning", "EvictionFailed", "Descheduled",
@@ -171,9 +173,18 @@ bool ApiSink::repeats(const RefusedDecision& r) {
   return false;
 }
 
+std::string_view ApiSink::blockedEvent(const Decision& d, const EvictResult& r) {
+  if (!options_.blocked) return "off";
+  PodEvent e;
+  const std::string_view outcome = options_.blocked->take(d, r, e);
+  if (outcome == "posted") api_.recordEvent(e);
+  return outcome;
+}
+
 void ApiSink::refused(const RefusedDecision& r) {
   // A repeat within the quiet window is a debug line, and says so.
   const bool repeat = repeats(r);
+  const std::string_view event = blockedEvent(r.wanted, r.result);
   log::write(repeat ? log::Level::Debug : log::Level::Info, "eviction refused",
              {{"pod", r.wanted.pod->key()},
               {"node", r.wanted.node},
@@ -182,7 +193,8 @@ void ApiSink::refused(const RefusedDecision& r) {
               {"by", r.result.by},
               {"refusal", framework::toString(r.result.refusal)},
               {"detail", r.result.detail},
-              {"repeat", repeat}});
+              {"repeat", repeat},
+              {"event", event}});
   bool limit = r.result.refusal == Refusal::TotalLimit || r.result.refusal == Refusal::NodeLimit ||
                r.result.refusal == Refusal::NamespaceLimit;
   if (options_.failureEvents && limit)

@@ -11,6 +11,7 @@
 
 #include "pkg/base/clock.h"
 
+#include "pkg/evictor/blocked_events.h"
 #include "pkg/evictor/eviction_api.h"
 #include "pkg/evictor/live_conditions.h"
 #include "pkg/evictor/sink.h"
@@ -38,6 +39,8 @@ struct ApiSinkOptions {
   // when the eviction is admitted; with requests in flight (--eviction-concurrency) it is sent a
   // little later, and Lease-based election has no fencing.
   const Leadership* leader = nullptr;
+  // "Why not" Events for the refusals (null: none); the refusal's log line says what became of it.
+  BlockedEvents* blocked = nullptr;
   std::vector<std::chrono::milliseconds> confirmWaits{std::chrono::milliseconds(500), std::chrono::milliseconds(1000),
                                                       std::chrono::milliseconds(2000)};
 };
@@ -51,6 +54,8 @@ class ApiSink : public Sink {
  private:
   // Whether this refusal repeats the one last logged at info for its pod, within repeatQuiet.
   bool repeats(const RefusedDecision& r);
+  // Posts the refusal's DeschedulingBlocked Event if it gets one; says what became of it.
+  std::string_view blockedEvent(const Decision& d, const framework::EvictResult& r);
   // The eviction was sent and its answer `a` (5xx, none) says nothing certain: look the pod up.
   PodCheck confirm(const Decision& d);
   framework::EvictResult evicted(const Decision& d, const EvictionRequest& req, const ApiAnswer& a,

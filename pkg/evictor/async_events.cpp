@@ -13,7 +13,7 @@ AsyncEvents::~AsyncEvents() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
-    if (!queue_.empty()) dropQueued("the process is stopping");
+    if (queued()) dropQueued("the process is stopping");
   }
   cv_.notify_all();
   sender_.join();
@@ -23,15 +23,23 @@ void AsyncEvents::recordEvent(const PodEvent& e) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
-    if (queue_.size() >= capacity_) {
+    if (e.background) {
+      // Never more than a few: they are bounded where they are made (BlockedEvents) and go last.
+      if (background_.size() >= kBackgroundCapacity || drainDeadline_) {
+        ++dropped_;
+        return;
+      }
+      background_.push_back(e);
+    } else if (queue_.size() >= capacity_) {
       ++dropped_;
       if (!warnedFull_)
         log::warn("event queue full: dropping events until it drains",
                   {{"capacity", static_cast<std::int64_t>(capacity_)}, {"pod", e.ns + "/" + e.podName}});
       warnedFull_ = true;
       return;
+    } else {
+      queue_.push_back(e);
     }
-    queue_.push_back(e);
   }
   cv_.notify_all();
 }
@@ -39,6 +47,8 @@ void AsyncEvents::recordEvent(const PodEvent& e) {
 void AsyncEvents::drain(Clock::Duration limit) {
   std::unique_lock<std::mutex> lock(mu_);
   drainDeadline_ = clock_->now() + limit;
+  dropped_ += background_.size();
+  background_.clear();
   cv_.notify_all();
   cv_.wait(lock, [&] { return queue_.empty() && !sending_; });
   drainDeadline_.reset();
@@ -55,23 +65,26 @@ bool AsyncEvents::draining() {
 }
 
 void AsyncEvents::dropQueued(const char* why) {
-  dropped_ += queue_.size();
-  log::warn("events not sent", {{"events", static_cast<std::int64_t>(queue_.size())}, {"why", why}});
+  const std::size_t n = queue_.size() + background_.size();
+  dropped_ += n;
+  log::warn("events not sent", {{"events", static_cast<std::int64_t>(n)}, {"why", why}});
   queue_.clear();
+  background_.clear();
 }
 
 void AsyncEvents::run() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping
+    cv_.wait(lock, [&] { return stopping_ || queued(); });
+    if (!queued()) return;  // stopping
     if (cancel_ && cancel_->cancelled()) {
       dropQueued("shutting down");
     } else if (drainDeadline_ && clock_->now() >= *drainDeadline_) {
       dropQueued("the time to send them before exiting ran out");
     } else {
-      PodEvent e = std::move(queue_.front());
-      queue_.pop_front();
+      std::deque<PodEvent>& from = queue_.empty() ? background_ : queue_;
+      PodEvent e = std::move(from.front());
+      from.pop_front();
       sending_ = true;
       lock.unlock();
       inner_.recordEvent(e);

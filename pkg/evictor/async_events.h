@@ -3,7 +3,8 @@
 // waits on an Event (upstream's queue, client-go's broadcaster, holds 1000 and drops beyond; so
 // does this one, with one warning). Before the process exits, drain() sends what is queued within
 // a time limit; on shutdown (the Cancellation) what is left is dropped with one log line instead
-// of failing request by request.
+// of failing request by request. Background Events (PodEvent::background: DeschedulingBlocked) wait
+// in a second, smaller queue, sent only when the first is empty, and are not waited for on exit.
 #pragma once
 
 #include <condition_variable>
@@ -22,6 +23,7 @@ namespace kdesched::evictor {
 class AsyncEvents final : public EvictionApi {
  public:
   static constexpr std::size_t kCapacity = 1000;
+  static constexpr std::size_t kBackgroundCapacity = 100;
 
   AsyncEvents(EvictionApi& inner, std::shared_ptr<Clock> clock, Cancellation* cancel = nullptr,
               std::size_t capacity = kCapacity);
@@ -35,7 +37,8 @@ class AsyncEvents final : public EvictionApi {
   }
   void recordEvent(const PodEvent& e) override;
 
-  // Blocks until every queued Event is sent; those still queued `limit` from now are dropped.
+  // Blocks until every queued Event is sent; those still queued `limit` from now are dropped, and
+  // so are the background ones still queued (they say why a pod stayed; the process is leaving).
   void drain(Clock::Duration limit);
 
   std::size_t dropped();  // full queue, drain limit or shutdown
@@ -44,6 +47,7 @@ class AsyncEvents final : public EvictionApi {
  private:
   void run();
   void dropQueued(const char* why);  // with mu_ held
+  bool queued() const { return !queue_.empty() || !background_.empty(); }
 
   EvictionApi& inner_;
   std::shared_ptr<Clock> clock_;
@@ -52,6 +56,7 @@ class AsyncEvents final : public EvictionApi {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<PodEvent> queue_;
+  std::deque<PodEvent> background_;
   bool sending_ = false;
   bool stopping_ = false;
   bool warnedFull_ = false;

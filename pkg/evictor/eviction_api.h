@@ -32,8 +32,11 @@ struct PodEvent {
   std::string podUid;
   std::string type;    // Normal | Warning
   std::string reason;  // the plugin name, or EvictionFailed
-  std::string action;  // Descheduled
+  std::string action;  // Descheduled (Descheduling: a DeschedulingBlocked Event)
   std::string note;
+  // Sent after every other queued Event, from a smaller queue (AsyncEvents): a "why not" Event
+  // never delays or crowds out an eviction's.
+  bool background = false;
 };
 
 // What the API server holds of a pod, asked after an eviction whose answer said nothing certain (a

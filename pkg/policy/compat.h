@@ -58,6 +58,8 @@ struct Compat {
   // and a stale sample is used as if it were current).
   bool usageGapLeavesNodeOut = true;
 
+  bool operator==(const Compat&) const = default;
+
   // Every switch set to upstream's behaviour.
   static Compat upstream();
   // The switch names, in the order of the fields.

@@ -64,7 +64,23 @@ Result<Extension> decodeExtension(const RawArgs& raw) {
     return r.finish();
   });
   if (!st.isOk()) return st;
+  std::optional<bool> blockedEnabled;
+  st = top.readObject("blockedEvents", [&](ArgsReader& r) -> Status {
+    auto& b = e.blockedEvents;
+    if (Status s = r.readBool("enabled", blockedEnabled); !s.isOk()) return s;
+    if (Status s = seconds(r, "period", b.periodSeconds, false); !s.isOk()) return s;
+    std::optional<double> perMinute;
+    if (Status s = r.readDouble("perMinute", perMinute); !s.isOk()) return s;
+    if (perMinute) {
+      if (*perMinute < 0) return r.error("perMinute", "must be zero (no bound but the period) or positive");
+      b.perMinute = *perMinute;
+    }
+    return r.finish();
+  });
+  if (!st.isOk()) return st;
   if (Status s = readCompat(top, e.compat); !s.isOk()) return s;
+  // Upstream posts no such Events: `compat: upstream` leaves them off unless asked for by name.
+  e.blockedEvents.enabled = blockedEnabled.value_or(!(e.compat == Compat::upstream()));
   if (Status s = top.finish(); !s.isOk()) return s;
   return e;
 }

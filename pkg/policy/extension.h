@@ -4,6 +4,7 @@
 //                     rolloutGrace: 15s}
 //     antiFlapping:  {ownerCooldown: 5m, maxEvictionsPerMinute: 30, backoffAfter: 3,
 //                     backoffInitial: 10m, backoffMax: 6h}
+//     blockedEvents: {enabled: true, period: 1h, perMinute: 10}
 //     compat:        upstream | {<switch>: upstream}   (pkg/policy/compat.h)
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
@@ -36,9 +37,18 @@ struct AntiFlappingConfig {
   double backoffMaxSeconds = 6 * 3600;
 };
 
+// "Why not" Events (pkg/evictor/blocked_events.h). On by default; off under `compat: upstream`
+// (every switch upstream's) unless `enabled` is written.
+struct BlockedEventsConfig {
+  bool enabled = true;
+  double periodSeconds = 3600;  // one Event per pod and refusal within this
+  double perMinute = 10;        // all pods together; 0: only the period bounds them
+};
+
 struct Extension {
   TriggerConfig triggers;
   AntiFlappingConfig antiFlapping;
+  BlockedEventsConfig blockedEvents;
   Compat compat;  // the deliberate differences from upstream, each switchable
 };
 

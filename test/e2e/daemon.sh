@@ -152,8 +152,35 @@ check "kdesched_evictions_refused_total{reason=\"pdb\",strategy=\"${STRATEGY}\"}
 check "descheduler_pods_evicted_total{result=\"success\"} 0" \
   [ "$(kds_metric_sum "${WORK}/metrics-pdb.txt" descheduler_pods_evicted_total result=success)" = 0 ]
 check "payment ${PAYMENT_POD} untouched (same UID, not terminating)" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+# "Why not": one DeschedulingBlocked Event on the pod (docs/evictor.md), where kubectl describe shows it.
+blocked_count() { kds_events_for "${PAYMENT_UID}" DeschedulingBlocked | jq '.items | length'; }
+blocked_ok() {
+  kds_events_for "${PAYMENT_UID}" DeschedulingBlocked >"${WORK}/blocked.json" || return 1
+  jq -e --arg pdb "PodDisruptionBudget ${KDS_NS}/payment" --arg s "${STRATEGY}" '
+    .items | length == 1 and (.[0] | .type == "Normal"
+      and (.message | contains("kdesched (default/" + $s + ") would evict this pod"))
+      and (.message | contains("blocked by " + $pdb + " (pdb): disruptionsAllowed 0")))' "${WORK}/blocked.json" >/dev/null
+}
+check "one DeschedulingBlocked Event on payment naming the rule and the PDB" kd_wait_for "Event" 20 blocked_ok
+note "event: $(jq -r '.items[0].message' "${WORK}/blocked.json" | cut -c1-300)"
+describe_shows() { kd_kubectl -n "${KDS_NS}" describe pod "${PAYMENT_POD}" | grep -E 'Normal +DeschedulingBlocked'; }
+check "kubectl describe pod ${PAYMENT_POD} shows it" describe_shows
+check "log: the refusal says its Event was posted" \
+  kds_log_has pdb "msg=\"eviction refused\" pod=${KDS_NS}/${PAYMENT_POD} .*refusal=pdb .*event=posted"
 kds_stop "${PDB_PID}" TERM 15 || true
 check "SIGTERM: exit 0 (got ${KDS_RC}, $(ms_str "${KDS_STOP_MS}"))" [ "${KDS_RC}" = 0 ]
+# A daemon every 2 s meets the same PDB each cycle: still one Event from it, not one a cycle (a new
+# process does not know what the last one posted: one more, from it).
+kds_free_port PORT
+kds_start why --descheduling-interval 2s --secure-port "${PORT}" --bind-address 127.0.0.1
+WHY_PID="${KDS_PID}"
+check "three cycles of the 2 s daemon, each refusing payment" \
+  kds_wait_log why 'msg="cycle finished" evicted=0 refused=1 ' 30 3
+check "its first refusal posted an Event, the later ones did not (repeats are debug lines)" \
+  [ "$(kds_log_count why 'refusal=pdb .*event=posted')" = 1 ]
+two_events() { [ "$(blocked_count)" = 2 ]; }
+check "DeschedulingBlocked Events on payment: 2 (one per process; got $(blocked_count))" kd_wait_for "Event" 20 two_events
+kds_stop "${WHY_PID}" TERM 15 || true
 kd_kubectl -n "${KDS_NS}" delete pdb payment --wait=true >/dev/null
 check "payment still untouched" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
 

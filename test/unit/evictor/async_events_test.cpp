@@ -100,6 +100,58 @@ TEST(AsyncEvents, BeyondTheQueuesCapacityEventsAreDroppedAndCounted) {
   EXPECT_THAT(api.events(), ElementsAre("a", "b", "c"));
 }
 
+// A background Event ("why not") goes after every queued eviction Event, from its own small queue:
+// a flood of them neither delays nor crowds out an eviction's Event; drain() does not wait for them.
+TEST(AsyncEvents, BackgroundEventsGoLastFromTheirOwnQueue) {
+  RecordingApi api;
+  Gate gate;
+  bool first = true;
+  api.onEvent = [&](const PodEvent&) {
+    if (first) gate.wait();
+    first = false;
+  };
+  AsyncEvents events(api, std::make_shared<testing::FakeClock>(), nullptr, /*capacity=*/2);
+  events.recordEvent(event("a"));
+  gate.waitUntilEntered();
+  for (std::size_t i = 0; i < AsyncEvents::kBackgroundCapacity + 5; ++i) {
+    PodEvent e = event("why-" + std::to_string(i));
+    e.background = true;
+    events.recordEvent(e);
+  }
+  EXPECT_EQ(events.dropped(), 5u) << "beyond the background queue's own capacity";
+  events.recordEvent(event("b"));
+  events.recordEvent(event("c"));
+  EXPECT_EQ(events.dropped(), 5u) << "the eviction Events still have their whole queue";
+  gate.open();
+  while (api.events().size() < 3 + AsyncEvents::kBackgroundCapacity) std::this_thread::yield();
+  std::vector<std::string> sent = api.events();
+  ASSERT_GE(sent.size(), 4u);
+  EXPECT_THAT(std::vector<std::string>(sent.begin(), sent.begin() + 4), ElementsAre("a", "b", "c", "why-0"));
+
+  // Queued at exit, they are dropped, not waited for.
+  Gate hold;
+  bool held = false;
+  api.onEvent = [&](const PodEvent&) {
+    if (!held) {
+      held = true;
+      hold.wait();
+    }
+  };
+  events.recordEvent(event("d"));
+  hold.waitUntilEntered();
+  PodEvent why = event("why-late");
+  why.background = true;
+  events.recordEvent(why);
+  std::thread opener([&] {
+    while (!events.draining()) std::this_thread::yield();
+    hold.open();
+  });
+  events.drain(std::chrono::seconds(10));
+  opener.join();
+  EXPECT_EQ(api.events().back(), "d");
+  EXPECT_EQ(events.dropped(), 6u);
+}
+
 // Each send takes 4 s of the clock; drain's 10 s cover the sends that start before the limit.
 TEST(AsyncEvents, DrainSendsUntilItsLimitThenDropsTheRest) {
   RecordingApi api;

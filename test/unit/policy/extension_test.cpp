@@ -68,6 +68,40 @@ TEST(ExtensionConfig, ErrorsNameTheField) {
   EXPECT_NE(unknown.error().find("did you mean \"triggers\""), std::string::npos) << unknown.error();
 }
 
+TEST(ExtensionConfig, BlockedEvents) {
+  auto d = decode("");
+  ASSERT_TRUE(d.isOk());
+  EXPECT_TRUE(d->blockedEvents.enabled);
+  EXPECT_EQ(d->blockedEvents.periodSeconds, 3600);
+  EXPECT_EQ(d->blockedEvents.perMinute, 10);
+  auto v = decode("blockedEvents: {period: 10m, perMinute: 0}");
+  ASSERT_TRUE(v.isOk()) << v.error();
+  EXPECT_EQ(v->blockedEvents.periodSeconds, 600);
+  EXPECT_EQ(v->blockedEvents.perMinute, 0);
+  // Upstream posts none: off with every switch upstream's, unless asked for by name.
+  auto up = decode("compat: upstream");
+  ASSERT_TRUE(up.isOk());
+  EXPECT_FALSE(up->blockedEvents.enabled);
+  auto upOn = decode("compat: upstream\nblockedEvents: {enabled: true}");
+  ASSERT_TRUE(upOn.isOk());
+  EXPECT_TRUE(upOn->blockedEvents.enabled);
+  auto one = decode("compat: {cumulativeFit: upstream}");
+  ASSERT_TRUE(one.isOk());
+  EXPECT_TRUE(one->blockedEvents.enabled) << "one switch back is not upstream as a whole";
+  auto typo = decode("blockedEvents: {perMinutes: 5}");
+  ASSERT_FALSE(typo.isOk());
+  EXPECT_NE(typo.error().find("kdesched.blockedEvents.perMinutes: unknown field \"perMinutes\" (did you mean "
+                              "\"perMinute\"?)"),
+            std::string::npos)
+      << typo.error();
+  auto zero = decode("blockedEvents: {period: 0s}");
+  ASSERT_FALSE(zero.isOk());
+  EXPECT_NE(zero.error().find("kdesched.blockedEvents.period: must be positive"), std::string::npos) << zero.error();
+  auto neg = decode("blockedEvents: {perMinute: -1}");
+  ASSERT_FALSE(neg.isOk());
+  EXPECT_NE(neg.error().find("kdesched.blockedEvents.perMinute: must be zero"), std::string::npos) << neg.error();
+}
+
 TEST(ExtensionConfig, CompatDefaultsToKdesched) {
   auto e = decode("");
   ASSERT_TRUE(e.isOk());
