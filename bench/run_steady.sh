@@ -14,17 +14,59 @@ STEADY_IMPLS="${BENCH_STEADY_IMPLS:-kdesched upstream}"
 # before, so the number of distinct label values grows through the run (as pod-template-hash and
 # controller-uid do in a cluster); a bound shows the steady state without that growth.
 STEADY_LABEL_VALUES="${BENCH_STEADY_LABEL_VALUES:-0}"
-# The first cycle evicts the loaded cluster's planted backlog, which fills kdesched's default rate
-# limit (30 evictions a minute) for a minute: the churn starts after it.
+# The first cycles evict the loaded cluster's planted backlog (kdesched's default rate limit is 30
+# evictions a minute). Idle is measured once it is gone: after at least STEADY_WARMUP seconds and
+# two intervals without an eviction (at most STEADY_SETTLE_MAX seconds of waiting), CPU over
+# STEADY_IDLE seconds of periodic cycles with no churn; then the churn starts.
 STEADY_WARMUP="${BENCH_STEADY_WARMUP:-70}"
+STEADY_SETTLE_MAX="${BENCH_STEADY_SETTLE_MAX:-900}"
+STEADY_IDLE="${BENCH_STEADY_IDLE:-120}"
 # RSS and fd growth are judged over the last TAIL minutes (by default all but the first 10 minutes
 # of a run of 30 or more, the second half of a shorter one).
+# A command prefix for kdesched's daemon (not upstream's), e.g. "heaptrack -o /tmp/steady.heaptrack"
+# for a heap profile by allocation site; CPU and RSS figures of such a run are the wrapper's.
+STEADY_WRAP="${BENCH_STEADY_WRAP:-}"
 STEADY_TAIL="${BENCH_STEADY_TAIL:-$(awk -v m="${STEADY_MINUTES}" 'BEGIN { print (m >= 30 ? m - 10 : m / 2) }')}"
 
 # proc_cpu_ticks PID: user + system CPU time of the process, in clock ticks.
 proc_cpu_ticks() {
   # Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
   sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+# evicted_count LOG: eviction lines so far (kdesched logs upstream's "Evicted pod" message too).
+evicted_count() { grep -cF 'Evicted pod' "$1" || true; }
+
+# steady_idle NAME PID LOG: waits for the backlog's evictions to end, then writes RAW/NAME.idle.json
+# (CPU share over STEADY_IDLE seconds, how long the wait took, evictions during the window).
+steady_idle() {
+  local name="$1" pid="$2" logf="$3" start now last n quiet cpu0 cpu1 interval settled=false
+  interval="$(awk -v d="${STEADY_INTERVAL}" 'BEGIN { v = d + 0; if (d ~ /m$/) v *= 60; print int(v) }')"
+  start="$(date +%s)"
+  sleep "${STEADY_WARMUP}"
+  last="$(evicted_count "${logf}")"
+  quiet="$(date +%s)"
+  while now="$(date +%s)"; [ $((now - start)) -lt "${STEADY_SETTLE_MAX}" ]; do
+    n="$(evicted_count "${logf}")"
+    if [ "${n}" != "${last}" ]; then
+      last="${n}"
+      quiet="${now}"
+    elif [ $((now - quiet)) -ge $((2 * interval)) ]; then
+      settled=true
+      break
+    fi
+    sleep 5
+  done
+  log "${name}: backlog evicted (${last} evictions, settled=${settled}) after $((now - start)) s; idle for ${STEADY_IDLE} s"
+  cpu0="$(proc_cpu_ticks "${pid}")"
+  sleep "${STEADY_IDLE}"
+  cpu1="$(proc_cpu_ticks "${pid}")"
+  n="$(evicted_count "${logf}")"
+  jq -n --argjson s "${STEADY_IDLE}" --argjson t0 "${cpu0}" --argjson t1 "${cpu1}" --argjson hz "$(getconf CLK_TCK)" \
+    --argjson wait "$((now - start))" --argjson settled "${settled}" --argjson during "$((n - last))" \
+    --arg interval "${STEADY_INTERVAL}" \
+    '{seconds: $s, cpu_seconds: (($t1 - $t0) / $hz), cpu_share: (($t1 - $t0) / $hz / $s), interval: $interval,
+      settled: $settled, settle_wait_seconds: $wait, evictions_during: $during}' >"${RAW}/${name}.idle.json"
 }
 
 # steady_run IMPL NDJSON NODES
@@ -41,7 +83,8 @@ steady_run() {
     cmd=("$("${BENCH}/build-upstream.sh" --print-bin)" --v=1 --secure-port 0 --policy-config-file "${POLICY}")
     marker='"Total number of evictions/requests" extension point="Balance"'
   else
-    cmd=("${BUILD}/kdesched" --secure-port "${port}" --bind-address 127.0.0.1
+    # shellcheck disable=SC2206 # the wrapper is words on purpose
+    cmd=(${STEADY_WRAP} "${BUILD}/kdesched" --secure-port "${port}" --bind-address 127.0.0.1
       --policy-config-file "${BENCH}/policies/steady-kdesched.yaml")
     marker='msg="cycle finished"'
   fi
@@ -54,14 +97,9 @@ steady_run() {
   PIDS+=("${dpid}")
   kd_wait_for "${name}: first cycle" 600 grep -qF "${marker}" "${RAW}/${name}.log" ||
     { tail -n 20 "${RAW}/${name}.log" >&2; die "${name}: no first cycle"; }
-  log "${name}: first cycle done; churn in ${STEADY_WARMUP} s"
-  # The warm-up is the idle measurement: no churn, no probes, the periodic cycles still running.
-  local cpu0 cpu1
-  cpu0="$(proc_cpu_ticks "${dpid}")"
-  sleep "${STEADY_WARMUP}"
-  cpu1="$(proc_cpu_ticks "${dpid}")"
-  jq -n --argjson s "${STEADY_WARMUP}" --argjson t0 "${cpu0}" --argjson t1 "${cpu1}" --argjson hz "$(getconf CLK_TCK)" \
-    '{seconds: $s, cpu_seconds: (($t1 - $t0) / $hz), cpu_share: (($t1 - $t0) / $hz / $s)}' >"${RAW}/${name}.idle.json"
+  log "${name}: first cycle done; idle measured once its backlog is evicted, then the churn"
+  # Idle: no churn, no probes, the periodic cycles still running, nothing left to evict.
+  steady_idle "${name}" "${dpid}" "${RAW}/${name}.log"
   log "${name}: idle: $(jq -c . "${RAW}/${name}.idle.json")"
   "${PY}" "${BENCH}/steady.py" --server "$(cluster_env "${name}" APISERVER_URL)" --ca "${dir}/pki/ca.crt" \
     --cert "${dir}/pki/admin.crt" --key "${dir}/pki/admin.key" \
