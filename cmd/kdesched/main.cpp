@@ -121,7 +121,7 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
                  "kdesched only: kdesched_owner_evictions_total keeps at most this many workload series; further "
                  "workloads count under owner_name=\"_overflow\" (0: every eviction does)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000));
   app.add_option("-v,--v", f.verbosity, "Log verbosity (0-2 info, 3-5 debug, 6+ trace)");
   app.add_option("--logging-format", f.loggingFormat, "text or json")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--eviction-concurrency", f.d.evictionConcurrency,
