@@ -67,7 +67,7 @@ std::chrono::milliseconds ms(double seconds) {
 struct DaemonFlags {
   kdesched::daemon::Options d;
   std::string interval = "0", leaseDuration = "2m17s", renewDeadline = "1m47s", retryPeriod = "26s";
-  std::string requestTimeout = "30s", cacheStaleAfter = "2m", watchSilence = "75s";
+  std::string requestTimeout = "30s", cacheStaleAfter = "2m", watchSilence = "75s", ownerIdle = "1h";
   std::string resourceLock = "leases", loggingFormat = "text", clientKubeconfig;
   std::string contentType = "application/vnd.kubernetes.protobuf";
   int verbosity = 0;
@@ -113,6 +113,15 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
   app.add_flag("--plain-http", f.d.tls.plainHttp,
                "kdesched only: serve /metrics and the probes over plain HTTP instead of HTTPS");
   app.add_flag("--disable-metrics", f.d.disableMetrics, "Do not register metrics");
+  app.add_option("--owner-evictions-idle", f.ownerIdle,
+                 "kdesched only: a kdesched_owner_evictions_total series without an eviction this long (Go "
+                 "duration) is removed")
+      ->capture_default_str();
+  app.add_option("--owner-evictions-max-series", f.d.ownerEvictionsMaxSeries,
+                 "kdesched only: kdesched_owner_evictions_total keeps at most this many workload series; further "
+                 "workloads count under owner_name=\"_overflow\" (0: every eviction does)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   app.add_option("-v,--v", f.verbosity, "Log verbosity (0-2 info, 3-5 debug, 6+ trace)");
   app.add_option("--logging-format", f.loggingFormat, "text or json")->check(CLI::IsMember({"text", "json"}));
   app.add_option("--eviction-concurrency", f.d.evictionConcurrency,
@@ -323,6 +332,7 @@ int runDaemon(DaemonFlags& f) {
       !durationFlag("--leader-elect-retry-period", f.retryPeriod, retry) ||
       !positiveDurationFlag("--api-request-timeout", f.requestTimeout, f.d.requestTimeoutSeconds) ||
       !positiveDurationFlag("--cache-stale-after", f.cacheStaleAfter, f.d.cacheStaleAfterSeconds) ||
+      !positiveDurationFlag("--owner-evictions-idle", f.ownerIdle, f.d.ownerEvictionsIdleSeconds) ||
       !durationFlag("--watch-silence-timeout", f.watchSilence, f.d.watchSilenceSeconds))
     return kExitBadInput;
   if (f.d.watchSilenceSeconds > 0 && f.d.watchSilenceSeconds < 1) {

@@ -168,6 +168,7 @@ RunReport CycleRunner::runPeriodic() {
       m->cacheObjects(std::string(api::toString(k)), static_cast<double>(parts_.store.count(k)));
     const cluster::SnapshotPtr nodes = parts_.store.snapshot();
     m->forgetDepartedNodes([&](const std::string& node) { return nodes->node(node) != nullptr; }, parts_.clock->now());
+    m->forgetIdleOwners(parts_.clock->now());
   }
   return r;
 }

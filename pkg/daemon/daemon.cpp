@@ -200,7 +200,7 @@ int run(const Options& o) {
   std::unique_ptr<metrics::EvictionMetrics> evictionMetrics;
   std::unique_ptr<metrics::PluginTimer> pluginTimer;
   if (metrics::Metrics* m = rt->metrics()) {
-    evictionMetrics = std::make_unique<metrics::EvictionMetrics>(*m);
+    evictionMetrics = std::make_unique<metrics::EvictionMetrics>(*m, *clock);
     pluginTimer = std::make_unique<metrics::PluginTimer>(*m);
   }
   evictor::RecentEvictions recent(clock);

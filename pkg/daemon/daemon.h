@@ -23,6 +23,10 @@ struct Options {
   int port = 10258;         // 0: no metrics/health endpoint
   metrics::TlsOptions tls;  // HTTPS unless tls.plainHttp
   bool disableMetrics = false;
+  // kdesched_owner_evictions_total's bounds: a series idle this long is removed, and at most this
+  // many owner series exist (the rest count under the overflow series).
+  double ownerEvictionsIdleSeconds = 3600;
+  int ownerEvictionsMaxSeries = 500;
   double syncTimeoutSeconds = 120;  // the cache must sync within this, or the run fails
   // Every API request (a LIST page, an eviction, an Event, a Lease read or update), from sending it
   // to the answer's last byte; opening a watch too, up to its response headers.

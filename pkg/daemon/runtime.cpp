@@ -122,7 +122,10 @@ void Runtime::buildMetrics() {
   std::vector<metrics::StrategyId> ids;
   for (const auto& p : engine_.profiles)
     for (const auto& s : p.strategyNames()) ids.push_back({s, p.name});
-  metrics_ = std::make_unique<metrics::Metrics>(KDESCHED_VERSION, ids);
+  metrics_ = std::make_unique<metrics::Metrics>(
+      KDESCHED_VERSION, ids, metrics::ProcSource::system(),
+      metrics::OwnerEvictionsConfig{.idle = seconds(options_.ownerEvictionsIdleSeconds),
+                                    .maxSeries = static_cast<std::size_t>(options_.ownerEvictionsMaxSeries)});
   watchMetrics_ = std::make_unique<metrics::WatchMetrics>(*metrics_);
   metrics_->cacheStaleSource([&health = health_] {
     const std::vector<kube::StaleResource> stale = health.staleResources();

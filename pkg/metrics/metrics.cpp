@@ -32,7 +32,8 @@ auto* Metrics::add(Builder&& builder) {
   return family;
 }
 
-Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& strategies, ProcSource process)
+Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& strategies, ProcSource process,
+                 OwnerEvictionsConfig owners)
     : registry_(std::make_shared<prometheus::Registry>()),
       process_(std::make_shared<ProcessCollector>(std::move(process))) {
   evicted_ = add(prometheus::BuildCounter()
@@ -42,6 +43,13 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
       add(prometheus::BuildCounter()
               .Name("descheduler_pods_evicted")
               .Help("[DEPRECATED since upstream 0.34.0, use descheduler_pods_evicted_total] Number of evicted pods"));
+  owners_ = std::make_unique<OwnerEvictions>(
+      *add(prometheus::BuildCounter()
+               .Name("kdesched_owner_evictions_total")
+               .Help("Pods evicted, by namespace, owning workload (a Deployment for its ReplicaSets' pods) and the "
+                     "plugin that evicted them; idle series are removed, overflow beyond the cap in "
+                     "owner_name=\"_overflow\"")),
+      owners);
   loop_ = add(prometheus::BuildHistogram()
                   .Name("descheduler_loop_duration_seconds")
                   .Help("Time taken to complete a full descheduling cycle"));
@@ -157,6 +165,13 @@ void Metrics::forgetDepartedNodes(const std::function<bool(const std::string&)>&
     ++it;
   }
 }
+
+void Metrics::ownerEvicted(const std::string& ns, const Workload& owner, const std::string& strategy,
+                           std::chrono::steady_clock::time_point now) {
+  owners_->evicted(ns, owner, strategy, now);
+}
+
+void Metrics::forgetIdleOwners(std::chrono::steady_clock::time_point now) { owners_->forgetIdle(now); }
 
 void Metrics::evictionRefused(const std::string& reason, const std::string& strategy, const std::string& profile) {
   refused_->Add({{"reason", reason}, {"strategy", strategy}, {"profile", profile}}).Increment();

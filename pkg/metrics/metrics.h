@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/metrics/owner_evictions.h"
 #include "pkg/metrics/process_collector.h"
 
 namespace kdesched::metrics {
@@ -32,9 +33,10 @@ class Metrics {
  public:
   // `strategies`: every enabled deschedule/balance plugin per profile; their series exist at zero
   // from the start (upstream only shows build_info until the first eviction). `process`: where the
-  // process_* series are read from (tests point it at fixture files).
+  // process_* series are read from (tests point it at fixture files). `owners`: the bounds of
+  // kdesched_owner_evictions_total (owner_evictions.h).
   Metrics(const std::string& version, const std::vector<StrategyId>& strategies,
-          ProcSource process = ProcSource::system());
+          ProcSource process = ProcSource::system(), OwnerEvictionsConfig owners = {});
 
   // result: "success", "error", or a refusal kind; namespace and node of the pod.
   void podEvicted(const std::string& result, const std::string& strategy, const std::string& profile,
@@ -50,6 +52,13 @@ class Metrics {
   void forgetDepartedNodes(const std::function<bool(const std::string&)>& present,
                            std::chrono::steady_clock::time_point now,
                            std::chrono::nanoseconds grace = std::chrono::hours(1));
+  // kdesched_owner_evictions_total: one successful eviction of a pod of `owner` by plugin
+  // `strategy`, at the injected clock's `now`; forgetIdleOwners() removes the series idle for the
+  // configured window (called after each periodic cycle).
+  void ownerEvicted(const std::string& ns, const Workload& owner, const std::string& strategy,
+                    std::chrono::steady_clock::time_point now);
+  void forgetIdleOwners(std::chrono::steady_clock::time_point now);
+  std::size_t ownerSeries() const { return owners_->ownerSeries(); }
   void loopDuration(double seconds);
   void strategyDuration(const std::string& strategy, const std::string& profile, double seconds);
   void cycleSucceeded(double unixSeconds);
@@ -111,6 +120,7 @@ class Metrics {
   };
   std::mutex nodesMu_;
   std::map<std::string, NodeSeries> nodeSeries_;
+  std::unique_ptr<OwnerEvictions> owners_;
   prometheus::Family<prometheus::Histogram>* loop_;
   prometheus::Family<prometheus::Histogram>* loopDeprecated_;
   prometheus::Family<prometheus::Histogram>* strategy_;

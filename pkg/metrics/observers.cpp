@@ -6,6 +6,7 @@ using framework::Refusal;
 
 framework::EvictResult EvictionMetrics::evict(const evictor::Decision& d) {
   m_.podEvicted("success", d.plugin, d.profile, d.pod->ns.str(), d.node);
+  m_.ownerEvicted(d.pod->ns.str(), workloadOf(*d.pod), d.plugin, clock_.now());
   return framework::EvictResult::success();
 }
 

@@ -3,6 +3,7 @@
 // live here, above the packages they observe, so that none of those packages knows about metrics.
 #pragma once
 
+#include "pkg/base/clock.h"
 #include "pkg/evictor/sink.h"
 #include "pkg/framework/cycle.h"
 #include "pkg/kube/reflector.h"
@@ -12,10 +13,11 @@ namespace kdesched::metrics {
 
 // Outcomes under upstream's descheduler_pods_evicted_total (result success, error or a limit's
 // text) and kdesched_evictions_refused_total{reason}. A refusal by a live gate (shutdown, a stale
-// cache, lost leadership) is a refusal only: the pod and the API server were fine.
+// cache, lost leadership) is a refusal only: the pod and the API server were fine. A success is
+// counted under its workload too (kdesched_owner_evictions_total), timed by `clock`.
 class EvictionMetrics : public evictor::Sink {
  public:
-  explicit EvictionMetrics(Metrics& m) : m_(m) {}
+  EvictionMetrics(Metrics& m, Clock& clock) : m_(m), clock_(clock) {}
   framework::EvictResult evict(const evictor::Decision& d) override;
   void refused(const evictor::RefusedDecision& r) override;
 
@@ -25,6 +27,7 @@ class EvictionMetrics : public evictor::Sink {
 
  private:
   Metrics& m_;
+  Clock& clock_;
 };
 
 // descheduler_strategy_duration_seconds per plugin run.

@@ -9,7 +9,9 @@
 #     (reason RemovePodsViolatingInterPodAntiAffinity, message naming the term and the order pod);
 #     the ReplicaSet's replacement runs on another node.
 #  2. daemon (--descheduling-interval 1h, first cycle at once): /metrics counts the eviction
-#     (descheduler_pods_evicted_total{result="success",strategy=...} 1), /healthz 200, /readyz 200
+#     (descheduler_pods_evicted_total{result="success",strategy=...} 1, and under the workload:
+#     kdesched_owner_evictions_total{owner_kind="Deployment",owner_name="payment"} 1, its only
+#     series), /healthz 200, /readyz 200
 #     "ok"; a second kdesched on the same --secure-port fails at start with exit 2 and a clear
 #     message; SIGTERM: exit 0 within seconds, port closed, no Lease created.
 #  3. PDB minAvailable 1 (disruptionsAllowed 0): nothing evicted, the refusal logged (refused by
@@ -18,6 +20,8 @@
 #  5. daemon (--descheduling-interval 2s) across faults: restart-apiserver, then a violation created
 #     right after the restart is evicted; kdesched stalled (SIGSTOP) while etcd is compacted, the
 #     apiserver restarted and a violation created, then resumed: it relists (410) and evicts it.
+#     payment is rolled out (a new ReplicaSet) between the two: its 3 evictions stay one series,
+#     kdesched_owner_evictions_total{owner_kind="Deployment",owner_name="payment"} 3.
 #  6. one-shot against a paused apiserver (--cache-sync-timeout 5): /readyz 503 "caches not
 #     synced", /healthz 200, nothing evicted, exit 1 after about 5 s; a daemon waiting for that
 #     first sync exits 0 at once on SIGTERM.
@@ -109,6 +113,9 @@ check "descheduler_loop_duration_seconds_count 1" \
   [ "$(kds_metric_sum "${WORK}/metrics.txt" descheduler_loop_duration_seconds_count)" = 1 ]
 check "kdesched_cache_objects{kind=\"Node\"} 3" [ "$(kds_metric_sum "${WORK}/metrics.txt" kdesched_cache_objects kind=Node)" = 3 ]
 check "descheduler_build_info present" grep -q '^descheduler_build_info{' "${WORK}/metrics.txt"
+OWNER_SERIES="kdesched_owner_evictions_total{namespace=\"${KDS_NS}\",owner_kind=\"Deployment\",owner_name=\"payment\",reason=\"${STRATEGY}\"}"
+owner_series() { grep -E '^kdesched_owner_evictions_total\{' "$1" || true; }
+check "${OWNER_SERIES} 1, the family's only series" [ "$(owner_series "${WORK}/metrics.txt")" = "${OWNER_SERIES} 1" ]
 r="$(kds_http "${PORT}" /healthz)"; check "/healthz: 200 (got ${r})" [ "${r%% *}" = 200 ]
 r="$(kds_http "${PORT}" /readyz)"; check "/readyz after sync: 200 ok (got ${r})" [ "${r}" = "200 ok" ]
 r="$(kds_http "${PORT}" /nope)"; check "unknown path: 404 (got ${r%% *})" [ "${r%% *}" = 404 ]
@@ -238,6 +245,18 @@ note "watch restarts ${restarts0} -> ${restarts1}, relists ${relists0} -> ${reli
 check "kdesched_watch_restarts_total increased (${restarts0} -> ${restarts1})" [ "${restarts1%.*}" -gt "${restarts0%.*}" ]
 check "replacement Running elsewhere" kd_wait_for "replacement" 90 kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
 
+# A rollout between two evictions: the next evicted pod belongs to another ReplicaSet of payment.
+rs_of_payment() { kd_kubectl -n "${KDS_NS}" get pods -l app=payment -o jsonpath='{.items[0].metadata.ownerReferences[0].name}'; }
+rollout_payment() {
+  kd_kubectl -n "${KDS_NS}" rollout restart deployment/payment >/dev/null &&
+    kd_kubectl -n "${KDS_NS}" rollout status deployment/payment --timeout=90s >/dev/null &&
+    kd_wait_pods_ready "${KDS_NS}" app=payment 1 90
+}
+RS_BEFORE="$(rs_of_payment)"
+must "payment rolled out" rollout_payment
+RS_AFTER="$(rs_of_payment)"
+check "payment's pod is of a new ReplicaSet (${RS_BEFORE} -> ${RS_AFTER})" [ -n "${RS_AFTER}" ] && [ "${RS_AFTER}" != "${RS_BEFORE}" ]
+
 # 5b. kdesched stalls (SIGSTOP) through a compaction + restart and the making of a violation, so
 # its watches resume from compacted versions (410 Gone) and the change happened out of its sight.
 kill -STOP "${LIVE_PID}"
@@ -258,6 +277,9 @@ note "relists ${relists1} -> ${relists2}: $(grep -E '^kdesched_relists_total' "$
 check "kdesched_relists_total increased (${relists1} -> ${relists2})" [ "${relists2%.*}" -gt "${relists1%.*}" ]
 check "3 successful evictions counted" \
   [ "$(kds_metric_sum "${WORK}/m2.txt" descheduler_pods_evicted_total result=success strategy="${STRATEGY}")" = 3 ]
+note "owner series: $(owner_series "${WORK}/m2.txt" | tr '\n' ' ')"
+check "the 3 evictions, from two ReplicaSets, are one series: ${OWNER_SERIES} 3" \
+  [ "$(owner_series "${WORK}/m2.txt")" = "${OWNER_SERIES} 3" ]
 check "no failed eviction (no request from a stale cache, none for a pod already evicted)" \
   kds_log_lacks live 'msg="eviction failed"'
 note "cycles that waited for a relist first: $(kds_log_count live 'msg="waiting for the cache to relist before the cycle"')"

@@ -339,10 +339,14 @@ else
 fi
 check "the dashboard and the PrometheusRule are off by default" q "${WORK}/deploy.yaml" \
   'not by("PrometheusRule") and not any(d["metadata"]["name"].endswith("-dashboard") for d in by("ConfigMap"))'
-check "prometheusRule: the memory limit from resources.limits.memory (1.5Gi), alertLabels, disabled, the interval from cycleInterval" q \
+check "prometheusRule: the memory limit from resources.limits.memory (1.5Gi), alertLabels, disabled, the interval from cycleInterval, the workload evictions' count and window" q \
   <(tmpl --set prometheusRule.enabled=true --set resources.limits.memory=1.5Gi --set prometheusRule.cycleInterval=1h30m \
-     --set prometheusRule.alertLabels.severity=critical --set 'prometheusRule.disabled={KdeschedCacheStale}') \
-  '(lambda rs: [r["alert"] for r in rs] == ["KdeschedNoSuccessfulCycle", "KdeschedEvictionErrors", "KdeschedRepeatedGiveUp", "KdeschedMemoryNearLimit"] and "/ 1610612736 >" in rs[3]["expr"] and "> 16200)" in rs[0]["expr"] and all(r["labels"]["severity"] == "critical" for r in rs))(one("PrometheusRule")["spec"]["groups"][0]["rules"])'
+     --set prometheusRule.alertLabels.severity=critical --set 'prometheusRule.disabled={KdeschedCacheStale}' \
+     --set prometheusRule.workloadEvictions=12 --set prometheusRule.workloadEvictionsWindow=30m) \
+  '(lambda rs: [r["alert"] for r in rs] == ["KdeschedNoSuccessfulCycle", "KdeschedEvictionErrors", "KdeschedRepeatedGiveUp", "KdeschedWorkloadEvictedRepeatedly", "KdeschedMemoryNearLimit"] and "/ 1610612736 >" in rs[4]["expr"] and "> 16200)" in rs[0]["expr"] and rs[3]["expr"].count("[30m]") == 2 and "offset 30m" in rs[3]["expr"] and rs[3]["expr"].endswith("> 12") and all(r["labels"]["severity"] == "critical" for r in rs))(one("PrometheusRule")["spec"]["groups"][0]["rules"])'
+check "prometheusRule: KdeschedWorkloadEvictedRepeatedly reads its series by job alone (their namespace label is the evicted pod namespace), or by prometheusRule.selector" q \
+  <(tmpl --set prometheusRule.enabled=true --set kind=Deployment; tmpl --set prometheusRule.enabled=true --set kind=Deployment --set-string 'prometheusRule.selector=cluster="a"') \
+  '[r["expr"].count(s) for p, s in zip(by("PrometheusRule"), ["job=\"kdesched\"}", "cluster=\"a\"}"]) for r in p["spec"]["groups"][0]["rules"] if r["alert"] == "KdeschedWorkloadEvictedRepeatedly"] == [3, 3]'
 check "prometheusRule: memoryLimitBytes wins; without any limit 512 MiB" q \
   <(tmpl --set prometheusRule.enabled=true --set prometheusRule.memoryLimitBytes=1000 --set kind=Deployment; tmpl --set prometheusRule.enabled=true --set resources=null --set kind=Deployment) \
   '[r["expr"].split("/ ")[1].split(" ")[0] for p in by("PrometheusRule") for r in p["spec"]["groups"][0]["rules"] if r["alert"] == "KdeschedMemoryNearLimit"] == ["1000", "536870912"]'

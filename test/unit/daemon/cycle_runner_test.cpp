@@ -151,6 +151,23 @@ TEST(CycleRunner, PeriodicRunsDropTheEvictionSeriesOfANodeGoneForAnHour) {
   EXPECT_THAT(text, HasSubstr(R"(node="n1")"));
 }
 
+// ...and so do the workload series idle for the configured window (kdesched_owner_evictions_total),
+// on the same clock, without an eviction to prompt it.
+TEST(CycleRunner, PeriodicRunsDropTheWorkloadSeriesIdleForTheWindow) {
+  Fixture f;
+  metrics::Metrics m("test", {}, metrics::ProcSource::system(), {.idle = std::chrono::minutes(30), .maxSeries = 10});
+  m.ownerEvicted("default", {"Deployment", "payment"}, kAnti, f.clock->now());
+  CycleRunnerParts parts = f.parts(f.plan);
+  parts.metrics = &m;
+  CycleRunner runner(parts);
+  f.clock->advance(std::chrono::minutes(29));
+  runner.runPeriodic();
+  EXPECT_THAT(m.serialize(), HasSubstr(R"(owner_name="payment")"));
+  f.clock->advance(std::chrono::minutes(1));
+  runner.runPeriodic();
+  EXPECT_THAT(m.serialize(), ::testing::Not(HasSubstr(R"(owner_name="payment")")));
+}
+
 struct SkipCase {
   std::string name;
   std::function<void(Fixture&)> before;

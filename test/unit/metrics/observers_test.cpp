@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "test/unit/testing/builders.h"
+#include "test/unit/testing/fake_clock.h"
 
 namespace kdesched::metrics {
 namespace {
@@ -36,7 +37,8 @@ class EvictionMetricsRefusals : public ::testing::TestWithParam<Case> {};
 
 TEST_P(EvictionMetricsRefusals, CountEachUnderItsOwnReason) {
   Metrics m("0.1.0", {});
-  EvictionMetrics sink(m);
+  testing::FakeClock clock;
+  EvictionMetrics sink(m, clock);
   auto pod = testing::PodBuilder("payment").node("node2").build();
   evictor::Decision d{pod.get(), "node2", "S", "p", "why"};
   sink.refused({d, EvictResult::refused(GetParam().refusal, "someone", "detail")});
@@ -72,7 +74,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(EvictionMetrics, CountsSuccesses) {
   Metrics m("0.1.0", {});
-  EvictionMetrics sink(m);
+  testing::FakeClock clock;
+  EvictionMetrics sink(m, clock);
   auto pod = testing::PodBuilder("payment").node("node2").build();
   sink.evict({pod.get(), "node2", "S", "p", "why"});
   EXPECT_EQ(value(m.serialize(), "descheduler_pods_evicted_total",
