@@ -352,7 +352,8 @@ TEST_F(KubeconfigTest, KubeconfigFilesFollowKubectlsPrecedence) {
 
 TEST_F(KubeconfigTest, SeveralFilesMergeAsKubectlMergesThem) {
   // The first file sets no current-context and holds only a user whose token file is relative to
-  // it; the second names the context, its cluster, and a user of the same name that must lose.
+  // it; the second names the context, its cluster, and a user of the same name that must lose; the
+  // third's current-context comes too late.
   dir_.write("one/token", "from-one\n");
   const std::string one = dir_.write("one/config", "kind: Config\nusers:\n- name: u\n  user:\n    tokenFile: token\n");
   const std::string two = dir_.write("two/config",
@@ -361,24 +362,27 @@ TEST_F(KubeconfigTest, SeveralFilesMergeAsKubectlMergesThem) {
                                      "users:\n- name: u\n  user:\n    token: from-two\ncontexts:\n"
                                      "- name: shop\n  context:\n    cluster: k\n    user: u\n    namespace: orders\n"
                                      "- name: bare\n  context:\n    cluster: k\n    user: u\n");
-  auto merged = loadKubeconfigFiles({one, two});
+  const std::string three = dir_.write("three/config",
+                                       "kind: Config\ncurrent-context: bare\ncontexts:\n- name: shop\n  context:\n"
+                                       "    cluster: elsewhere\n    user: u\n");
+  auto merged = loadKubeconfigFiles({one, two, three});
   ASSERT_TRUE(merged.isOk()) << merged.error();
   EXPECT_EQ(merged->context, "shop");
   EXPECT_EQ(merged->ns, "orders");
   EXPECT_EQ(merged->config.server, "https://two:6443");
   EXPECT_EQ(merged->config.tokenFile, dir_.file("one/token"));
   EXPECT_EQ(merged->config.bearerToken, "");
-  EXPECT_EQ(merged->source, one + ":" + two);
+  EXPECT_EQ(merged->source, one + ":" + two + ":" + three);
 
-  auto bare = loadKubeconfigFiles({one, two}, "bare");
+  auto bare = loadKubeconfigFiles({one, two, three}, "bare");
   ASSERT_TRUE(bare.isOk()) << bare.error();
   EXPECT_EQ(bare->context, "bare");
   EXPECT_EQ(bare->ns, "");
 
-  auto unknown = loadKubeconfigFiles({one, two}, "nope");
+  auto unknown = loadKubeconfigFiles({one, two, three}, "nope");
   ASSERT_FALSE(unknown.isOk());
   EXPECT_THAT(unknown.error(), HasSubstr("contexts: no entry named \"nope\" (have: shop, bare)"));
-  EXPECT_THAT(unknown.error(), HasSubstr(one + ":" + two));
+  EXPECT_THAT(unknown.error(), HasSubstr(one + ":" + two + ":" + three));
 }
 
 TEST_F(KubeconfigTest, NoFileToReadSaysWhereItLooked) {
