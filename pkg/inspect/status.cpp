@@ -57,6 +57,19 @@ void readLease(kube::Client& client, api::Timestamp now, LeaseStatus& l) {
   l.expired = l.holder.empty() || !l.ageSeconds || *l.ageSeconds > l.durationSeconds;
 }
 
+void readProxied(kube::Client& client, const std::string& path, const char* proxy, api::Timestamp now,
+                 MetricsStatus& m) {
+  kube::RequestOptions ro;
+  ro.accept = "text/plain";
+  auto res = client.get(path, ro);
+  if (!res.isOk()) {
+    m.error = std::string("cannot read the daemon's /metrics through the API server's ") + proxy + " (" + path +
+              "): " + res.error().describe();
+    return;
+  }
+  readMetrics(res->body, now, m);
+}
+
 // The chart's Service and the port that serves /metrics (http-metrics, else its first port).
 struct MetricsService {
   std::string name, port;
@@ -80,8 +93,26 @@ Result<std::optional<MetricsService>> findService(kube::Client& client, const In
   return std::optional<MetricsService>(std::move(out));
 }
 
+// The leader's pod, when the Lease's holder is one in the install's namespace: its identity is
+// "<hostname>_<random>", and a pod's hostname is its name. Its metrics are the ones that move: a
+// Service would proxy to any ready replica, the standby's included.
+std::optional<std::string> leaderPod(kube::Client& client, const InstallQuery& q, const LeaseStatus& l) {
+  const std::size_t sep = l.holder.rfind('_');
+  if (!l.found || l.expired || sep == std::string::npos || sep == 0) return std::nullopt;
+  const std::string pod = l.holder.substr(0, sep);
+  if (!client.get("/api/v1/namespaces/" + q.ns + "/pods/" + pod).isOk()) return std::nullopt;
+  return pod;
+}
+
 void readMetricsThroughProxy(kube::Client& client, const StatusOptions& o, const std::optional<Workload>& w,
-                             api::Timestamp now, MetricsStatus& m) {
+                             const LeaseStatus& lease, api::Timestamp now, MetricsStatus& m) {
+  const std::string scheme = w && w->plainHttp ? "http" : "https";
+  if (auto pod = leaderPod(client, o.install, lease)) {
+    m.via = "/api/v1/namespaces/" + o.install.ns + "/pods/" + scheme + ":" + *pod + ":" +
+            std::to_string(w ? w->securePort : Workload{}.securePort) + "/proxy/metrics";
+    readProxied(client, m.via, "pod proxy (the Lease holder's pod)", now, m);
+    return;
+  }
   auto service = findService(client, o.install);
   if (!service.isOk()) {
     m.error = service.error();
@@ -91,18 +122,9 @@ void readMetricsThroughProxy(kube::Client& client, const StatusOptions& o, const
     m.absent = "no Service " + describeQuery(o.install) + " (the chart makes one with service.enabled=true)";
     return;
   }
-  const std::string scheme = w && w->plainHttp ? "http" : "https";
   m.via = "/api/v1/namespaces/" + o.install.ns + "/services/" + scheme + ":" + (*service)->name + ":" +
           (*service)->port + "/proxy/metrics";
-  kube::RequestOptions ro;
-  ro.accept = "text/plain";
-  auto res = client.get(m.via, ro);
-  if (!res.isOk()) {
-    m.error = "cannot read the daemon's /metrics through the API server's service proxy (" + m.via +
-              "): " + res.error().describe();
-    return;
-  }
-  readMetrics(res->body, now, m);
+  readProxied(client, m.via, "service proxy", now, m);
 }
 
 void readEvents(kube::Client& client, const StatusOptions& o, api::Timestamp now, DaemonStatus& s) {
@@ -194,7 +216,7 @@ DaemonStatus readStatus(kube::Client& client, const StatusOptions& options, api:
       s.lease.absent = "leader election is off (the Deployment runs without --leader-elect)";
     else
       readLease(client, now, s.lease);
-    readMetricsThroughProxy(client, options, s.workload, now, s.metrics);
+    readMetricsThroughProxy(client, options, s.workload, s.lease, now, s.metrics);
   }
   readEvents(client, options, now, s);
   return s;

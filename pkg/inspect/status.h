@@ -1,6 +1,7 @@
 // `kubectl kdesched status`: what the installed daemon is doing, read from outside through the
 // API server only: the chart's workload, the leader-election Lease, the daemon's /metrics through
-// the API server's service proxy (the chart's Service), and the recent Events kdesched recorded.
+// the API server's proxy (the Lease holder's pod when the holder is a pod there, else the chart's
+// Service), and the recent Events kdesched recorded.
 // Each part is read on its own: one that cannot be read says why, and the others are still shown.
 #pragma once
 
@@ -37,7 +38,7 @@ struct LeaseStatus {
 
 struct MetricsStatus {
   bool found = false;
-  std::string via;  // the service proxy path read
+  std::string via;  // the proxy path read (pods/... or services/...)
   std::string version;
   double cycles = 0;  // descheduler_loop_duration_seconds_count
   std::optional<double> lastCycleAgeSeconds;

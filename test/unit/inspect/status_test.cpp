@@ -57,11 +57,13 @@ nlohmann::json event(const std::string& pod, const std::string& time) {
 
 class StatusTest : public InspectFixture {
  protected:
-  // The answers in the order readStatus asks: Deployments, the Lease, Services, /metrics, Events.
+  // The answers in the order readStatus asks: Deployments, the Lease, the holder's pod (not
+  // there: the daemon runs elsewhere), Services, /metrics, Events.
   void scriptDaemon() {
     transport_->onSend(Scripted::json(list({deployment({"--leader-elect=true", "--leader-elect-resource-name=kd"})})));
     transport_->onSend(Scripted::json(R"({"spec":{"holderIdentity":"kdesched-7c9_abc","leaseDurationSeconds":137,
       "renewTime":"2027-01-15T07:59:55.000000Z","leaseTransitions":3}})"));
+    transport_->onSend(Scripted::json(R"({"kind":"Status","code":404,"reason":"NotFound"})", 404));
     transport_->onSend(Scripted::json(list({{{"metadata", {{"name", "kdesched"}}},
                                              {"spec", {{"ports", {{{"name", "http-metrics"}, {"port", 10258}}}}}}}})));
     transport_->onSend(Scripted::json(kMetrics));
@@ -94,11 +96,12 @@ TEST_F(StatusTest, ReadsTheLeaseTheMetricsThroughTheServiceProxyAndTheNewestEven
   EXPECT_EQ(s.eventsTotal, 2u);
 
   const auto sent = transport_->sent();
-  ASSERT_EQ(sent.size(), 5u);
+  ASSERT_EQ(sent.size(), 6u);
   EXPECT_EQ(sent[1].target, "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kd");
-  EXPECT_EQ(sent[3].target, "/api/v1/namespaces/kube-system/services/https:kdesched:http-metrics/proxy/metrics");
-  EXPECT_THAT(sent[4].target, HasSubstr("/apis/events.k8s.io/v1/events?"));
-  EXPECT_THAT(sent[4].target, HasSubstr("fieldSelector=reportingController%3Dsigs.k8s.io.descheduler"));
+  EXPECT_EQ(sent[2].target, "/api/v1/namespaces/kube-system/pods/kdesched-7c9");
+  EXPECT_EQ(sent[4].target, "/api/v1/namespaces/kube-system/services/https:kdesched:http-metrics/proxy/metrics");
+  EXPECT_THAT(sent[5].target, HasSubstr("/apis/events.k8s.io/v1/events?"));
+  EXPECT_THAT(sent[5].target, HasSubstr("fieldSelector=reportingController%3Dsigs.k8s.io.descheduler"));
 
   std::ostringstream table;
   writeStatusTable(s, false, table);
@@ -113,6 +116,22 @@ TEST_F(StatusTest, ReadsTheLeaseTheMetricsThroughTheServiceProxyAndTheNewestEven
   EXPECT_EQ(j["lease"]["state"], "found");
   EXPECT_EQ(j["metrics"]["evictions"]["success"], 4);
   EXPECT_EQ(j["events"][0]["pod"], "new");
+}
+
+TEST_F(StatusTest, TheLeadersPodIsReadThroughThePodProxyNotAnyReplicaOfTheService) {
+  transport_->onSend(Scripted::json(list({deployment({"--leader-elect=true", "--secure-port=9443"})})));
+  transport_->onSend(Scripted::json(R"({"spec":{"holderIdentity":"kdesched-7c9-x2_0f3a","leaseDurationSeconds":137,
+    "renewTime":"2027-01-15T07:59:58Z"}})"));
+  transport_->onSend(Scripted::json(R"({"kind":"Pod","metadata":{"name":"kdesched-7c9-x2"}})"));
+  transport_->onSend(Scripted::json(kMetrics));
+  transport_->onSend(Scripted::json(list({})));
+  const DaemonStatus s = readStatus(*client_, {{"kube-system", ""}, 10}, kNow);
+  EXPECT_TRUE(s.complete());
+  EXPECT_EQ(s.metrics.cycles, 12);
+  EXPECT_EQ(s.metrics.via, "/api/v1/namespaces/kube-system/pods/https:kdesched-7c9-x2:9443/proxy/metrics");
+  const auto sent = transport_->sent();
+  ASSERT_EQ(sent.size(), 5u);
+  EXPECT_EQ(sent[3].target, s.metrics.via);
 }
 
 TEST_F(StatusTest, APartThatCannotBeReadIsAnErrorAndTheOthersAreStillShown) {
