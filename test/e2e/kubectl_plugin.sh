@@ -4,7 +4,8 @@
 # election and the metrics Service; kwok runs its pod), the binary on PATH as kubectl-kdesched (a
 # symlink, as docs/kubectl.md installs it), and the order/payment story (order moved beside payment):
 #
-#  1. kubectl finds the plugin (`kubectl plugin list`) and runs it (`kubectl kdesched version`).
+#  1. kubectl finds the plugin (`kubectl plugin list`) and runs it (`kubectl kdesched version`); the
+#     krew manifest (deploy/krew/kdesched.yaml) names this version and a binary it installs.
 #  2. `kubectl kdesched plan` (the current context of $KUBECONFIG, the installed daemon's policy read
 #     from the chart's ConfigMap): payment planned by RemovePodsViolatingInterPodAntiAffinity, exit 0;
 #     -o json and -o yaml carry it; nothing was evicted. $KUBECONFIG as a list with a missing file.
@@ -77,6 +78,21 @@ check "kubectl plugin list names ${WORK}/bin/kubectl-kdesched" grep -qxF "${WORK
 kp version version
 check "kubectl kdesched version: exit 0, kubectl-kdesched <version>" \
   eval '[ "${KDS_RC}" = 0 ] && out_has version "^kubectl-kdesched [0-9]"'
+# What krew would do with deploy/krew/kdesched.yaml: link kubectl-kdesched to the file `bin` names,
+# one of the archive's files, of this version.
+krew_manifest_ok() {
+  python3 - "${ROOT}/deploy/krew/kdesched.yaml" "$(sed -n 's/^kubectl-kdesched //p' "${WORK}/version.out")" <<'PY'
+import re, sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))
+assert m["apiVersion"] == "krew.googlecontainers.github.com/v1alpha2" and m["kind"] == "Plugin", m
+assert m["metadata"]["name"] == "kdesched" and m["spec"]["version"] == "v" + sys.argv[2], m["spec"]["version"]
+for p in m["spec"]["platforms"]:
+    assert p["bin"] in [f["from"] for f in p["files"]], p
+    assert re.fullmatch(r"[0-9a-f]{64}", p["sha256"]) and p["uri"].startswith("https://"), p
+    assert p["selector"]["matchLabels"]["os"] == "linux", p
+PY
+}
+check "deploy/krew/kdesched.yaml: a krew Plugin named kdesched, of this version, its bin among its files" krew_manifest_ok
 
 # ---------------------------------------------------------------------------
 phase "2. kubectl kdesched plan: the installed policy, the current context"
