@@ -2,6 +2,7 @@
 //   kdesched [upstream descheduler flags]   the daemon (interval) or one-shot (interval 0) mode
 //   kdesched plan ...                       one cycle with the plan sink, on a snapshot file or the cluster
 //   kdesched version
+//   kubectl-kdesched ...                    the kubectl plugin (kubectl_plugin.h), by argv[0]
 #include <CLI/CLI.hpp>
 
 #include <malloc.h>
@@ -15,6 +16,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "cmd/kdesched/kubectl_plugin.h"
+#include "cmd/kdesched/kubectl_plugin_args.h"
 #include "cmd/kdesched/plan_source.h"
 #include "cmd/kdesched/snapshot_file.h"
 #include "cmd/kdesched/upstream_flags.h"
@@ -388,6 +391,11 @@ int runDaemon(DaemonFlags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Installed as kubectl-kdesched (a symlink on PATH), the binary is the kubectl plugin.
+  if (argc > 0 && kdesched::cmd::isKubectlPluginName(argv[0])) {
+    kdesched::log::setLevel(kdesched::log::Level::Warn);
+    return kdesched::cmd::runKubectlPlugin(argc, argv);
+  }
   // Before any thread exists, so the signal thread alone receives SIGTERM/SIGINT.
   kdesched::daemon::blockTerminationSignals();
   // glibc gives each thread that allocates its own arena (up to 8 per core), each keeping its

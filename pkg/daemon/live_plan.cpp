@@ -145,7 +145,9 @@ std::optional<LivePlanFailure> runLivePlan(kube::Client& client, const plan::Pla
   read.keepAnswers = save != nullptr;
   // The policy first: its PriorityClass is read as it is built, and what it balances by says
   // whether metrics.k8s.io is read at all.
-  auto engine = engine::buildEngine(options.policyPath, buildContext(client, options.now.value_or(readAt), read));
+  const framework::BuildContext ctx = buildContext(client, options.now.value_or(readAt), read);
+  auto engine = options.policyYaml.empty() ? engine::buildEngine(options.policyPath, ctx)
+                                           : engine::buildEngineFromText(options.policyYaml, options.policyPath, ctx);
   if (!engine.isOk()) return LivePlanFailure{kExitBadInput, engine.error()};
   if (auto failed = readCluster(client, *engine, read)) return failed;
   if (save) {

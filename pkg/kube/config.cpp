@@ -5,6 +5,7 @@
 #include <openssl/x509.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
@@ -334,6 +335,133 @@ Result<ClientConfig> loadKubeconfig(const std::string& path, const std::string& 
     return config;
   } catch (const std::exception& e) {
     return Status::error("kubeconfig " + path + ": " + e.what());
+  }
+}
+
+std::vector<std::string> kubeconfigFiles(const std::string& flag, const char* kubeconfigEnv, const char* home) {
+  if (!flag.empty()) return {flag};
+  std::vector<std::string> out;
+  if (kubeconfigEnv && *kubeconfigEnv) {
+    const std::string env = kubeconfigEnv;
+    std::size_t start = 0;
+    while (start <= env.size()) {
+      const std::size_t end = std::min(env.find(':', start), env.size());
+      const std::string p = env.substr(start, end - start);
+      std::error_code ec;
+      if (!p.empty() && fs::is_regular_file(p, ec) && std::find(out.begin(), out.end(), p) == out.end())
+        out.push_back(p);
+      start = end + 1;
+    }
+    return out;
+  }
+  if (home && *home) {
+    const std::string p = (fs::path(home) / ".kube" / "config").string();
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) out.push_back(p);
+  }
+  return out;
+}
+
+namespace {
+
+// One kubeconfig file as YAML; errors name the file.
+Result<YAML::Node> parseKubeconfig(const std::string& path) {
+  auto text = readFile(path);
+  if (!text.isOk()) return Status::error("kubeconfig: " + text.error());
+  try {
+    YAML::Node root = YAML::Load(*text);
+    if (root.IsNull()) return YAML::Node(YAML::NodeType::Map);  // an empty file holds nothing, as for kubectl
+    if (!root.IsMap())
+      return Status::error("kubeconfig " + path + ": expected a mapping (apiVersion: v1, kind: Config)");
+    return root;
+  } catch (const YAML::Exception& e) {
+    return Status::error("kubeconfig " + path + ": not valid YAML at line " + std::to_string(e.mark.line + 1) + ": " +
+                         e.msg);
+  }
+}
+
+// An entry of `list` copied out of its file, with the file paths inside `inner` (cluster, user)
+// made absolute against that file's directory: the merged document no longer has one directory.
+YAML::Node absoluteEntry(const YAML::Node& item, const char* inner, const fs::path& dir) {
+  static constexpr const char* kPathFields[] = {"certificate-authority", "client-certificate", "client-key",
+                                                "tokenFile"};
+  YAML::Node copy = YAML::Clone(item);
+  YAML::Node body = copy[inner];
+  if (!body.IsMap()) return copy;
+  for (const char* field : kPathFields) {
+    const YAML::Node v = body[field];
+    if (v.IsDefined() && v.IsScalar() && !v.Scalar().empty() && fs::path(v.Scalar()).is_relative())
+      body[field] = (dir / v.Scalar()).string();
+  }
+  return copy;
+}
+
+// kubectl's merge: per list, the first file that holds a name gives its entry.
+YAML::Node mergeKubeconfigs(const std::vector<std::pair<YAML::Node, fs::path>>& files) {
+  YAML::Node merged(YAML::NodeType::Map);
+  for (const auto& [root, dir] : files) {
+    const YAML::Node cc = root["current-context"];
+    if (cc.IsDefined() && cc.IsScalar() && !cc.Scalar().empty()) {
+      merged["current-context"] = cc.Scalar();
+      break;
+    }
+  }
+  for (const auto& [list, inner] : {std::pair{"contexts", "context"}, {"clusters", "cluster"}, {"users", "user"}}) {
+    YAML::Node out(YAML::NodeType::Sequence);
+    std::vector<std::string> seen;
+    for (const auto& [root, dir] : files) {
+      const YAML::Node items = root[list];
+      if (!items.IsDefined() || !items.IsSequence()) continue;
+      for (const YAML::Node& item : items) {
+        const YAML::Node n = item.IsMap() ? item["name"] : YAML::Node();
+        if (!n.IsDefined() || !n.IsScalar()) continue;
+        if (std::find(seen.begin(), seen.end(), n.Scalar()) != seen.end()) continue;
+        seen.push_back(n.Scalar());
+        out.push_back(absoluteEntry(item, inner, dir));
+      }
+    }
+    merged[list] = out;
+  }
+  return merged;
+}
+
+std::string contextNamespace(const YAML::Node& merged, const std::string& context) {
+  for (const YAML::Node& item : merged["contexts"]) {
+    const YAML::Node n = item["name"];
+    if (n.Scalar() != context) continue;
+    const YAML::Node ns = item["context"].IsMap() ? item["context"]["namespace"] : YAML::Node();
+    return ns.IsDefined() && ns.IsScalar() ? ns.Scalar() : std::string();
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<KubeconfigContext> loadKubeconfigFiles(const std::vector<std::string>& paths, const std::string& context) {
+  if (paths.empty())
+    return Status::error(
+        "no kubeconfig: --kubeconfig is not given, $KUBECONFIG names no file that exists, and ~/.kube/config does "
+        "not exist");
+  KubeconfigContext out;
+  std::vector<std::pair<YAML::Node, fs::path>> files;
+  for (const std::string& p : paths) {
+    auto root = parseKubeconfig(p);
+    if (!root.isOk()) return root.status();
+    files.emplace_back(std::move(*root), fs::absolute(fs::path(p)).parent_path());
+    out.source += (out.source.empty() ? "" : ":") + p;
+  }
+  try {
+    const YAML::Node merged = mergeKubeconfigs(files);
+    out.context = context;
+    const YAML::Node current = merged["current-context"];
+    if (out.context.empty() && current.IsDefined() && current.IsScalar()) out.context = current.Scalar();
+    auto config = KubeconfigReader(merged, fs::path("/")).read(out.context);
+    if (!config.isOk()) return Status::error("kubeconfig " + out.source + ": " + config.error());
+    out.config = std::move(*config);
+    out.ns = contextNamespace(merged, out.context);
+    return out;
+  } catch (const std::exception& e) {
+    return Status::error("kubeconfig " + out.source + ": " + e.what());
   }
 }
 

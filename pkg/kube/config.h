@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "pkg/base/status.h"
 
@@ -47,6 +48,24 @@ inline constexpr const char* kServiceAccountRoot = "/var/run/secrets/kubernetes.
 
 // The pod's service account: KUBERNETES_SERVICE_HOST/PORT, <root>/ca.crt and <root>/token.
 Result<ClientConfig> loadInClusterConfig(const std::string& root = kServiceAccountRoot);
+
+// kubectl's choice of kubeconfig files: the --kubeconfig flag alone (read even when missing, so
+// the error names it); else $KUBECONFIG's colon-separated list, the files that exist, each once,
+// in order; else `home`/.kube/config when it exists. Empty when there is nothing to read.
+std::vector<std::string> kubeconfigFiles(const std::string& flag, const char* kubeconfigEnv, const char* home);
+
+// A context chosen from one or more kubeconfig files merged as kubectl merges them: the first file
+// that sets current-context names it, and the first file holding a context, cluster or user of a
+// name gives that entry (relative paths in it resolve against its own file's directory).
+struct KubeconfigContext {
+  ClientConfig config;
+  std::string context;  // the context's name
+  std::string ns;       // the context's namespace; "" when it sets none
+  std::string source;   // the files read, for messages ("a:b")
+};
+
+// `context` empty: the merged current-context. Errors name the files and the field.
+Result<KubeconfigContext> loadKubeconfigFiles(const std::vector<std::string>& paths, const std::string& context = "");
 
 // The --kubeconfig flag, else $KUBECONFIG (its first entry), else the in-cluster config.
 Result<ClientConfig> resolveConfig(const std::string& kubeconfigFlag);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <sstream>
 
 #include "pkg/api/object.h"
 #include "pkg/cluster/loader.h"
@@ -186,6 +187,21 @@ void renderJson(const PlanData& d, std::ostream& out) {
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
+// Only the explain part: the tables without the blank line that parts them from a plan, or the
+// JSON entry (an array when several pods were asked).
+void renderExplainOnly(const PlanData& d, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::Json) {
+    nlohmann::ordered_json j = explainJson(d);
+    if (j.size() == 1) j = j[0];
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
+  std::ostringstream tables;
+  renderExplainTable(d, tables);
+  const std::string text = tables.str();
+  out << (text.empty() || text[0] != '\n' ? text : text.substr(1));
+}
+
 // `--explain` takes "namespace/name", both parts non-empty.
 Status checkExplainKeys(const std::vector<std::string>& keys) {
   for (const std::string& k : keys) {
@@ -277,7 +293,9 @@ Status writePlan(const engine::Engine& engine, PlanInput input, const PlanOption
   shown.warnings.insert(shown.warnings.end(), saturated.begin(), saturated.end());
   shown.warnings.insert(shown.warnings.begin(), engine.policy.warnings.begin(), engine.policy.warnings.end());
   PlanData data{explainer ? &*explainer : nullptr, sink, cycle, shown, *input.snapshot, engine};
-  if (options.format == OutputFormat::Json)
+  if (options.explainOnly && explainer)
+    renderExplainOnly(data, options.format, out);
+  else if (options.format == OutputFormat::Json)
     renderJson(data, out);
   else
     renderTable(data, out);

@@ -29,6 +29,12 @@ struct PlanOptions {
   // `--explain ns/name` (repeatable): the pods whose fate every profile and plugin explains, after
   // the plan. A name the cluster state does not hold is said so, and the plan then fails (exit 2).
   std::vector<std::string> explain;
+  // The policy itself rather than a file (read from the installed daemon's ConfigMap by the
+  // kubectl plugin); policyPath then names where it came from, for errors. Live plans only.
+  std::string policyYaml;
+  // Print only what --explain asked (the tables, or in JSON the one pod's object, an array for
+  // several), not the plan around it: `kubectl kdesched explain POD`.
+  bool explainOnly = false;
 };
 
 // Runs the plan on options.snapshotPath and writes it to `out`. Bad input returns an error (the

@@ -335,5 +335,65 @@ TEST(CachedFileTokenSource, RereadsAfterThePeriodAndOnReset) {
   EXPECT_THAT(t.error(), HasSubstr("cannot read the token file"));
 }
 
+TEST_F(KubeconfigTest, KubeconfigFilesFollowKubectlsPrecedence) {
+  const std::string a = dir_.write("a", "kind: Config\n");
+  const std::string b = dir_.write("b", "kind: Config\n");
+  const std::string home = dir_.write("home/.kube/config", "kind: Config\n");
+  const std::string homeDir = dir_.file("home");
+  EXPECT_EQ(kubeconfigFiles("/flag/only", (a + ":" + b).c_str(), homeDir.c_str()),
+            std::vector<std::string>{"/flag/only"});
+  EXPECT_EQ(kubeconfigFiles("", (a + "::/missing:" + b + ":" + a).c_str(), homeDir.c_str()),
+            (std::vector<std::string>{a, b}));
+  EXPECT_EQ(kubeconfigFiles("", nullptr, homeDir.c_str()), std::vector<std::string>{home});
+  EXPECT_EQ(kubeconfigFiles("", "", homeDir.c_str()), std::vector<std::string>{home});
+  EXPECT_TRUE(kubeconfigFiles("", "/missing", homeDir.c_str()).empty());
+  EXPECT_TRUE(kubeconfigFiles("", nullptr, dir_.file("nohome").c_str()).empty());
+}
+
+TEST_F(KubeconfigTest, SeveralFilesMergeAsKubectlMergesThem) {
+  // The first file sets no current-context and holds only a user whose token file is relative to
+  // it; the second names the context, its cluster, and a user of the same name that must lose; the
+  // third's current-context comes too late.
+  dir_.write("one/token", "from-one\n");
+  const std::string one = dir_.write("one/config", "kind: Config\nusers:\n- name: u\n  user:\n    tokenFile: token\n");
+  const std::string two = dir_.write("two/config",
+                                     "kind: Config\ncurrent-context: shop\nclusters:\n- name: k\n  cluster:\n"
+                                     "    server: https://two:6443\n    insecure-skip-tls-verify: true\n"
+                                     "users:\n- name: u\n  user:\n    token: from-two\ncontexts:\n"
+                                     "- name: shop\n  context:\n    cluster: k\n    user: u\n    namespace: orders\n"
+                                     "- name: bare\n  context:\n    cluster: k\n    user: u\n");
+  const std::string three = dir_.write("three/config",
+                                       "kind: Config\ncurrent-context: bare\ncontexts:\n- name: shop\n  context:\n"
+                                       "    cluster: elsewhere\n    user: u\n");
+  auto merged = loadKubeconfigFiles({one, two, three});
+  ASSERT_TRUE(merged.isOk()) << merged.error();
+  EXPECT_EQ(merged->context, "shop");
+  EXPECT_EQ(merged->ns, "orders");
+  EXPECT_EQ(merged->config.server, "https://two:6443");
+  EXPECT_EQ(merged->config.tokenFile, dir_.file("one/token"));
+  EXPECT_EQ(merged->config.bearerToken, "");
+  EXPECT_EQ(merged->source, one + ":" + two + ":" + three);
+
+  auto bare = loadKubeconfigFiles({one, two, three}, "bare");
+  ASSERT_TRUE(bare.isOk()) << bare.error();
+  EXPECT_EQ(bare->context, "bare");
+  EXPECT_EQ(bare->ns, "");
+
+  auto unknown = loadKubeconfigFiles({one, two, three}, "nope");
+  ASSERT_FALSE(unknown.isOk());
+  EXPECT_THAT(unknown.error(), HasSubstr("contexts: no entry named \"nope\" (have: shop, bare)"));
+  EXPECT_THAT(unknown.error(), HasSubstr(one + ":" + two + ":" + three));
+}
+
+TEST_F(KubeconfigTest, NoFileToReadSaysWhereItLooked) {
+  auto none = loadKubeconfigFiles({});
+  ASSERT_FALSE(none.isOk());
+  EXPECT_THAT(none.error(), HasSubstr("$KUBECONFIG"));
+  EXPECT_THAT(none.error(), HasSubstr("~/.kube/config"));
+  auto missing = loadKubeconfigFiles({dir_.file("absent")});
+  ASSERT_FALSE(missing.isOk());
+  EXPECT_THAT(missing.error(), HasSubstr(dir_.file("absent")));
+}
+
 }  // namespace
 }  // namespace kdesched::kube::testing
