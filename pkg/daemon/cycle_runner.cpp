@@ -123,7 +123,7 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope, trigger::RunS
   std::optional<usage::ClusterUsage> measured = measureUsage(*snapshot, scope);
   evictor::CycleGate cycleGate(parts_.stop, parts_.cache, relists, parts_.leader, parts_.recent);
   evictor::GateChain gates({&cycleGate, parts_.antiFlapping});
-  evictor::EvictionChain chain(parts_.engine.limits(), *sink_, &gates);
+  evictor::EvictionChain chain(parts_.engine.limits(), *sink_, &gates, parts_.moves);
   gates.runStarted();
   report.cycle =
       parts_.engine.runCycle(*snapshot, chain, parts_.pluginObserver, scope, measured ? &*measured : nullptr);

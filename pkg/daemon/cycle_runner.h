@@ -49,6 +49,7 @@ struct CycleRunnerParts {
   double ownerCooldownSeconds = 0;  // cooldown refusals are looked at again this much later
   // Measures usage for the runs that include a plugin balancing by it; null: none does.
   UsageSources* usage = nullptr;
+  evictor::MoveAdvisor* moves = nullptr;  // null: no moves
 };
 
 class CycleRunner : public trigger::ScopedRunner {

@@ -8,6 +8,7 @@
 
 #include "pkg/base/log.h"
 #include "pkg/daemon/cycle_runner.h"
+#include "pkg/daemon/live_moves.h"
 #include "pkg/daemon/runtime.h"
 #include "pkg/daemon/stale_wait.h"
 #include "pkg/evictor/api_sink.h"
@@ -204,6 +205,10 @@ int run(const Options& o) {
     pluginTimer = std::make_unique<metrics::PluginTimer>(*m);
   }
   evictor::RecentEvictions recent(clock);
+  std::unique_ptr<LiveMoves> moves = LiveMoves::start(engine.extension.moves, *rt, o.dryRun);
+  std::vector<evictor::Sink*> observers;
+  if (evictionMetrics) observers.push_back(evictionMetrics.get());
+  if (moves && moves->observer()) observers.push_back(moves->observer());
   std::unique_ptr<trigger::AntiFlapping> antiFlapping = makeAntiFlapping(o, *rt);
   CycleRunner runner({.store = rt->store(),
                       .engine = engine,
@@ -211,8 +216,7 @@ int run(const Options& o) {
                       .stop = stop,
                       .primary = o.dryRun ? static_cast<evictor::Sink&>(dryRunSink) : apiSink,
                       .clock = clock,
-                      .observers = evictionMetrics ? std::vector<evictor::Sink*>{evictionMetrics.get()}
-                                                   : std::vector<evictor::Sink*>{},
+                      .observers = observers,
                       .concurrency = o.dryRun ? 1 : static_cast<std::size_t>(o.evictionConcurrency),
                       .leader = rt->leadership(),
                       .recent = o.dryRun ? nullptr : &recent,  // a dry run deletes nothing
@@ -220,7 +224,8 @@ int run(const Options& o) {
                       .pluginObserver = pluginTimer.get(),
                       .metrics = rt->metrics(),
                       .ownerCooldownSeconds = engine.extension.antiFlapping.ownerCooldownSeconds,
-                      .usage = rt->usage()});
+                      .usage = rt->usage(),
+                      .moves = moves ? moves->advisor() : nullptr});
   std::unique_ptr<trigger::TriggeredRuns> triggered = startTriggeredRuns(o, *rt, runner, antiFlapping.get());
 
   int exitCode = cycleLoop(o, *rt, runner, stop, lost);

@@ -1,5 +1,8 @@
 #include "pkg/daemon/live_plan.h"
 
+#include "pkg/kube/eviction_api.h"
+#include "pkg/moves/advisor.h"
+
 #include <map>
 
 #include "pkg/cluster/loader.h"
@@ -172,6 +175,10 @@ std::optional<LivePlanFailure> runLivePlan(kube::Client& client, const plan::Pla
   input.metrics = std::move(read.metrics);
   input.sourceName = "the API server";
   input.live = true;
+  // Moves read the Deployment of each candidate as the daemon would (GETs only; nothing is written).
+  kube::KubeEvictionApi reads(client, systemClock());
+  moves::ApiWorkloads workloads(reads);
+  input.workloads = &workloads;
   plan::PlanOptions pinned = options;
   pinned.now = options.now.value_or(readAt);
   if (Status st = plan::writePlan(*engine, std::move(input), pinned, out); !st.isOk())

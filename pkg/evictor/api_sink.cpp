@@ -1,5 +1,9 @@
 #include "pkg/evictor/api_sink.h"
 
+#include <ctime>
+
+#include <fmt/chrono.h>
+
 #include "pkg/base/log.h"
 
 namespace kdesched::evictor {
@@ -59,7 +63,51 @@ bool uncertain(const ApiAnswer& a) { return (a.status == 0 && !a.cancelled) || a
 
 }  // namespace
 
+EvictResult ApiSink::move(const Decision& d) {
+  const api::Pod& pod = *d.pod;
+  const MovePlan& m = *d.move;
+  if (options_.leader && !options_.leader->isLeader())
+    return EvictResult::refused(Refusal::NotLeader, "leader election",
+                                "this replica is not the leader any more (checked right before sending)");
+  const std::time_t now = options_.clock ? std::chrono::system_clock::to_time_t(options_.clock->wallNow()) : 0;
+  RestartRequest req{m.ns, m.deployment, m.uid, m.resourceVersion,
+                     fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(now))};
+  const ApiAnswer a = api_.restartDeployment(req);
+  const std::string deployment = m.ns + "/" + m.deployment;
+  if (a.status < 200 || a.status >= 300) {
+    EvictResult res = refusalFor(a);
+    res.by = "api: Deployment " + deployment;
+    if (res.refusal == Refusal::Pdb) res.refusal = Refusal::ApiError;
+    if (apiFailureOf(a) == ApiFailure::Conflict)
+      res.detail = "the Deployment changed since it was read (UID or resourceVersion precondition): " + a.message;
+    log::warn("move failed", {{"pod", pod.key()},
+                              {"node", d.node},
+                              {"plugin", d.plugin},
+                              {"profile", d.profile},
+                              {"deployment", deployment},
+                              {"status", a.status},
+                              {"detail", res.detail},
+                              {"step", "restart"},
+                              {"result", "error"}});
+    return res;
+  }
+  log::info("Moving pod", {{"pod", pod.key()},
+                           {"node", d.node},
+                           {"plugin", d.plugin},
+                           {"profile", d.profile},
+                           {"reason", d.reason},
+                           {"deployment", deployment},
+                           {"rollout", m.rollout},
+                           {"restarted_at", req.restartedAt},
+                           {"expected_node", expectedNode(d.landing)},
+                           {"landing", d.landing.describe()},
+                           {"step", "restart"},
+                           {"result", "success"}});
+  return EvictResult::success();
+}
+
 EvictResult ApiSink::evict(const Decision& d) {
+  if (d.move) return move(d);
   const api::Pod& pod = *d.pod;
   if (pod.uid.empty()) {
     // Upstream refuses too: without a UID there is no precondition, and no certainty which pod goes.

@@ -52,6 +52,8 @@ class ApiSink : public Sink {
   void refused(const RefusedDecision& r) override;
 
  private:
+  // A make-before-break move: the pod's Deployment restarted (a rollout), no eviction.
+  framework::EvictResult move(const Decision& d);
   // Whether this refusal repeats the one last logged at info for its pod, within repeatQuiet.
   bool repeats(const RefusedDecision& r);
   // Posts the refusal's DeschedulingBlocked Event if it gets one; says what became of it.

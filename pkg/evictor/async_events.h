@@ -35,6 +35,11 @@ class AsyncEvents final : public EvictionApi {
   PodCheck checkPod(const std::string& ns, const std::string& name, const std::string& uid) override {
     return inner_.checkPod(ns, name, uid);
   }
+  ApiAnswer getApps(const std::string& resource, const std::string& ns, const std::string& name,
+                    std::string& body) override {
+    return inner_.getApps(resource, ns, name, body);
+  }
+  ApiAnswer restartDeployment(const RestartRequest& r) override { return inner_.restartDeployment(r); }
   void recordEvent(const PodEvent& e) override;
 
   // Blocks until every queued Event is sent; those still queued `limit` from now are dropped, and

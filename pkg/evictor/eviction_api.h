@@ -37,6 +37,20 @@ struct PodEvent {
   // Sent after every other queued Event, from a smaller queue (AsyncEvents): a "why not" Event
   // never delays or crowds out an eviction's.
   bool background = false;
+  // What the Event is about: a Pod, or a Deployment (a move's outcome).
+  std::string regardingKind = "Pod";
+  std::string regardingApiVersion = "v1";
+};
+
+// `kubectl rollout restart` of one Deployment: its pod template's
+// kubectl.kubernetes.io/restartedAt annotation set to `restartedAt`, with the UID and
+// resourceVersion read when the move was decided as preconditions (409 when either changed).
+struct RestartRequest {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string resourceVersion;
+  std::string restartedAt;  // RFC 3339, as kubectl writes it
 };
 
 // What the API server holds of a pod, asked after an eviction whose answer said nothing certain (a
@@ -59,6 +73,13 @@ class EvictionApi {
   virtual PodCheck checkPod(const std::string& /*ns*/, const std::string& /*name*/, const std::string& /*uid*/) {
     return {PodPresence::Unknown, "not checked"};
   }
+  // GET of a namespaced apps/v1 object (`resource`: replicasets, deployments) into `body` (JSON).
+  // Default: no answer (moves are not possible).
+  virtual ApiAnswer getApps(const std::string& /*resource*/, const std::string& /*ns*/, const std::string& /*name*/,
+                            std::string& /*body*/) {
+    return {0, "", "not supported", false, false, 0};
+  }
+  virtual ApiAnswer restartDeployment(const RestartRequest& /*r*/) { return {0, "", "not supported", false, false, 0}; }
   // Best effort: a failed Event never fails the eviction.
   virtual void recordEvent(const PodEvent& e) = 0;
 };

@@ -68,8 +68,8 @@ void GateChain::runFinished() {
   for (EvictionGate* g : gates_) g->runFinished();
 }
 
-EvictionChain::EvictionChain(EvictionLimits limits, Sink& sink, EvictionGate* gate)
-    : limits_(limits), sink_(sink), gate_(gate) {}
+EvictionChain::EvictionChain(EvictionLimits limits, Sink& sink, EvictionGate* gate, MoveAdvisor* moves)
+    : limits_(limits), sink_(sink), gate_(gate), moves_(moves) {}
 
 EvictionChain::~EvictionChain() = default;
 
@@ -120,22 +120,36 @@ EvictResult EvictionChain::evict(const framework::Profile& profile, const api::P
                                           "maximum number of evicted pods per namespace reached (" +
                                               std::to_string(*limits_.perNamespace) + " in " + pod.ns.str() + ")"));
 
-  if (PdbCheck c = pdb_->check(pod); !c.allowed)
-    return refuse(d, EvictResult::refused(Refusal::Pdb, "PodDisruptionBudget " + c.pdb, c.detail));
+  PdbCheck pdb = pdb_->check(pod);
+  MoveOffer offer = moves_ ? moves_->consider(pod, h.snapshot(), !pdb.allowed) : MoveOffer{};
+  d.move = std::move(offer.plan);
+  auto refuseWhyNoMove = [&](EvictResult r) {
+    r.noMove = offer.whyNot;
+    return refuse(d, std::move(r));
+  };
+  if (!d.move && !pdb.allowed)
+    return refuseWhyNoMove(EvictResult::refused(Refusal::Pdb, "PodDisruptionBudget " + pdb.pdb, pdb.detail));
 
   if (gate_) {
     EvictResult g = gate_->admit(d);
-    if (!g.evicted && g.refusal != Refusal::None) return refuse(d, g);
+    if (!g.evicted && g.refusal != Refusal::None) return refuseWhyNoMove(std::move(g));
   }
 
   d.landing = framework::estimateLanding(h, pod);
   EvictResult res = sink_.evict(d);
   if (!res.evicted) {
     ++refusedCount_;
+    res.noMove = offer.whyNot;
     return res;
   }
+  res.noMove = offer.whyNot;
+  if (d.move) {
+    if (res.move.empty()) res.move = d.move->rollout;
+    res.by = "Deployment " + d.move->ns + "/" + d.move->deployment;
+  }
   state_->markEvicted(pod);
-  pdb_->consume(pod);
+  // A move takes nothing from the budget: the old pod goes only once its replacement is available.
+  if (!d.move) pdb_->consume(pod);
   ++total_;
   if (!pod.nodeName.empty()) ++perNode_[pod.nodeName];
   ++perNamespace_[pod.ns];

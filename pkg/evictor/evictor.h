@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pkg/evictor/move_advisor.h"
 #include "pkg/evictor/pdb_budget.h"
 #include "pkg/evictor/sink.h"
 #include "pkg/framework/cycle.h"
@@ -51,7 +52,8 @@ class GateChain : public EvictionGate {
 
 class EvictionChain : public framework::EvictorProvider {
  public:
-  EvictionChain(EvictionLimits limits, Sink& sink, EvictionGate* gate = nullptr);
+  // `moves` (may be null: no moves) may replace an eviction by a move (move_advisor.h).
+  EvictionChain(EvictionLimits limits, Sink& sink, EvictionGate* gate = nullptr, MoveAdvisor* moves = nullptr);
   ~EvictionChain() override;
 
   void beginCycle(const cluster::Snapshot& snapshot, framework::CycleState& state) override;
@@ -69,6 +71,7 @@ class EvictionChain : public framework::EvictorProvider {
   EvictionLimits limits_;
   Sink& sink_;
   EvictionGate* gate_;
+  MoveAdvisor* moves_;
   framework::CycleState* state_ = nullptr;
   std::unique_ptr<PdbBudget> pdb_;
   std::size_t total_ = 0;

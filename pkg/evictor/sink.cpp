@@ -16,6 +16,19 @@ framework::EvictResult PlanSink::evict(const Decision& d) {
 void PlanSink::refused(const RefusedDecision& r) { refusals_.push_back(r); }
 
 framework::EvictResult DryRunSink::evict(const Decision& d) {
+  if (d.move) {
+    log::info("Moved pod in dry run mode", {{"pod", d.pod->key()},
+                                            {"node", d.node},
+                                            {"plugin", d.plugin},
+                                            {"profile", d.profile},
+                                            {"reason", d.reason},
+                                            {"deployment", d.move->ns + "/" + d.move->deployment},
+                                            {"rollout", d.move->rollout},
+                                            {"expected_node", expectedNode(d.landing)},
+                                            {"landing", d.landing.describe()},
+                                            {"result", "dry-run"}});
+    return framework::EvictResult::success();
+  }
   log::info("Evicted pod in dry run mode", {{"pod", d.pod->key()},
                                             {"node", d.node},
                                             {"plugin", d.plugin},

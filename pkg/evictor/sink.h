@@ -2,6 +2,8 @@
 // plan mode tests the daemon's logic.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,18 @@
 #include "pkg/framework/plugin.h"
 
 namespace kdesched::evictor {
+
+// A make-before-break move (pkg/moves): the pod's Deployment is restarted (a new pod first, then
+// the old one goes) instead of the pod being evicted.
+struct MovePlan {
+  std::string ns;
+  std::string deployment;
+  std::string uid;               // the Deployment's: a replaced Deployment is not restarted
+  std::string resourceVersion;   // as read: a Deployment changed since is not restarted either
+  std::int64_t generation = 0;   // as read; the restart makes it one more
+  std::string rollout;           // for people: what the restart will do
+  double deadlineSeconds = 600;  // the new pod Ready within this, or the move failed
+};
 
 // One eviction decision, with everything needed to explain it.
 struct Decision {
@@ -20,6 +34,8 @@ struct Decision {
   // Where the pod's replacement is expected to land: estimated by the chain for the evictions it
   // lets through (information only, decided after every check), so every sink says the same.
   framework::Landing landing = {};
+  // Set: a move, not an eviction. The chain counts it against the limits and the gates like one.
+  std::optional<MovePlan> move = {};
 };
 
 // The eviction log lines' expected_node: the node, "none" when the pod fits nowhere, "" unestimated.

@@ -25,8 +25,9 @@ std::string outsideCycle(const api::Pod& pod, const cluster::Snapshot& snapshot,
 // What a plugin that said nothing about an asked pod made of it.
 std::string silentWhy(const Explainer::Asked& a, const api::Pod& pod, bool inScope) {
   for (const ExplainStep& s : a.steps)
-    if (s.outcome == ExplainOutcome::Evicted)
-      return "already evicted in this cycle (profile " + s.profile + ", " + s.plugin + ")";
+    if (s.outcome == ExplainOutcome::Evicted || s.outcome == ExplainOutcome::Moved)
+      return std::string(s.outcome == ExplainOutcome::Moved ? "already moved" : "already evicted") +
+             " in this cycle (profile " + s.profile + ", " + s.plugin + ")";
   if (pod.isTerminal())
     return "pod is " + std::string(api::toString(pod.phase)) + ": the plugin lists only running pods";
   if (!inScope) return "out of scope: this event-triggered run acts only on the pods its events named";
@@ -41,6 +42,7 @@ std::string_view toString(ExplainOutcome o) {
     case ExplainOutcome::Skipped: return "skipped";
     case ExplainOutcome::Refused: return "refused";
     case ExplainOutcome::Evicted: return "evicted";
+    case ExplainOutcome::Moved: return "moved";
   }
   return "?";
 }
@@ -72,7 +74,9 @@ void Explainer::record(const api::Pod& pod, ExplainStep step) {
   if (!a->steps.empty()) {
     const ExplainStep& last = a->steps.back();
     // Evicted by this plugin: what the plugin says of the pod afterwards adds nothing.
-    if (last.outcome == ExplainOutcome::Evicted && last.profile == step.profile && last.plugin == step.plugin) return;
+    if ((last.outcome == ExplainOutcome::Evicted || last.outcome == ExplainOutcome::Moved) &&
+        last.profile == step.profile && last.plugin == step.plugin)
+      return;
     if (last.profile == step.profile && last.plugin == step.plugin && last.outcome == step.outcome &&
         last.by == step.by && last.why == step.why)
       return;

@@ -20,8 +20,9 @@ namespace kdesched::framework {
 
 // skipped: the plugin passed over the pod (not a candidate, excluded by namespaces or
 // labelSelector, out of scope); refused: the evictor (a filter, a limit, a PDB, anti-flapping)
-// said no; evicted: it went; excluded: before any plugin (its node is not among the cycle's).
-enum class ExplainOutcome { Excluded, Skipped, Refused, Evicted };
+// said no; evicted: it went; moved: its Deployment was restarted to replace it (pkg/moves);
+// excluded: before any plugin (its node is not among the cycle's).
+enum class ExplainOutcome { Excluded, Skipped, Refused, Evicted, Moved };
 std::string_view toString(ExplainOutcome o);
 
 struct ExplainStep {

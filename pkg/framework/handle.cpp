@@ -88,11 +88,14 @@ EvictResult Handle::evict(const api::Pod& pod, const Reason& why) const {
   const std::string reason = why.text();
   EvictResult r = evictor_->evict(pod, reason, *this);
   if (asked(pod)) {
-    if (r.evicted)
-      explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Evicted, "", "", reason});
+    const std::string noMove = r.noMove.empty() ? "" : "; no move: " + r.noMove;
+    if (r.evicted && !r.move.empty())
+      explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Moved, r.by, "", reason + "; moved by " + r.move});
+    else if (r.evicted)
+      explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Evicted, "", "", reason + noMove});
     else
       explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Refused, r.by, std::string(toString(r.refusal)),
-                               r.detail + " (wanted: " + reason + ")"});
+                               r.detail + noMove + " (wanted: " + reason + ")"});
   }
   return r;
 }

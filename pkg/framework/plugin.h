@@ -86,6 +86,10 @@ struct EvictResult {
   // reached): the plugin stops, as at the total limit, instead of refusing every candidate left.
   bool endsRun = false;
   Suppression suppression = Suppression::None;
+  // Moves (pkg/moves): `move` says the rollout that replaced the pod instead of an eviction;
+  // `noMove` why the pod could not move, when moves are on and it was a candidate (for explain).
+  std::string move = {};
+  std::string noMove = {};
   // Whether the plugin stops here: the total limit (as upstream's plugins do) or endsRun.
   bool stopsPlugin() const { return refusal == Refusal::TotalLimit || endsRun; }
   static EvictResult success() { return {true, Refusal::None, "", "", ApiFailure::None}; }

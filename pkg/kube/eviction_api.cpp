@@ -12,6 +12,49 @@
 
 namespace kdesched::kube {
 
+namespace {
+
+evictor::ApiAnswer answerOf(const ApiResult<HttpResponse>& res, double seconds) {
+  evictor::ApiAnswer a;
+  a.seconds = seconds;
+  if (res) {
+    a.status = res->status;
+    return a;
+  }
+  const ApiError& e = res.error();
+  a.status = e.code;
+  a.reason = e.reason;
+  a.message = e.code == 0 ? e.describe() : e.message;
+  a.cancelled = e.code == 0 && e.cancelled;
+  return a;
+}
+
+}  // namespace
+
+evictor::ApiAnswer KubeEvictionApi::getApps(const std::string& resource, const std::string& ns, const std::string& name,
+                                            std::string& body) {
+  RequestOptions opts;
+  opts.cancel = cancel_;
+  const Clock::TimePoint sent = clock_->now();
+  auto res = client_.get("/apis/apps/v1/namespaces/" + ns + "/" + resource + "/" + name, opts);
+  evictor::ApiAnswer a = answerOf(res, std::chrono::duration<double>(clock_->now() - sent).count());
+  if (res) body = std::move(res->body);
+  return a;
+}
+
+evictor::ApiAnswer KubeEvictionApi::restartDeployment(const evictor::RestartRequest& r) {
+  nlohmann::json patch = {
+      {"metadata", {{"uid", r.uid}, {"resourceVersion", r.resourceVersion}}},
+      {"spec",
+       {{"template", {{"metadata", {{"annotations", {{"kubectl.kubernetes.io/restartedAt", r.restartedAt}}}}}}}}}};
+  RequestOptions opts;
+  opts.cancel = cancel_;
+  const Clock::TimePoint sent = clock_->now();
+  auto res = client_.patch("/apis/apps/v1/namespaces/" + r.ns + "/deployments/" + r.name,
+                           patch.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), opts);
+  return answerOf(res, std::chrono::duration<double>(clock_->now() - sent).count());
+}
+
 evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
   nlohmann::json body = {{"apiVersion", "policy/v1"},
                          {"kind", "Eviction"},
@@ -88,19 +131,22 @@ void KubeEvictionApi::recordEvent(const evictor::PodEvent& e) {
   const Clock::WallTime now = clock_->wallNow();
   char suffix[24];
   std::snprintf(suffix, sizeof suffix, "%llx", static_cast<unsigned long long>(eventStamp(now)));
-  nlohmann::json ev = {
-      {"apiVersion", "events.k8s.io/v1"},
-      {"kind", "Event"},
-      {"metadata", {{"name", e.podName + "." + suffix}, {"namespace", e.ns}}},
-      {"regarding",
-       {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", e.podName}, {"namespace", e.ns}, {"uid", e.podUid}}},
-      {"reason", e.reason},
-      {"note", utf8::sanitize(eventNote(e.note))},
-      {"type", e.type},
-      {"action", e.action},
-      {"reportingController", kEventController},
-      {"reportingInstance", kEventInstance},
-      {"eventTime", rfc3339(now, true)}};
+  nlohmann::json ev = {{"apiVersion", "events.k8s.io/v1"},
+                       {"kind", "Event"},
+                       {"metadata", {{"name", e.podName + "." + suffix}, {"namespace", e.ns}}},
+                       {"regarding",
+                        {{"apiVersion", e.regardingApiVersion},
+                         {"kind", e.regardingKind},
+                         {"name", e.podName},
+                         {"namespace", e.ns},
+                         {"uid", e.podUid}}},
+                       {"reason", e.reason},
+                       {"note", utf8::sanitize(eventNote(e.note))},
+                       {"type", e.type},
+                       {"action", e.action},
+                       {"reportingController", kEventController},
+                       {"reportingInstance", kEventInstance},
+                       {"eventTime", rfc3339(now, true)}};
   RequestOptions opts;
   opts.cancel = cancel_;
   opts.limiter = &eventBudget_;

@@ -35,6 +35,9 @@ class KubeEvictionApi : public evictor::EvictionApi {
   evictor::ApiAnswer evict(const evictor::EvictionRequest& r) override;
   evictor::PodCheck checkPod(const std::string& ns, const std::string& name, const std::string& uid) override;
   void recordEvent(const evictor::PodEvent& e) override;
+  evictor::ApiAnswer getApps(const std::string& resource, const std::string& ns, const std::string& name,
+                             std::string& body) override;
+  evictor::ApiAnswer restartDeployment(const evictor::RestartRequest& r) override;
 
  private:
   // Unix nanoseconds, strictly increasing within the process: the Event name's suffix, as

@@ -15,6 +15,7 @@ const prometheus::Histogram::BucketBoundaries kLoopBuckets = {0.01, 0.025, 0.05,
                                                               5,    10,    25,   50,  100,  250, 500};
 const prometheus::Histogram::BucketBoundaries kStrategyBuckets = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                                   2.5,  5,     10,   25,  50,   100};
+const prometheus::Histogram::BucketBoundaries kMoveBuckets = {1, 2, 5, 10, 20, 30, 60, 120, 300, 600};
 const prometheus::Histogram::BucketBoundaries kReactionBuckets = {0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300};
 
 }  // namespace
@@ -95,6 +96,13 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
   eventToEviction_ = add(prometheus::BuildHistogram()
                              .Name("kdesched_event_to_eviction_seconds")
                              .Help("Delay from the event that created a violation to the eviction request"));
+  moves_ = add(prometheus::BuildCounter()
+                   .Name("kdesched_moves_total")
+                   .Help("Make-before-break moves (rollout restarts instead of evictions), by outcome: succeeded, "
+                         "failed"));
+  moveReady_ = add(prometheus::BuildHistogram()
+                       .Name("kdesched_move_ready_seconds")
+                       .Help("From a move's rollout restart to its new pod Ready"));
   suppressed_ = add(prometheus::BuildCounter()
                         .Name("kdesched_evictions_suppressed_total")
                         .Help("Evictions suppressed by anti-flapping (cooldown, rate limit, backoff)"));
@@ -196,6 +204,10 @@ void Metrics::cacheObjects(const std::string& kind, double count) { cacheObjects
 void Metrics::triggerEvent(const std::string& kind) { triggerEvents_->Add({{"kind", kind}}).Increment(); }
 void Metrics::triggerRun() { triggerRuns_->Add({}).Increment(); }
 void Metrics::eventToEviction(double seconds) { eventToEviction_->Add({}, kReactionBuckets).Observe(seconds); }
+void Metrics::moveFinished(bool succeeded, double readySeconds) {
+  moves_->Add({{"result", succeeded ? "succeeded" : "failed"}}).Increment();
+  if (readySeconds >= 0) moveReady_->Add({}, kMoveBuckets).Observe(readySeconds);
+}
 void Metrics::evictionSuppressed(const std::string& reason) { suppressed_->Add({{"reason", reason}}).Increment(); }
 
 void Metrics::usageSourceUp(const std::string& source, bool up) { usageUp_->Add({{"source", source}}).Set(up ? 1 : 0); }

@@ -5,6 +5,8 @@ namespace kdesched::metrics {
 using framework::Refusal;
 
 framework::EvictResult EvictionMetrics::evict(const evictor::Decision& d) {
+  // A move evicts nothing: kdesched_moves_total counts it when it ends (pkg/moves/tracker.h).
+  if (d.move) return framework::EvictResult::success();
   m_.podEvicted("success", d.plugin, d.profile, d.pod->ns.str(), d.node);
   m_.ownerEvicted(d.pod->ns.str(), workloadOf(*d.pod), d.plugin, clock_.now());
   return framework::EvictResult::success();
@@ -15,7 +17,7 @@ void EvictionMetrics::refused(const evictor::RefusedDecision& r) {
   m_.evictionRefused(std::string(framework::toString(r.result.refusal)), d.plugin, d.profile);
   // Upstream counts API failures (a PDB's 429 among them) and limit hits under
   // descheduler_pods_evicted_total too.
-  if (r.result.refusal == Refusal::ApiError || r.result.refusal == Refusal::Pdb)
+  if ((r.result.refusal == Refusal::ApiError || r.result.refusal == Refusal::Pdb) && !d.move)
     m_.podEvicted("error", d.plugin, d.profile, d.pod->ns.str(), d.node);
   else if (const char* limit = limitResult(r.result.refusal))
     m_.podEvicted(limit, d.plugin, d.profile, d.pod->ns.str(), d.node);

@@ -1,5 +1,7 @@
 #include "pkg/plan/plan.h"
 
+#include "pkg/moves/advisor.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -94,7 +96,8 @@ void renderTable(const PlanData& d, std::ostream& out) {
   } else {
     std::vector<Row> rows;
     for (const auto& e : d.sink.evictions())
-      rows.push_back({e.pod->ns.str(), e.pod->name, e.node, e.plugin, e.landing.column(), e.reason});
+      rows.push_back({e.pod->ns.str(), e.pod->name, e.node, e.plugin, e.landing.column(),
+                      e.move ? e.reason + "; moved by " + e.move->rollout : e.reason});
     writeTable(out, {"NAMESPACE", "POD", "NODE", "PLUGIN", "LANDS ON", "REASON"}, rows);
   }
   if (!d.sink.refusals().empty()) {
@@ -146,17 +149,28 @@ nlohmann::ordered_json landingJson(const framework::Landing& l) {
   return j;
 }
 
+// A move: the Deployment it restarts and the rollout that makes.
+nlohmann::ordered_json moveJson(const evictor::MovePlan& m) {
+  return {{"deployment", m.deployment},
+          {"namespace", m.ns},
+          {"rollout", m.rollout},
+          {"deadlineSeconds", m.deadlineSeconds}};
+}
+
 void renderJson(const PlanData& d, std::ostream& out) {
   nlohmann::ordered_json j;
   j["evictions"] = nlohmann::ordered_json::array();
-  for (const auto& e : d.sink.evictions())
-    j["evictions"].push_back({{"namespace", e.pod->ns.str()},
-                              {"name", e.pod->name},
-                              {"node", e.node},
-                              {"plugin", e.plugin},
-                              {"profile", e.profile},
-                              {"reason", e.reason},
-                              {"landing", landingJson(e.landing)}});
+  for (const auto& e : d.sink.evictions()) {
+    nlohmann::ordered_json row{{"namespace", e.pod->ns.str()},
+                               {"name", e.pod->name},
+                               {"node", e.node},
+                               {"plugin", e.plugin},
+                               {"profile", e.profile},
+                               {"reason", e.reason},
+                               {"landing", landingJson(e.landing)}};
+    if (e.move) row["move"] = moveJson(*e.move);  // only moves have it: plans without moves stay as they were
+    j["evictions"].push_back(std::move(row));
+  }
   j["refused"] = nlohmann::ordered_json::array();
   for (const auto& r : d.sink.refusals())
     j["refused"].push_back({{"namespace", r.wanted.pod->ns.str()},
@@ -284,7 +298,13 @@ Status writePlan(const engine::Engine& engine, PlanInput input, const PlanOption
   framework::CycleScope scope;
   if (!options.explain.empty()) scope.explain = &explainer.emplace(options.explain);
   evictor::PlanSink sink;
-  evictor::EvictionChain chain(engine.limits(), sink);
+  moves::NoWorkloads noWorkloads(
+      "a snapshot file holds no Deployments: moves are planned from the API server (kdesched plan without "
+      "--snapshot, or kubectl kdesched plan)");
+  std::optional<moves::Advisor> advisor;
+  if (engine.extension.moves.enabled)
+    advisor.emplace(engine.extension.moves, input.workloads ? *input.workloads : noWorkloads, nullptr);
+  evictor::EvictionChain chain(engine.limits(), sink, nullptr, advisor ? &*advisor : nullptr);
   framework::CycleResult cycle = engine.runCycle(*input.snapshot, chain, nullptr, scope, &*usage);
 
   cluster::LoadReport& shown = input.report;

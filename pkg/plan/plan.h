@@ -13,6 +13,10 @@
 #include "pkg/engine/engine.h"
 #include "pkg/usage/usage.h"
 
+namespace kdesched::moves {
+class Workloads;
+}
+
 namespace kdesched::plan {
 
 enum class OutputFormat { Table, Json };
@@ -50,6 +54,9 @@ struct PlanInput {
   usage::SourceReadings metrics;  // the NodeMetrics and PodMetrics read with it (KubernetesMetrics)
   std::string sourceName;         // for errors: the snapshot's path, or what was read live
   bool live = false;              // read from the API server: errors give a live hint, not a file's
+  // Where a policy with moves reads Deployments (null: a snapshot file, which holds none, and each
+  // move candidate says so).
+  moves::Workloads* workloads = nullptr;
 };
 
 // The clock a plan's engine is built with: --now, else the system clock.

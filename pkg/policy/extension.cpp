@@ -17,6 +17,24 @@ Status seconds(ArgsReader& r, const char* key, double& out, bool allowZero = tru
   return Status::ok();
 }
 
+Status readMoves(ArgsReader& top, MovesConfig& m) {
+  return top.readObject("moves", [&](ArgsReader& r) -> Status {
+    std::optional<bool> enabled;
+    if (Status s = r.readBool("enabled", enabled); !s.isOk()) return s;
+    m.enabled = enabled.value_or(false);
+    std::optional<std::int32_t> maxReplicas;
+    if (Status s = r.readInt32("maxReplicas", maxReplicas); !s.isOk()) return s;
+    if (maxReplicas) {
+      if (*maxReplicas < 1) return r.error("maxReplicas", "must be at least 1, got " + std::to_string(*maxReplicas));
+      m.maxReplicas = *maxReplicas;
+    }
+    if (Status s = r.readNamespaces("namespaces", m.namespaces); !s.isOk()) return s;
+    if (Status s = r.readLabelSelector("labelSelector", m.labelSelector); !s.isOk()) return s;
+    if (Status s = seconds(r, "deadline", m.deadlineSeconds); !s.isOk()) return s;
+    return r.finish();
+  });
+}
+
 }  // namespace
 
 Result<Extension> decodeExtension(const RawArgs& raw) {
@@ -78,7 +96,10 @@ Result<Extension> decodeExtension(const RawArgs& raw) {
     return r.finish();
   });
   if (!st.isOk()) return st;
+  if (Status s = readMoves(top, e.moves); !s.isOk()) return s;
   if (Status s = readCompat(top, e.compat); !s.isOk()) return s;
+  // Upstream has no moves: `compat: upstream` evicts as upstream does, whatever `moves` says.
+  if (e.compat == Compat::upstream()) e.moves.enabled = false;
   // Upstream posts no such Events: `compat: upstream` leaves them off unless asked for by name.
   e.blockedEvents.enabled = blockedEnabled.value_or(!(e.compat == Compat::upstream()));
   if (Status s = top.finish(); !s.isOk()) return s;

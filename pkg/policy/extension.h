@@ -5,6 +5,8 @@
 //     antiFlapping:  {ownerCooldown: 5m, maxEvictionsPerMinute: 30, backoffAfter: 3,
 //                     backoffInitial: 10m, backoffMax: 6h}
 //     blockedEvents: {enabled: true, period: 1h, perMinute: 10}
+//     moves:         {enabled: false, maxReplicas: 1, namespaces: {include|exclude}, labelSelector,
+//                     deadline: 0s (the Deployment's progressDeadlineSeconds)}
 //     compat:        upstream | {<switch>: upstream}   (pkg/policy/compat.h)
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
@@ -12,6 +14,7 @@
 #include <cstddef>
 
 #include "pkg/base/status.h"
+#include "pkg/policy/args.h"
 #include "pkg/policy/compat.h"
 #include "pkg/policy/policy.h"
 
@@ -45,10 +48,22 @@ struct BlockedEventsConfig {
   double perMinute = 10;        // all pods together; 0: only the period bounds them
 };
 
+// Make-before-break moves (pkg/moves): a single-replica Deployment's pod that a plugin picks is
+// replaced by a rollout restart instead of an eviction. Off by default; `compat: upstream` turns
+// them off whatever is written.
+struct MovesConfig {
+  bool enabled = false;
+  std::int32_t maxReplicas = 1;  // a restart replaces every replica: no move for more than this
+  std::optional<Namespaces> namespaces;
+  std::optional<api::LabelSelector> labelSelector;
+  double deadlineSeconds = 0;  // the new pod Ready within this; 0: the Deployment's progressDeadlineSeconds
+};
+
 struct Extension {
   TriggerConfig triggers;
   AntiFlappingConfig antiFlapping;
   BlockedEventsConfig blockedEvents;
+  MovesConfig moves;
   Compat compat;  // the deliberate differences from upstream, each switchable
 };
 

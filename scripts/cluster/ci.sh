@@ -6,7 +6,7 @@
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
 #      silent.sh, saturate.sh, maybe.sh, triggers.sh,      skips them)
 #      plugins.sh, prometheus.sh, watchlist.sh, wire.sh, usage.sh,
-#      liveplan.sh, kubectl_plugin.sh, serving.sh, chaos.sh,
+#      liveplan.sh, kubectl_plugin.sh, moves.sh, serving.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
 #   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh,
@@ -54,6 +54,12 @@ if [ "${1:-}" = --build-only ]; then
     "${ROOT}/test/differential/build-harness.sh"
     kd_log "differential harness: $(kd_elapsed "${th}")"
   fi
+  # Upstream's binary, for test/e2e/moves.sh's side by side (it shares the harness's module cache).
+  if [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
+    tu="$(kd_now_ms)"
+    "${ROOT}/bench/build-upstream.sh"
+    kd_log "upstream descheduler: $(kd_elapsed "${tu}")"
+  fi
   # The image, from the Dockerfile (its build stage compiles kdesched, with a ccache of its own),
   # for the in-cluster test: here, so that it overlaps with kdesched's unit tests.
   if [ "${KDESCHED_CI_HELM:-1}" = 1 ] && [ -n "${KDESCHED_IMAGE_ARCHIVE:-}" ]; then
@@ -99,6 +105,7 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/usage.sh
   run_test test/e2e/liveplan.sh
   run_test test/e2e/kubectl_plugin.sh
+  run_test test/e2e/moves.sh
   # The metrics port under attack, alone and (--cluster) on a leader whose renewals must keep pace.
   # A 15 s attack here (30 s by default when run alone): the same bounds, half the wall time.
   ATTACK_SECONDS="${ATTACK_SECONDS:-15}" run_test test/e2e/serving.sh --cluster

@@ -289,6 +289,12 @@ check "metricsCollector.enabled (deprecated) grants metrics.k8s.io too; no metri
   '(("metrics.k8s.io",), ("nodes", "pods"), (), ("list",)) in rules() and not by("Role")'
 check "no metrics source: no metrics.k8s.io rule, no Secret Role" q "${WORK}/cron.yaml" \
   'not any(g == ("metrics.k8s.io",) for g, _, _, _ in rules()) and not by("Role")'
+check "moves enabled: + get on apps replicasets, get and patch on apps deployments; nothing else" q \
+  <(tmpl --set deschedulerPolicy.kdesched.moves.enabled=true) \
+  '(("apps",), ("replicasets",), (), ("get",)) in rules() and (("apps",), ("deployments",), (), ("get", "patch")) in rules() and len(rules()) == 9'
+check "moves off, or under compat: upstream: no apps rule" q \
+  <(tmpl --set deschedulerPolicy.kdesched.moves.enabled=true --set deschedulerPolicy.kdesched.compat=upstream) \
+  'not any(g == ("apps",) for g, _, _, _ in rules()) and len(rules()) == 7'
 check "rbac.create=false, serviceAccount.create=false: no RBAC objects, the given ServiceAccount" q "${WORK}/norbac.yaml" \
   'not by("ClusterRole") and not by("ClusterRoleBinding") and not by("ServiceAccount") and pod("CronJob")["spec"]["serviceAccountName"] == "descheduler-sa"'
 checksum() {

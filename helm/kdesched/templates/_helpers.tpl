@@ -161,6 +161,14 @@ Output: YAML {enabled, name, namespace}.
 {{- if $on -}}true{{- end -}}
 {{- end -}}
 
+{{/* "true" when the policy enables make-before-break moves (kdesched.moves.enabled, and not
+     `compat: upstream`, which turns them off): the ClusterRole then grants what a move calls. */}}
+{{- define "kdesched.moves" -}}
+{{- $policy := .Values.deschedulerPolicy | default dict -}}
+{{- $ext := $policy.kdesched | default dict -}}
+{{- if and (kindIs "map" $ext) (kindIs "map" $ext.moves) $ext.moves.enabled (ne (toString $ext.compat) "upstream") -}}true{{- end -}}
+{{- end -}}
+
 {{/* The Secret a Prometheus provider's authToken names, as YAML {namespace, name}; "" when none. */}}
 {{- define "kdesched.prometheusSecret" -}}
 {{- $policy := .Values.deschedulerPolicy | default dict -}}

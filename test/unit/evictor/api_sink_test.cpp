@@ -330,3 +330,60 @@ TEST(ApiSink, PodWithoutUidIsNotEvicted) {
 
 }  // namespace
 }  // namespace kdesched::testing
+
+namespace kdesched::testing {
+namespace {
+
+struct RestartApi : FakeApi {
+  std::vector<evictor::RestartRequest> restarts;
+  evictor::ApiAnswer restartAnswer{.status = 200, .reason = "", .message = ""};
+  evictor::ApiAnswer restartDeployment(const evictor::RestartRequest& r) override {
+    restarts.push_back(r);
+    return restartAnswer;
+  }
+};
+
+evictor::Decision moveOf(const api::Pod& p) {
+  evictor::Decision d = decision(p);
+  d.move = evictor::MovePlan{.ns = "default",
+                             .deployment = "payment",
+                             .uid = "dep-uid",
+                             .resourceVersion = "42",
+                             .generation = 3,
+                             .rollout = "rollout restart of Deployment default/payment",
+                             .deadlineSeconds = 600};
+  return d;
+}
+
+// A move restarts the Deployment (kubectl's annotation, at the injected wall time, with the UID and
+// resourceVersion as preconditions) and evicts nothing.
+TEST(ApiSink, AMoveRestartsTheDeploymentInsteadOfEvicting) {
+  RestartApi api;
+  FakeClock clock;
+  evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt, .failureEvents = false, .clock = &clock});
+  auto pod = PodBuilder("payment").node("node2").build();
+  EXPECT_TRUE(sink.evict(moveOf(*pod)).evicted);
+  EXPECT_TRUE(api.requests.empty()) << "no Eviction for a move";
+  ASSERT_EQ(api.restarts.size(), 1u);
+  EXPECT_EQ(api.restarts[0].ns, "default");
+  EXPECT_EQ(api.restarts[0].name, "payment");
+  EXPECT_EQ(api.restarts[0].uid, "dep-uid");
+  EXPECT_EQ(api.restarts[0].resourceVersion, "42");
+  EXPECT_EQ(api.restarts[0].restartedAt, "2026-01-01T00:00:00Z");
+}
+
+TEST(ApiSink, AMoveWhoseDeploymentChangedIsRefusedNotRetriedAsAnEviction) {
+  RestartApi api;
+  api.restartAnswer = {.status = 409, .reason = "Conflict", .message = "the object has been modified"};
+  evictor::ApiSink sink(api, {});
+  auto pod = PodBuilder("payment").node("node2").build();
+  framework::EvictResult r = sink.evict(moveOf(*pod));
+  EXPECT_FALSE(r.evicted);
+  EXPECT_EQ(r.refusal, framework::Refusal::ApiError);
+  EXPECT_EQ(r.by, "api: Deployment default/payment");
+  EXPECT_NE(r.detail.find("changed since it was read"), std::string::npos) << r.detail;
+  EXPECT_TRUE(api.requests.empty());
+}
+
+}  // namespace
+}  // namespace kdesched::testing

@@ -102,6 +102,40 @@ TEST(ExtensionConfig, BlockedEvents) {
   EXPECT_NE(neg.error().find("kdesched.blockedEvents.perMinute: must be zero"), std::string::npos) << neg.error();
 }
 
+TEST(ExtensionConfig, Moves) {
+  auto d = decode("");
+  ASSERT_TRUE(d.isOk());
+  EXPECT_FALSE(d->moves.enabled) << "moves are opt-in";
+  EXPECT_EQ(d->moves.maxReplicas, 1);
+  EXPECT_EQ(d->moves.deadlineSeconds, 0);
+  auto v = decode(
+      "moves: {enabled: true, maxReplicas: 2, deadline: 3m, namespaces: {include: [shop]}, labelSelector: "
+      "{matchLabels: {tier: web}}}");
+  ASSERT_TRUE(v.isOk()) << v.error();
+  EXPECT_TRUE(v->moves.enabled);
+  EXPECT_EQ(v->moves.maxReplicas, 2);
+  EXPECT_EQ(v->moves.deadlineSeconds, 180);
+  ASSERT_TRUE(v->moves.namespaces);
+  EXPECT_EQ(v->moves.namespaces->include, std::vector<std::string>{"shop"});
+  ASSERT_TRUE(v->moves.labelSelector);
+  auto up = decode("compat: upstream\nmoves: {enabled: true}");
+  ASSERT_TRUE(up.isOk()) << up.error();
+  EXPECT_FALSE(up->moves.enabled) << "upstream has no moves";
+  auto typo = decode("moves: {enabled: true, maxReplica: 2}");
+  ASSERT_FALSE(typo.isOk());
+  EXPECT_NE(typo.error().find("kdesched.moves.maxReplica: unknown field \"maxReplica\" (did you mean "
+                              "\"maxReplicas\"?)"),
+            std::string::npos)
+      << typo.error();
+  auto zero = decode("moves: {maxReplicas: 0}");
+  ASSERT_FALSE(zero.isOk());
+  EXPECT_NE(zero.error().find("kdesched.moves.maxReplicas: must be at least 1, got 0"), std::string::npos)
+      << zero.error();
+  auto top = decode("move: {enabled: true}");
+  ASSERT_FALSE(top.isOk());
+  EXPECT_NE(top.error().find("did you mean \"moves\""), std::string::npos) << top.error();
+}
+
 TEST(ExtensionConfig, CompatDefaultsToKdesched) {
   auto e = decode("");
   ASSERT_TRUE(e.isOk());

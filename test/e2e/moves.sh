@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Make-before-break moves (docs/moves.md) on the real control plane (3 kwok nodes): the seed story
+# with payment at ONE replica behind a PodDisruptionBudget minAvailable 1.
+#
+#  1. Set-up: order and payment on different nodes; beside payment, two more single-replica
+#     workloads with the same anti-affinity against order, pinned there by template nodeName, each
+#     behind its own minAvailable 1 PDB: Deployment ledger (maxSurge 0, maxUnavailable 1) and
+#     StatefulSet vault. Then order is moved onto that node: all three break their rule.
+#  2. Upstream v0.36 (bench/build-upstream.sh), one-shot with the moves policy (it ignores the
+#     kdesched block): the eviction is refused (429, the PDB); payment is still there.
+#  3. kdesched without moves (the same policy minus the block), one-shot: refused by the PDB too.
+#  4. `kdesched plan` (live) with moves: payment is planned as a move ("moved by rollout restart"),
+#     ledger and vault are refused with why no move was possible (maxSurge 0; a StatefulSet).
+#  5. kdesched with moves, as a daemon: payment's replacement comes up on a node without order and
+#     the old pod goes. A watcher of payment's pods (a WATCH on the API server, each event stamped
+#     as it arrives) shows at least one Ready payment pod at every instant from before the restart
+#     to the end; the minimum and the timeline are printed, and the time from the decision (the
+#     "Moving pod" log line) to the old pod's deletion. order, ledger and vault were not restarted;
+#     the Deployment has MoveStarted and MoveSucceeded Events; kdesched_moves_total counts it.
+#
+# Own cluster directory (${KDESCHED_MOVES_DIR:-/tmp/kdesched-moves.PID}); kdesched is
+# ${KDESCHED_BIN:-build/kdesched}. Prints timings and "moves: N passed, N failed" (test/e2e/lib.sh).
+set -euo pipefail
+# shellcheck source=test/e2e/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e2e_begin moves --cluster
+kds_require_tools
+STRATEGY=RemovePodsViolatingInterPodAntiAffinity
+
+phase "upstream v0.36 binary (bench/build-upstream.sh, cached)"
+"${ROOT}/bench/build-upstream.sh" >"${WORK}/build-upstream.log" 2>&1 || { cat "${WORK}/build-upstream.log"; die "bench/build-upstream.sh"; }
+UPSTREAM="$("${ROOT}/bench/build-upstream.sh" --print-bin)"
+must "upstream descheduler built" test -x "${UPSTREAM}"
+
+{ cat "${KDS_POLICY}"; printf 'kdesched:\n  moves: {enabled: true, deadline: 60s}\n'; } >"${WORK}/moves.yaml"
+
+# ---------------------------------------------------------------------------
+phase "1. set-up: payment, ledger (maxSurge 0), vault (StatefulSet) beside order, each behind a PDB"
+kds_cluster_up 3
+must "order and payment Running" kds_create_workload
+PAYMENT_NODE="$(node_of "$(pod_of payment)")"
+# single NAME KIND EXTRA_SPEC: a one-replica workload with payment's anti-affinity, on PAYMENT_NODE.
+single() {
+  cat <<EOF
+apiVersion: apps/v1
+kind: $2
+metadata: {name: $1, labels: {app: $1}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: $1}}
+$3
+  template:
+    metadata: {labels: {app: $1}}
+    spec:
+      nodeName: ${PAYMENT_NODE}
+      terminationGracePeriodSeconds: 0
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: order}}, topologyKey: kubernetes.io/hostname}
+      containers:
+      - {name: main, image: nginx:1.24, resources: {requests: {cpu: 50m, memory: 64Mi}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: $1}
+spec: {minAvailable: 1, selector: {matchLabels: {app: $1}}}
+---
+EOF
+}
+{
+  single ledger Deployment '  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}'
+  single vault StatefulSet '  serviceName: vault'
+} | kd_kubectl -n "${KDS_NS}" apply -f - >/dev/null
+kds_apply payment-pdb.yaml
+must "ledger and vault Running" kd_wait_pods_ready "${KDS_NS}" 'app in (ledger,vault)' 2 90
+pdbs_settled() {
+  kds_pdb_settled && kd_kubectl -n "${KDS_NS}" get pdb ledger vault -o json |
+    jq -e '[.items[] | .status.observedGeneration == .metadata.generation and .status.disruptionsAllowed == 0 and .status.currentHealthy == 1] | all' >/dev/null
+}
+must "the three PDBs settled (disruptionsAllowed 0)" kd_wait_for "PDB status" 60 pdbs_settled
+must "order moved beside payment (the violation)" kds_violate
+LEDGER_POD="$(pod_of ledger)"; VAULT_POD=vault-0; ORDER_POD="$(pod_of order)"
+LEDGER_UID="$(uid_of "${LEDGER_POD}")"; VAULT_UID="$(uid_of "${VAULT_POD}")"; ORDER_UID="$(uid_of "${ORDER_POD}")"
+note "order, payment ${PAYMENT_POD}, ledger ${LEDGER_POD}, vault ${VAULT_POD} on ${PAYMENT_NODE}"
+
+# ---------------------------------------------------------------------------
+phase "2. upstream v0.36: the PDB refuses the eviction (429); payment stays"
+KDESCHED="${UPSTREAM}" kds_run upstream 60 --policy-config-file "${WORK}/moves.yaml" --v=3
+check "upstream exited 0 (rc ${KDS_RC})" [ "${KDS_RC}" = 0 ]
+check "upstream: payment's eviction refused by its disruption budget" kds_log_has upstream "payment.*disruption budget|disruption budget.*payment"
+check "upstream: payment still running on order's node" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+
+phase "3. kdesched without moves: refused by the PDB too"
+kds_run nomoves 60
+check "kdesched (no moves) exited 0 (rc ${KDS_RC})" [ "${KDS_RC}" = 0 ]
+check "kdesched (no moves): payment refused by PodDisruptionBudget default/payment" \
+  kds_log_has nomoves "pod=default/${PAYMENT_POD} .*PodDisruptionBudget default/payment"
+check "kdesched (no moves): payment intact" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+
+# ---------------------------------------------------------------------------
+phase "4. plan (live) with moves: payment moves; ledger and vault say why not"
+"${KDESCHED}" plan --kubeconfig "${KUBECONFIG}" --policy-config-file "${WORK}/moves.yaml" \
+  --explain "default/${LEDGER_POD}" --explain default/vault-0 --explain "default/${PAYMENT_POD}" \
+  >"${WORK}/plan.txt" 2>&1 || true
+sed 's/^/     | /' "${WORK}/plan.txt"
+plan_has() { grep -Eq -- "$1" "${WORK}/plan.txt"; }
+check "plan: payment is a move (rollout restart of Deployment default/payment, maxSurge 1, maxUnavailable 0)" \
+  plan_has "${PAYMENT_POD} .*moved by rollout restart of Deployment default/payment \(1 replica, maxSurge 1, maxUnavailable 0\)"
+check "explain: ledger refused, no move: maxSurge 0 and maxUnavailable 1" plan_has "no move: Deployment default/ledger rolls out with maxSurge 0 and maxUnavailable 1"
+check "explain: vault refused, no move: a StatefulSet cannot surge" plan_has "no move: its controller is a StatefulSet"
+check "plan wrote nothing: payment intact" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
+
+# ---------------------------------------------------------------------------
+phase "5. kdesched with moves: payment replaced on another node, never without a Ready pod"
+# The watcher: one WATCH of payment's pods; each event line stamped (ms) as it arrives. Python is
+# kubectl's parent, and takes it along when it is stopped (a pipeline would leave kubectl waiting).
+python3 -u -c 'import json, signal, subprocess, sys, time
+watch = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+signal.signal(signal.SIGTERM, lambda *_: (watch.kill(), sys.exit(0)))
+for line in watch.stdout:
+    e = json.loads(line); o = e["object"]; m = o["metadata"]
+    ready = any(c["type"] == "Ready" and c["status"] == "True" for c in o.get("status", {}).get("conditions", []))
+    print(json.dumps({"t": int(time.time() * 1000), "type": e["type"], "name": m["name"], "ready": ready,
+                      "deleting": "deletionTimestamp" in m, "node": o["spec"].get("nodeName", "")}), flush=True)' \
+  "${KD_BIN_DIR}/kubectl" --kubeconfig "${KUBECONFIG}" get --raw \
+  "/api/v1/namespaces/${KDS_NS}/pods?watch=1&labelSelector=app%3Dpayment" >"${WORK}/watch.jsonl" &
+KDS_EXTRA_PIDS+=("$!")
+kd_wait_for "watcher saw the current pod" 10 grep -q "${PAYMENT_POD}" "${WORK}/watch.jsonl" || die "payment watcher"
+kds_free_port PORT
+kds_start moves --policy-config-file "${WORK}/moves.yaml" --descheduling-interval 1h --secure-port "${PORT}" --bind-address 127.0.0.1
+check "kdesched restarted payment's rollout (\"Moving pod\")" kds_wait_log moves "msg=\"Moving pod\" pod=default/${PAYMENT_POD} " 30
+check "the move succeeded (\"Moved pod\" ... result=success)" kds_wait_log moves 'msg="Moved pod" deployment=default/payment .*result=success' 90
+check "payment's replacement Ready on a node without order" kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
+check "the old payment pod is gone" kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
+check "nothing else restarted: order, ledger, vault intact" \
+  eval 'kds_pod_intact "${ORDER_POD}" "${ORDER_UID}" && kds_pod_intact "${LEDGER_POD}" "${LEDGER_UID}" && kds_pod_intact "${VAULT_POD}" "${VAULT_UID}"'
+check "no pod was evicted" kds_log_lacks moves 'msg="Evicted pod"'
+sleep 1
+MOVING_MS="$(kds_log_ts_ms "$(grep -m1 'msg="Moving pod"' "$(kds_log moves)")")"
+python3 - "${WORK}/watch.jsonl" "${PAYMENT_POD}" "${MOVING_MS}" >"${WORK}/timeline.txt" <<'PY'
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1])]
+old, moving = sys.argv[2], int(sys.argv[3])
+pods, low, gone = {}, None, None
+t0 = events[0]["t"]
+for e in events:
+    if e["type"] == "DELETED":
+        pods.pop(e["name"], None)
+        if e["name"] == old:
+            gone = e["t"]
+    else:
+        pods[e["name"]] = e["ready"] and not e["deleting"]
+    ready = sum(pods.values())
+    low = ready if low is None else min(low, ready)
+    print(f"  +{(e['t'] - moving) / 1000:7.3f}s {e['type']:8} {e['name']:28} node={e['node'] or '-':8} ready={e['ready']} deleting={e['deleting']}  -> {ready} Ready")
+print(f"MIN_READY={low}")
+print(f"DECISION_TO_GONE_MS={gone - moving if gone else -1}")
+PY
+sed 's/^/     /' "${WORK}/timeline.txt"
+MIN_READY="$(sed -n 's/^MIN_READY=//p' "${WORK}/timeline.txt")"
+GONE_MS="$(sed -n 's/^DECISION_TO_GONE_MS=//p' "${WORK}/timeline.txt")"
+check "at least one Ready payment pod at every instant (minimum ${MIN_READY})" [ "${MIN_READY:-0}" -ge 1 ]
+check "the old pod's deletion was watched (${GONE_MS} ms after the decision)" [ "${GONE_MS:--1}" -ge 0 ]
+timing "moves: minimum Ready payment pods during the move" "${MIN_READY}"
+timing "moves: decision (Moving pod) -> old pod deleted" "$(ms_str "${GONE_MS#-}")"
+deployment_events() {
+  local uid; uid="$(kd_kubectl -n "${KDS_NS}" get deployment payment -o 'jsonpath={.metadata.uid}')"
+  kd_kubectl -n "${KDS_NS}" get events --field-selector "involvedObject.uid=${uid}" -o json |
+    jq -e '[.items[].reason] | (index("MoveStarted") != null) and (index("MoveSucceeded") != null)' >/dev/null
+}
+check "Events MoveStarted and MoveSucceeded on Deployment payment" kd_wait_for "Deployment Events" 10 deployment_events
+kds_metrics "${PORT}" "${WORK}/metrics.txt" || true
+check "kdesched_moves_total{result=\"succeeded\"} 1" grep -q '^kdesched_moves_total{result="succeeded"} 1$' "${WORK}/metrics.txt"
+check "kdesched_move_ready_seconds observed once" grep -q '^kdesched_move_ready_seconds_count 1$' "${WORK}/metrics.txt"
+kds_stop "${KDS_PID}" || true
