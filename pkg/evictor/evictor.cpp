@@ -123,6 +123,7 @@ EvictResult EvictionChain::evict(const framework::Profile& profile, const api::P
   PdbCheck pdb = pdb_->check(pod);
   MoveOffer offer = moves_ ? moves_->consider(pod, h.snapshot(), !pdb.allowed) : MoveOffer{};
   d.move = std::move(offer.plan);
+  d.noMove = offer.whyNot;
   auto refuseWhyNoMove = [&](EvictResult r) {
     r.noMove = offer.whyNot;
     return refuse(d, std::move(r));

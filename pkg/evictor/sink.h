@@ -36,6 +36,8 @@ struct Decision {
   framework::Landing landing = {};
   // Set: a move, not an eviction. The chain counts it against the limits and the gates like one.
   std::optional<MovePlan> move = {};
+  // Not a move though moves are on and apply to the pod's kind of workload: why (for plans).
+  std::string noMove = {};
 };
 
 // The eviction log lines' expected_node: the node, "none" when the pod fits nowhere, "" unestimated.

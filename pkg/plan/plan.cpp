@@ -97,7 +97,9 @@ void renderTable(const PlanData& d, std::ostream& out) {
     std::vector<Row> rows;
     for (const auto& e : d.sink.evictions())
       rows.push_back({e.pod->ns.str(), e.pod->name, e.node, e.plugin, e.landing.column(),
-                      e.move ? e.reason + "; moved by " + e.move->rollout : e.reason});
+                      e.move             ? e.reason + "; moved by " + e.move->rollout
+                      : e.noMove.empty() ? e.reason
+                                         : e.reason + "; no move: " + e.noMove});
     writeTable(out, {"NAMESPACE", "POD", "NODE", "PLUGIN", "LANDS ON", "REASON"}, rows);
   }
   if (!d.sink.refusals().empty()) {
@@ -168,7 +170,9 @@ void renderJson(const PlanData& d, std::ostream& out) {
                                {"profile", e.profile},
                                {"reason", e.reason},
                                {"landing", landingJson(e.landing)}};
-    if (e.move) row["move"] = moveJson(*e.move);  // only moves have it: plans without moves stay as they were
+    // Only with moves on: plans without them stay as they were.
+    if (e.move) row["move"] = moveJson(*e.move);
+    if (!e.noMove.empty()) row["noMove"] = e.noMove;
     j["evictions"].push_back(std::move(row));
   }
   j["refused"] = nlohmann::ordered_json::array();

@@ -150,6 +150,27 @@ TEST(PlanCli, PodOnMissingNodeIsANamedSkip) {
   EXPECT_NE(r.out.find("skipped 1 Pod on an unknown node"), std::string::npos) << r.out;
 }
 
+// Moves need the Deployment objects, which a snapshot file does not hold: the plan evicts as
+// without moves and says why the pod did not move; JSON names it too.
+TEST(PlanCli, MovesOnASnapshotSayTheyNeedTheApiServer) {
+  fs::path dir = fs::temp_directory_path() / ("kdesched-moves-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "p.yaml") << readFile(kSrc / "examples/order-payment/policy.yaml")
+                                << "kdesched:\n  moves: {enabled: true}\n";
+  const std::string args = "plan --snapshot " + (kSrc / "examples/order-payment/snapshot.json").string() +
+                           " --policy-config-file " + (dir / "p.yaml").string();
+  CmdResult table = run(args);
+  CmdResult json = run(args + " -o json");
+  fs::remove_all(dir);
+  EXPECT_EQ(table.exitCode, 0) << table.err;
+  EXPECT_NE(table.out.find("payment-5b7c9d6f4-q8wzr  node2  RemovePodsViolatingInterPodAntiAffinity"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("; no move: a snapshot file holds no Deployments"), std::string::npos) << table.out;
+  EXPECT_NE(json.out.find(R"("noMove": "a snapshot file holds no Deployments)"), std::string::npos) << json.out;
+  EXPECT_EQ(json.out.find(R"("move":)"), std::string::npos) << json.out;
+}
+
 // The order/payment story where the only other node is tainted: without DefaultEvictor's nodeFit
 // payment still goes, and the plan says it would stay Pending, and why.
 TEST(PlanCli, APodThatFitsNowhereSaysSo) {
