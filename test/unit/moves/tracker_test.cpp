@@ -131,15 +131,26 @@ TEST(MoveTracker, CatchesUpWithWhatHappenedBeforeItFollowed) {
   std::vector<moves::MoveOutcome> outcomes;
   ClusterBuilder b;
   b.add(NodeBuilder("n2").build());
-  b.add(PodBuilder("payment-def-1").label("pod-template-hash", "def").owner("ReplicaSet", "payment-def").node("n2")
+  b.add(PodBuilder("payment-def-1")
+            .label("pod-template-hash", "def")
+            .owner("ReplicaSet", "payment-def")
+            .node("n2")
             .build());
   moves::MoveTracker tracker(
       clock, nullptr, [&](const moves::MoveOutcome& o) { outcomes.push_back(o); }, [&] { return b.snapshot(); });
-  auto old = PodBuilder("payment-abc-1").label("pod-template-hash", "abc").owner("ReplicaSet", "payment-abc")
-                 .node("n1").build();
+  auto old = PodBuilder("payment-abc-1")
+                 .label("pod-template-hash", "abc")
+                 .owner("ReplicaSet", "payment-abc")
+                 .node("n1")
+                 .build();
   evictor::Decision d{old.get(), "n1", "x", "default", "r"};
-  d.move = evictor::MovePlan{.ns = "default", .deployment = "payment", .uid = "u", .resourceVersion = "1",
-                             .generation = 1, .rollout = "r", .deadlineSeconds = 60};
+  d.move = evictor::MovePlan{.ns = "default",
+                             .deployment = "payment",
+                             .uid = "u",
+                             .resourceVersion = "1",
+                             .generation = 1,
+                             .rollout = "r",
+                             .deadlineSeconds = 60};
   tracker.evict(d);
   ASSERT_EQ(outcomes.size(), 1u);
   EXPECT_TRUE(outcomes[0].succeeded);
