@@ -78,7 +78,9 @@ Result<Extension> decodeExtension(const RawArgs& raw) {
     return r.finish();
   });
   if (!st.isOk()) return st;
+  if (Status s = readBudgets(top, e.budgets); !s.isOk()) return s;
   if (Status s = readCompat(top, e.compat); !s.isOk()) return s;
+  if (e.compat == Compat::upstream()) e.budgets.clear();
   // Upstream posts no such Events: `compat: upstream` leaves them off unless asked for by name.
   e.blockedEvents.enabled = blockedEnabled.value_or(!(e.compat == Compat::upstream()));
   if (Status s = top.finish(); !s.isOk()) return s;

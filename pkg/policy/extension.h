@@ -5,6 +5,7 @@
 //     antiFlapping:  {ownerCooldown: 5m, maxEvictionsPerMinute: 30, backoffAfter: 3,
 //                     backoffInitial: 10m, backoffMax: 6h}
 //     blockedEvents: {enabled: true, period: 1h, perMinute: 10}
+//     budgets:       [{name, schedule, timeZone, duration, maxEvictions, scope}]   (pkg/policy/budgets.h)
 //     compat:        upstream | {<switch>: upstream}   (pkg/policy/compat.h)
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
@@ -12,6 +13,7 @@
 #include <cstddef>
 
 #include "pkg/base/status.h"
+#include "pkg/policy/budgets.h"
 #include "pkg/policy/compat.h"
 #include "pkg/policy/policy.h"
 
@@ -49,6 +51,9 @@ struct Extension {
   TriggerConfig triggers;
   AntiFlappingConfig antiFlapping;
   BlockedEventsConfig blockedEvents;
+  // Schedulable disruption budgets (pkg/policy/budgets.h); none unless configured, and none under
+  // `compat: upstream` (read and checked, then dropped: upstream has no such thing).
+  std::vector<Budget> budgets;
   Compat compat;  // the deliberate differences from upstream, each switchable
 };
 
