@@ -48,6 +48,7 @@ kdesched:
 EOP
 } >"${WORK}/policy.yaml"
 end_rfc="$(date -u -d "@${END_S}" +%Y-%m-%dT%H:%M:%S+00:00)"
+end_re="${end_rfc//+/\\+}"  # for grep -E
 note "schedule \"${schedule}\" UTC, duration $((END_S - tick_s))s: the window ends at ${end_rfc}"
 
 # ---------------------------------------------------------------------------
@@ -58,9 +59,9 @@ timeout 60 "${KDESCHED}" plan --kubeconfig "${KUBECONFIG}" --policy-config-file 
 sed 's/^/        | /' "${WORK}/plan.out"
 check "plan exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "payment refused by budget \"${BUDGET}\", active until ${end_rfc}, 0 of 0 left" grep -Eq \
-  "^${KDS_NS} +${PAYMENT_POD} +${PAYMENT_NODE} +${STRATEGY} +budget \"${BUDGET}\" +active until ${end_rfc} \\(UTC\\): 0 of 0 evictions left" \
+  "^${KDS_NS} +${PAYMENT_POD} +${PAYMENT_NODE} +${STRATEGY} +budget \"${BUDGET}\" +active until ${end_re} \\(UTC\\): 0 of 0 evictions left" \
   "${WORK}/plan.out"
-check "--explain lists the active budget" grep -Eq "^${BUDGET} +${end_rfc} \\(UTC\\) +0 +0 +0" "${WORK}/plan.out"
+check "--explain lists the active budget" grep -Eq "^${BUDGET} +${end_re} \\(UTC\\) +0 +0 +0" "${WORK}/plan.out"
 
 # ---------------------------------------------------------------------------
 phase "3. the daemon refuses during the freeze, evicts right after it"
