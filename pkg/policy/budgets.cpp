@@ -79,13 +79,13 @@ Status readSchedule(ArgsReader& r, Budget& b) {
                                      "\" (an IANA name such as Europe/Berlin, from the tz database in "
                                      "/usr/share/zoneinfo: Debian package tzdata)");
     b.timeZone = *zone;
-  } else if (!zoneOf(b.timeZone)) {
-    return r.error("timeZone", "the tz database is missing (/usr/share/zoneinfo: Debian package tzdata)");
   }
   if (!schedule) {
     if (duration) return r.error("duration", "needs a schedule (without one, a budget is always active)");
     return Status::ok();
   }
+  if (!zone && !zoneOf(b.timeZone))
+    return r.error("timeZone", "the tz database is missing (/usr/share/zoneinfo: Debian package tzdata)");
   Result<CronSchedule> parsed = CronSchedule::parse(*schedule);
   if (!parsed) return r.error("schedule", parsed.status().message());
   b.schedule = std::move(*parsed);
