@@ -19,7 +19,8 @@
 # are built into glibc 2.36, no libnss_* to load); TLS roots from the cluster's CA or, for a
 # Prometheus without one, OpenSSL's default file OPENSSLDIR/cert.pem (a symlink to the bundle
 # here; the HTTP client also reads /etc/ssl/certs); /usr/lib/ssl/openssl.cnf is looked for and may
-# be missing (built-in defaults); /etc/localtime too (missing: UTC, which the logs use anyway);
+# be missing (built-in defaults); /usr/share/zoneinfo for a disruption budget's timeZone (tzdata,
+# copied whole: 4 MB); /etc/localtime too (missing: UTC, which the logs use anyway);
 # host names through getaddrinfo: /etc/nsswitch.conf (here: the pod's /etc/hosts before DNS,
 # glibc's default without the file is the other way round), /etc/hosts and /etc/resolv.conf (the
 # kubelet mounts both), /etc/host.conf (optional). No temporary files (--save-snapshot writes where
@@ -53,7 +54,8 @@ RUN --mount=type=cache,id=kdesched-ccache,target=/root/.cache/ccache \
 # ---- rootfs: the image's files, collected -------------------------------------------------------
 FROM debian:bookworm-slim AS rootfs
 # Exactly the packages that provide the binary's shared libraries (ldd of the binary, each file
-# mapped to its package with dpkg -S), plus ca-certificates for the CA bundle. libc6, libgcc-s1,
+# mapped to its package with dpkg -S), plus ca-certificates for the CA bundle and tzdata for the
+# time zones of disruption budgets (/usr/share/zoneinfo, read by libdate-tz). libc6, libgcc-s1,
 # libstdc++6 and zlib1g are in bookworm-slim already; they are listed anyway so this list alone is
 # the contract (test/e2e/dockerfile.sh).
 RUN apt-get update \
@@ -72,6 +74,8 @@ RUN apt-get update \
       libsimdjson14 \
       libprometheus-cpp-core1.0 \
       libprotobuf-lite32 \
+      libdate-tz3 \
+      tzdata \
  && rm -rf /var/lib/apt/lists/*
 COPY scripts/image-rootfs.sh /usr/local/bin/image-rootfs.sh
 COPY --from=build /kdesched /usr/local/bin/kdesched

@@ -9,7 +9,8 @@
 # library the binary loads (ldd), copied as real files under its soname into the directory it
 # resolves to, and the dynamic loader at the binary's PT_INTERP path; Debian's merged-/usr
 # symlinks (/bin -> usr/bin ...); the CA bundle plus the paths OpenSSL looks in by default; an
-# /etc/passwd and /etc/group with root and nonroot (65532); /etc/nsswitch.conf (hosts: files dns).
+# /etc/passwd and /etc/group with root and nonroot (65532); /etc/nsswitch.conf (hosts: files dns);
+# the tz database (/usr/share/zoneinfo).
 # Then it runs the binary chrooted into OUT, so a missing library fails the build.
 set -euo pipefail
 BIN="${1:?usage: image-rootfs.sh BINARY [OUT]}"
@@ -57,6 +58,10 @@ ssldir="$(openssl version -d | sed -n 's/^OPENSSLDIR: "\(.*\)"$/\1/p')"
 mkdir -p "${OUT}${ssldir}"
 ln -s /etc/ssl/certs "${OUT}${ssldir}/certs"
 ln -s /etc/ssl/certs/ca-certificates.crt "${OUT}${ssldir}/cert.pem"
+
+# The tz database, for disruption budgets' timeZone (libdate-tz reads the system's, tzdata).
+mkdir -p "${OUT}/usr/share"
+cp -a /usr/share/zoneinfo "${OUT}/usr/share/zoneinfo"
 
 # Users and groups: root, and nonroot, the image's USER (65532, distroless' number).
 printf '%s\n' 'root:x:0:0:root:/root:/usr/sbin/nologin' \

@@ -8,6 +8,8 @@
 # prometheus: its promtool checks and unit-tests the chart's alert rules and dashboard queries
 # (test/helm/run.sh), and the server is the Prometheus usage source of test/e2e/usage.sh.
 # nginx-light: the bearer-token front of that Prometheus (Prometheus cannot require a token itself).
+# libhowardhinnant-date-dev (and tzdata): disruption budgets' time zones (pkg/policy/budgets.cpp);
+# libstdc++ 12 has no std::chrono time-zone database, this library reads the system's.
 # libprotobuf-dev: pods are read in protobuf (pkg/api/pod_proto.cpp); only its lite library is linked.
 # clang + libclang-rt-14-dev: the libFuzzer targets (scripts/fuzz.sh); the runtime package holds
 # libFuzzer and clang's sanitizer runtimes, which the clang package alone does not install.
@@ -18,6 +20,7 @@ build_packages=(
   libcpprest-dev libssl-dev libboost-system-dev
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   prometheus-cpp-dev libsimdjson-dev libcli11-dev libprotobuf-dev
+  libhowardhinnant-date-dev tzdata
 )
 packages=(
   "${build_packages[@]}"

@@ -122,7 +122,7 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope, trigger::RunS
   const Clock::TimePoint start = parts_.clock->now();
   std::optional<usage::ClusterUsage> measured = measureUsage(*snapshot, scope);
   evictor::CycleGate cycleGate(parts_.stop, parts_.cache, relists, parts_.leader, parts_.recent);
-  evictor::GateChain gates({&cycleGate, parts_.antiFlapping});
+  evictor::GateChain gates({&cycleGate, parts_.budgets, parts_.antiFlapping});
   evictor::EvictionChain chain(parts_.engine.limits(), *sink_, &gates, parts_.moves);
   gates.runStarted();
   report.cycle =
@@ -136,6 +136,10 @@ RunReport CycleRunner::runOnce(const framework::CycleScope& scope, trigger::RunS
       cooldownRetries_->retryLater(pod, {plugin}, parts_.ownerCooldownSeconds + 0.1);
   else
     cooldownRefusals_->take();
+  // 0.1 s past the window's end (which is exclusive): the budget is over when the run starts.
+  if (parts_.budgets)
+    for (const evictor::BudgetGate::Retry& r : parts_.budgets->takeRetries())
+      if (cooldownRetries_) cooldownRetries_->retryLater(r.pod, {r.plugin}, r.inSeconds + 0.1);
   // The chain counted each submission as evicted; the ones the server refused afterwards move.
   const std::size_t failed = std::min(late.failed, chain.evictedThisCycle());
   report.evicted = chain.evictedThisCycle() - failed;

@@ -1,7 +1,8 @@
 // One run of the engine in the live modes, the same for a periodic cycle and an event-triggered
 // scoped run: snapshot → measured usage (when a plugin of the run balances by it) → gates
-// (shutdown, stale cache, leadership, anti-flapping) → eviction chain → cycle → flush of the pipelined evictions →
-// requeue of cooldown refusals → settled counts. Periodic cycles and triggered runs never overlap.
+// (shutdown, stale cache, leadership, disruption budgets, anti-flapping) → eviction chain → cycle → flush of the
+// pipelined evictions → requeue of cooldown and budget refusals → settled counts. Periodic cycles and triggered runs
+// never overlap.
 #pragma once
 
 #include <functional>
@@ -15,6 +16,7 @@
 #include "pkg/cluster/store.h"
 #include "pkg/daemon/usage_sources.h"
 #include "pkg/engine/engine.h"
+#include "pkg/evictor/budget_gate.h"
 #include "pkg/evictor/cycle_gate.h"
 #include "pkg/evictor/pipelined_sink.h"
 #include "pkg/metrics/metrics.h"
@@ -44,6 +46,7 @@ struct CycleRunnerParts {
   const evictor::Leadership* leader = nullptr;  // null: no leader election
   evictor::RecentEvictions* recent = nullptr;   // null in a dry run: nothing is deleted
   evictor::EvictionGate* antiFlapping = nullptr;
+  evictor::BudgetGate* budgets = nullptr;  // null: the policy has no disruption budgets
   framework::CycleObserver* pluginObserver = nullptr;
   metrics::Metrics* metrics = nullptr;
   double ownerCooldownSeconds = 0;  // cooldown refusals are looked at again this much later
@@ -58,7 +61,8 @@ class CycleRunner : public trigger::ScopedRunner {
   ~CycleRunner() override;
 
   // Where the candidates the owner cooldown refused go (null: nowhere), to be looked at again when
-  // the cooldown ends: the violation stays, but no new event may come to re-trigger it.
+  // the cooldown ends: the violation stays, but no new event may come to re-trigger it. The same
+  // for the candidates a scheduled disruption budget refused, when its window ends.
   void setCooldownRetries(trigger::TriggeredRuns* retries);
 
   // The store's snapshot, with the cache's generation read right before it (trigger::RunSnapshot).

@@ -12,6 +12,7 @@
 #include "pkg/daemon/runtime.h"
 #include "pkg/daemon/stale_wait.h"
 #include "pkg/evictor/api_sink.h"
+#include "pkg/evictor/budget_gate.h"
 #include "pkg/trigger/antiflapping.h"
 #include "pkg/trigger/interest.h"
 #include "pkg/trigger/triggered_runs.h"
@@ -58,6 +59,17 @@ std::unique_ptr<trigger::AntiFlapping> makeAntiFlapping(const Options& o, Runtim
       [m](const std::string& reason) {
         if (m) m->evictionSuppressed(reason);
       });
+}
+
+// Disruption budgets in every mode that has them configured; the gauge follows each active one.
+std::unique_ptr<evictor::BudgetGate> makeBudgets(Runtime& rt) {
+  const std::vector<policy::Budget>& budgets = rt.engine().extension.budgets;
+  if (budgets.empty()) return nullptr;
+  metrics::Metrics* m = rt.metrics();
+  return std::make_unique<evictor::BudgetGate>(budgets, rt.sharedClock(),
+                                               [m](const std::string& name, std::optional<double> remaining) {
+                                                 if (m) m->budgetRemaining(name, remaining);
+                                               });
 }
 
 // Event triggers only in interval mode, when the policy leaves them on.
@@ -210,6 +222,7 @@ int run(const Options& o) {
   if (evictionMetrics) observers.push_back(evictionMetrics.get());
   if (moves && moves->observer()) observers.push_back(moves->observer());
   std::unique_ptr<trigger::AntiFlapping> antiFlapping = makeAntiFlapping(o, *rt);
+  std::unique_ptr<evictor::BudgetGate> budgets = makeBudgets(*rt);
   CycleRunner runner({.store = rt->store(),
                       .engine = engine,
                       .cache = rt->health(),
@@ -221,6 +234,7 @@ int run(const Options& o) {
                       .leader = rt->leadership(),
                       .recent = o.dryRun ? nullptr : &recent,  // a dry run deletes nothing
                       .antiFlapping = antiFlapping.get(),
+                      .budgets = budgets.get(),
                       .pluginObserver = pluginTimer.get(),
                       .metrics = rt->metrics(),
                       .ownerCooldownSeconds = engine.extension.antiFlapping.ownerCooldownSeconds,

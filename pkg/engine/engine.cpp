@@ -1,9 +1,29 @@
 #include "pkg/engine/engine.h"
 
+#include <algorithm>
+
 #include "pkg/plugins/registry.h"
+#include "pkg/policy/did_you_mean.h"
 
 namespace kdesched::engine {
 namespace {
+
+// A budget scoped to a plugin name that does not exist would never apply: an error, like a
+// misspelt plugin anywhere else in the policy.
+Status checkBudgetPlugins(const policy::Extension& e, const framework::Registry& registry) {
+  const std::vector<std::string> known = registry.names();
+  for (std::size_t i = 0; i < e.budgets.size(); ++i)
+    for (std::size_t j = 0; j < e.budgets[i].scope.plugins.size(); ++j) {
+      const std::string& name = e.budgets[i].scope.plugins[j];
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      std::string msg = "kdesched.budgets[" + std::to_string(i) + "].scope.plugins[" + std::to_string(j) +
+                        "]: unknown plugin \"" + name + "\"";
+      if (std::string close = policy::closestMatch(name, known); !close.empty())
+        msg += " (did you mean \"" + close + "\"?)";
+      return Status::error(msg);
+    }
+  return Status::ok();
+}
 
 Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::BuildContext& ctx) {
   if (!pol.isOk()) return pol.status();
@@ -17,6 +37,8 @@ Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::Bui
   auto extension = policy::decodeExtension(e.policy.extension);
   if (!extension.isOk()) return Status::error(e.policy.sourceName + ": " + extension.error());
   e.extension = std::move(extension.value());
+  if (Status s = checkBudgetPlugins(e.extension, registry); !s.isOk())
+    return Status::error(e.policy.sourceName + ": " + s.message());
   e.clock = ctx.now.clock();
   return e;
 }

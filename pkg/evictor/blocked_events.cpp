@@ -17,7 +17,8 @@ bool BlockedEvents::worthAnEvent(Refusal r) {
     case Refusal::NodeLimit:
     case Refusal::NamespaceLimit:
     case Refusal::Pdb:
-    case Refusal::AntiFlapping: return true;
+    case Refusal::AntiFlapping:
+    case Refusal::Budget: return true;
     case Refusal::None:
     case Refusal::Shutdown:
     case Refusal::StaleCache:

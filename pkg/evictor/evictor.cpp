@@ -68,6 +68,10 @@ void GateChain::runFinished() {
   for (EvictionGate* g : gates_) g->runFinished();
 }
 
+void GateChain::cycleBegan(const cluster::Snapshot& snapshot) {
+  for (EvictionGate* g : gates_) g->cycleBegan(snapshot);
+}
+
 EvictionChain::EvictionChain(EvictionLimits limits, Sink& sink, EvictionGate* gate, MoveAdvisor* moves)
     : limits_(limits), sink_(sink), gate_(gate), moves_(moves) {}
 
@@ -80,6 +84,7 @@ void EvictionChain::beginCycle(const cluster::Snapshot& snapshot, framework::Cyc
   refusedCount_ = 0;
   perNode_.clear();
   perNamespace_.clear();
+  if (gate_) gate_->cycleBegan(snapshot);
 }
 
 framework::Evictor& EvictionChain::forProfile(const framework::Profile& profile) {

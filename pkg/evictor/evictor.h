@@ -34,6 +34,9 @@ class EvictionGate {
   // evictions answered: a gate may treat that run's set as one decision.
   virtual void runStarted() {}
   virtual void runFinished() {}
+  // The chain starts a cycle on `snapshot` (every mode, plan included): a gate that sizes itself
+  // by the cluster (a budget's percentage of pods) or by the time of the run reads them here.
+  virtual void cycleBegan(const cluster::Snapshot& snapshot) { (void)snapshot; }
 };
 
 // Several gates as one, e.g. a live cycle's own gate, then the cross-cycle ones (anti-flapping):
@@ -45,6 +48,7 @@ class GateChain : public EvictionGate {
   void evicted(const Decision& d) override;
   void runStarted() override;
   void runFinished() override;
+  void cycleBegan(const cluster::Snapshot& snapshot) override;
 
  private:
   std::vector<EvictionGate*> gates_;

@@ -47,6 +47,7 @@ enum class Refusal {
   NamespaceLimit,
   Pdb,
   AntiFlapping,
+  Budget,  // a disruption budget of the policy's `kdesched: {budgets: ...}` is spent (or a freeze)
   Shutdown,
   StaleCache,
   NotLeader,

@@ -55,6 +55,7 @@ std::string_view toString(Refusal r) {
     case Refusal::NamespaceLimit: return "limit-namespace";
     case Refusal::Pdb: return "pdb";
     case Refusal::AntiFlapping: return "anti-flapping";
+    case Refusal::Budget: return "budget";
     case Refusal::Shutdown: return "shutdown";
     case Refusal::StaleCache: return "stale-cache";
     case Refusal::NotLeader: return "not-leader";

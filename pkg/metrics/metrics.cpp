@@ -109,6 +109,9 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
   usageUp_ = add(prometheus::BuildGauge()
                      .Name("kdesched_usage_source_up")
                      .Help("1 when the usage source's last collection or query answered, 0 when it failed, by source"));
+  budgetRemaining_ = add(prometheus::BuildGauge()
+                             .Name("kdesched_budget_remaining")
+                             .Help("Evictions an active disruption budget of the policy still allows, by budget"));
   usageLeftOut_ =
       add(prometheus::BuildGauge()
               .Name("kdesched_usage_nodes_left_out")
@@ -213,6 +216,14 @@ void Metrics::evictionSuppressed(const std::string& reason) { suppressed_->Add({
 void Metrics::usageSourceUp(const std::string& source, bool up) { usageUp_->Add({{"source", source}}).Set(up ? 1 : 0); }
 void Metrics::usageNodesLeftOut(const std::string& source, double nodes) {
   usageLeftOut_->Add({{"source", source}}).Set(nodes);
+}
+
+void Metrics::budgetRemaining(const std::string& budget, std::optional<double> remaining) {
+  prometheus::Gauge& g = budgetRemaining_->Add({{"budget", budget}});
+  if (remaining)
+    g.Set(*remaining);
+  else
+    budgetRemaining_->Remove(&g);
 }
 
 void Metrics::httpConnectionShed(const std::string& victim) { httpShed_->Add({{"victim", victim}}).Increment(); }

@@ -91,6 +91,9 @@ class Metrics {
   // (header-too-large, head-timeout, handshake-timeout, handshake-failed, write-timeout, body,
   // method, bad-request); kdesched_http_open_connections.
   void httpConnectionShed(const std::string& victim);
+  // kdesched_budget_remaining{budget}: evictions a disruption budget still allows, while it is
+  // active; nullopt drops the series (the budget's window closed).
+  void budgetRemaining(const std::string& budget, std::optional<double> remaining);
   void httpRejected(const std::string& reason);
   void httpOpenConnections(double open);
 
@@ -144,6 +147,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>* httpShed_;
   prometheus::Family<prometheus::Counter>* httpRejected_;
   prometheus::Family<prometheus::Gauge>* httpOpen_;
+  prometheus::Family<prometheus::Gauge>* budgetRemaining_;
 };
 
 }  // namespace kdesched::metrics

@@ -10,6 +10,7 @@
 #include "pkg/api/object.h"
 #include "pkg/cluster/loader.h"
 #include "pkg/engine/engine.h"
+#include "pkg/evictor/budget_gate.h"
 #include "pkg/plan/usage_input.h"
 
 namespace kdesched::plan {
@@ -45,6 +46,7 @@ struct PlanData {
   const cluster::LoadReport& report;
   const cluster::Snapshot& snapshot;
   const engine::Engine& engine;
+  const evictor::BudgetGate* budgets;  // null: the policy has none
 };
 
 const api::Pod* findPod(const cluster::Snapshot& snapshot, const framework::Explainer::Asked& a) {
@@ -55,6 +57,18 @@ const api::Pod* findPod(const cluster::Snapshot& snapshot, const framework::Expl
 
 // Each asked pod: its node, then one line per profile and plugin step, in the order they happened.
 void renderExplainTable(const PlanData& d, std::ostream& out) {
+  if (d.budgets) {
+    const auto active = d.budgets->active();
+    if (active.empty()) out << "\nNo disruption budget is active.\n";
+    if (!active.empty()) {
+      out << "\nActive disruption budgets:\n";
+      std::vector<Row> rows;
+      for (const auto& b : active)
+        rows.push_back({b.name, b.until.empty() ? "always" : b.until + " (" + b.timeZone + ")", b.allowanceText,
+                        std::to_string(b.used), std::to_string(b.allowance - std::min(b.allowance, b.used))});
+      writeTable(out, {"BUDGET", "ACTIVE UNTIL", "MAX EVICTIONS", "USED", "LEFT"}, rows);
+    }
+  }
   for (const auto& a : d.explain->asked()) {
     out << "\nExplain " << a.ns << "/" << a.name;
     const api::Pod* pod = findPod(d.snapshot, a);
@@ -201,6 +215,16 @@ void renderJson(const PlanData& d, std::ostream& out) {
   summary["warnings"] = d.report.warnings;
   j["summary"] = summary;
   if (d.explain) j["explain"] = explainJson(d);
+  if (d.explain && d.budgets) {
+    j["activeBudgets"] = nlohmann::ordered_json::array();
+    for (const auto& b : d.budgets->active())
+      j["activeBudgets"].push_back(
+          {{"name", b.name},
+           {"until", b.until.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(b.until)},
+           {"timeZone", b.timeZone},
+           {"maxEvictions", b.allowance},
+           {"used", b.used}});
+  }
   // Profile and plugin names come from the policy and may hold any bytes: never throw on them.
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
@@ -308,7 +332,9 @@ Status writePlan(const engine::Engine& engine, PlanInput input, const PlanOption
   std::optional<moves::Advisor> advisor;
   if (engine.extension.moves.enabled)
     advisor.emplace(engine.extension.moves, input.workloads ? *input.workloads : noWorkloads, nullptr);
-  evictor::EvictionChain chain(engine.limits(), sink, nullptr, advisor ? &*advisor : nullptr);
+  std::optional<evictor::BudgetGate> budgets;
+  if (!engine.extension.budgets.empty()) budgets.emplace(engine.extension.budgets, engine.clock);
+  evictor::EvictionChain chain(engine.limits(), sink, budgets ? &*budgets : nullptr, advisor ? &*advisor : nullptr);
   framework::CycleResult cycle = engine.runCycle(*input.snapshot, chain, nullptr, scope, &*usage);
 
   cluster::LoadReport& shown = input.report;
@@ -316,7 +342,8 @@ Status writePlan(const engine::Engine& engine, PlanInput input, const PlanOption
   const std::vector<std::string> saturated = saturatedNotes(*input.snapshot);
   shown.warnings.insert(shown.warnings.end(), saturated.begin(), saturated.end());
   shown.warnings.insert(shown.warnings.begin(), engine.policy.warnings.begin(), engine.policy.warnings.end());
-  PlanData data{explainer ? &*explainer : nullptr, sink, cycle, shown, *input.snapshot, engine};
+  PlanData data{explainer ? &*explainer : nullptr, sink, cycle, shown, *input.snapshot, engine,
+                budgets ? &*budgets : nullptr};
   if (options.explainOnly && explainer)
     renderExplainOnly(data, options.format, out);
   else if (options.format == OutputFormat::Json)

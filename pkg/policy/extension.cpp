@@ -97,9 +97,14 @@ Result<Extension> decodeExtension(const RawArgs& raw) {
   });
   if (!st.isOk()) return st;
   if (Status s = readMoves(top, e.moves); !s.isOk()) return s;
+  if (Status s = readBudgets(top, e.budgets); !s.isOk()) return s;
   if (Status s = readCompat(top, e.compat); !s.isOk()) return s;
-  // Upstream has no moves: `compat: upstream` evicts as upstream does, whatever `moves` says.
-  if (e.compat == Compat::upstream()) e.moves.enabled = false;
+  // Upstream has neither moves nor budgets: `compat: upstream` decides as upstream does, whatever
+  // they say (budgets are read and checked first).
+  if (e.compat == Compat::upstream()) {
+    e.moves.enabled = false;
+    e.budgets.clear();
+  }
   // Upstream posts no such Events: `compat: upstream` leaves them off unless asked for by name.
   e.blockedEvents.enabled = blockedEnabled.value_or(!(e.compat == Compat::upstream()));
   if (Status s = top.finish(); !s.isOk()) return s;

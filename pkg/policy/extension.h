@@ -7,6 +7,7 @@
 //     blockedEvents: {enabled: true, period: 1h, perMinute: 10}
 //     moves:         {enabled: false, maxReplicas: 1, namespaces: {include|exclude}, labelSelector,
 //                     deadline: 0s (the Deployment's progressDeadlineSeconds)}
+//     budgets:       [{name, schedule, timeZone, duration, maxEvictions, scope}]   (pkg/policy/budgets.h)
 //     compat:        upstream | {<switch>: upstream}   (pkg/policy/compat.h)
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
@@ -15,6 +16,7 @@
 
 #include "pkg/base/status.h"
 #include "pkg/policy/args.h"
+#include "pkg/policy/budgets.h"
 #include "pkg/policy/compat.h"
 #include "pkg/policy/policy.h"
 
@@ -64,6 +66,9 @@ struct Extension {
   AntiFlappingConfig antiFlapping;
   BlockedEventsConfig blockedEvents;
   MovesConfig moves;
+  // Schedulable disruption budgets (pkg/policy/budgets.h); none unless configured, and none under
+  // `compat: upstream` (read and checked, then dropped: upstream has no such thing).
+  std::vector<Budget> budgets;
   Compat compat;  // the deliberate differences from upstream, each switchable
 };
 

@@ -5,6 +5,7 @@
 #   -> test/e2e/faults.sh                                  (KDESCHED_CI_FAULTS=0 skips it)
 #   -> test/e2e/daemon.sh, leader.sh, stale.sh,            (the kdesched daemon; KDESCHED_CI_DAEMON=0
 #      silent.sh, saturate.sh, maybe.sh, triggers.sh,      skips them)
+#      budgets.sh,
 #      plugins.sh, prometheus.sh, watchlist.sh, wire.sh, usage.sh,
 #      liveplan.sh, kubectl_plugin.sh, moves.sh, serving.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
@@ -98,6 +99,7 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/saturate.sh
   run_test test/e2e/maybe.sh
   run_test test/e2e/triggers.sh
+  run_test test/e2e/budgets.sh
   run_test test/e2e/plugins.sh
   run_test test/e2e/prometheus.sh
   run_test test/e2e/watchlist.sh

@@ -47,7 +47,7 @@ fi
 [ -z "${BIN}" ] || [ -x "${BIN}" ] || die "no kdesched binary at ${BIN} (build it, or pass its path)"
 [ -z "${IMAGE}" ] || [ -s "${IMAGE}" ] || die "no image archive at ${IMAGE} (scripts/image.sh makes one)"
 # Packages the rootfs stage installs for a file other than a library, and that file in the image.
-declare -A NON_LIBRARY=([ca-certificates]=/etc/ssl/certs/ca-certificates.crt)
+declare -A NON_LIBRARY=([ca-certificates]=/etc/ssl/certs/ca-certificates.crt [tzdata]=/usr/share/zoneinfo)
 # A third of upstream's image (FROM scratch + go-runner + a static 78 MiB binary).
 SIZE_BUDGET=$((26 * 1024 * 1024))
 

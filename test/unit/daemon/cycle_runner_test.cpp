@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "pkg/api/timestamp.h"
 #include "pkg/base/log.h"
 #include "pkg/kube/cache_health.h"
 #include "pkg/metrics/metrics.h"
@@ -292,6 +293,34 @@ TEST(CycleRunner, CooldownRefusalsAreLookedAtAgainWhenTheCooldownEnds) {
   EXPECT_EQ(r.refused, 2u);
   ASSERT_TRUE(triggered.nextWakeup());
   EXPECT_EQ(*triggered.nextWakeup(), start + seconds(300.1));
+}
+
+// A pod a scheduled freeze refused is looked at again right when the freeze ends (0.1 s after
+// its window's exclusive end), and then evicted: the daemon wakes for it, not the next interval.
+TEST(CycleRunner, AFreezeRefusalIsLookedAtAgainWhenTheFreezeEnds) {
+  Fixture f;
+  f.clock->advance(Clock::WallTime{} + std::chrono::seconds(api::parseTimestamp("2026-12-07T12:00:30Z").value()) -
+                   f.clock->wallNow());
+  policy::Budget freeze;
+  freeze.name = "freeze";
+  freeze.schedule = policy::CronSchedule::parse("0 12 * * *").value();
+  freeze.durationSeconds = 60;
+  evictor::BudgetGate budgets({freeze}, f.clock);
+  CycleRunnerParts parts = f.parts(f.plan);
+  parts.budgets = &budgets;
+  CycleRunner runner(parts);
+  trigger::TriggeredRuns triggered(f.store, policy::TriggerConfig{}, runner, f.clock);
+  runner.setCooldownRetries(&triggered);
+  const Clock::TimePoint start = f.clock->now();
+  RunReport r = runner.runOnce();
+  EXPECT_EQ(r.evicted, 0u);
+  EXPECT_EQ(r.refused, 1u);
+  ASSERT_EQ(f.plan.refusals().size(), 1u);
+  EXPECT_EQ(f.plan.refusals()[0].result.refusal, Refusal::Budget);
+  ASSERT_TRUE(triggered.nextWakeup());
+  EXPECT_EQ(*triggered.nextWakeup(), start + seconds(30.1));
+  f.clock->advanceSeconds(30.1);
+  EXPECT_EQ(runner.runOnce().evicted, 1u);
 }
 
 // The process-wide rate limit ends the plugin's run at the first refusal, as the total limit does:

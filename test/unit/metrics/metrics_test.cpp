@@ -78,7 +78,23 @@ TEST(Metrics, CatalogueListsEveryFamilyOnceSeriesOrNot) {
     if (line.rfind("# TYPE ", 0) != 0) continue;
     EXPECT_TRUE(names.insert(line.substr(7, line.find(' ', 7) - 7)).second) << line;
   }
-  EXPECT_EQ(names.size(), 34u) << catalogue;  // 24 registered families, kdesched_cache_stale, 9 process_*
+  EXPECT_EQ(names.size(), 35u) << catalogue;  // 25 registered families, kdesched_cache_stale, 9 process_*
+}
+
+// A budget's series is there while the budget is active, and goes when its window closes.
+TEST(Metrics, BudgetRemainingFollowsActiveBudgets) {
+  Metrics m("0.1.0", {});
+  m.budgetRemaining("freeze", 0);
+  m.budgetRemaining("nightly", 3);
+  std::string text = m.serialize();
+  EXPECT_NE(text.find("kdesched_budget_remaining{budget=\"freeze\"} 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_budget_remaining{budget=\"nightly\"} 3\n"), std::string::npos) << text;
+  m.budgetRemaining("freeze", std::nullopt);
+  m.budgetRemaining("never-active", std::nullopt);
+  text = m.serialize();
+  EXPECT_EQ(text.find("budget=\"freeze\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("budget=\"never-active\""), std::string::npos) << text;
+  EXPECT_NE(text.find("kdesched_budget_remaining{budget=\"nightly\"} 3\n"), std::string::npos) << text;
 }
 
 TEST(Metrics, CacheStaleIsReadAtEachScrape) {

@@ -234,6 +234,30 @@ TEST(PlanCli, SaturatedAmountsPlanAndAreNamed) {
   EXPECT_NE(json.out.find("saturated: pod tenant/hog requests memory"), std::string::npos) << json.out;
 }
 
+// policies/budgets.yaml on examples/mixed: on a Monday at 11:00 in Berlin the business-hours
+// freeze refuses the anti-affinity eviction, naming itself and its end in Berlin time, and
+// --explain lists the active budgets; on the Sunday before, the same plan evicts.
+TEST(PlanBudgets, AFreezeRefusesAtNowAndExplainListsTheActiveBudgets) {
+  const std::string args = "plan --snapshot " + (kSrc / "examples/mixed/snapshot.json").string() +
+                           " --policy-config-file " + (kSrc / "policies/budgets.yaml").string();
+  CmdResult monday = run(args + " --now 2026-11-30T10:00:00Z --explain shop/checkout-0");
+  ASSERT_EQ(monday.exitCode, 0) << monday.err;
+  EXPECT_NE(monday.out.find("budget \"business-hours\"  active until 2026-11-30T18:00:00+01:00 (Europe/Berlin): 0 "
+                            "of 0 evictions left"),
+            std::string::npos)
+      << monday.out;
+  EXPECT_NE(monday.out.find("Active disruption budgets:"), std::string::npos) << monday.out;
+  expectGolden(monday.out, "policies/budgets.monday.table.golden");
+  CmdResult json = run(args + " --now 2026-11-30T10:00:00Z --explain shop/checkout-0 -o json");
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_NE(json.out.find("\"kind\": \"budget\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"activeBudgets\""), std::string::npos) << json.out;
+  CmdResult sunday = run(args + " --now 2026-11-29T10:00:00Z");
+  ASSERT_EQ(sunday.exitCode, 0) << sunday.err;
+  EXPECT_EQ(sunday.out.find("budget \""), std::string::npos) << sunday.out;
+  EXPECT_NE(sunday.out.find("Summary: 1 eviction, 0 refused"), std::string::npos) << sunday.out;
+}
+
 }  // namespace
 
 namespace {
