@@ -17,6 +17,11 @@
 #     to the end; the minimum and the timeline are printed, and the time from the decision (the
 #     "Moving pod" log line) to the old pod's deletion. order, ledger and vault were not restarted;
 #     the Deployment has MoveStarted and MoveSucceeded Events; kdesched_moves_total counts it.
+#  6. As root, the same with real readiness: the cluster has a real node too (cluster.sh up
+#     --real-node, tainted so stories 1-5 never go there); payment-real (the node's pause image)
+#     may run on node1 or the real node, is placed on node1 and broken there; its replacement is
+#     started by the real kubelet on the real node, the watcher again sees >= 1 Ready pod at every
+#     instant, and kdesched's time to Ready is printed.
 #
 # Own cluster directory (${KDESCHED_MOVES_DIR:-/tmp/kdesched-moves.PID}); kdesched is
 # ${KDESCHED_BIN:-build/kdesched}. Prints timings and "moves: N passed, N failed" (test/e2e/lib.sh).
@@ -36,7 +41,13 @@ must "upstream descheduler built" test -x "${UPSTREAM}"
 
 # ---------------------------------------------------------------------------
 phase "1. set-up: payment, ledger (maxSurge 0), vault (StatefulSet) beside order, each behind a PDB"
-kds_cluster_up 3
+# As root, with one real node too (tainted: nothing of stories 1-5 goes there) for story 6.
+if [ "$(id -u)" -eq 0 ]; then
+  must "cluster.sh up --nodes 3 --real-node" quietly "${KDS_CLUSTER}" up --nodes 3 --real-node
+  kd_env_load
+else
+  kds_cluster_up 3
+fi
 must "order and payment Running" kds_create_workload
 PAYMENT_NODE="$(node_of "$(pod_of payment)")"
 # single NAME KIND EXTRA_SPEC: a one-replica workload with payment's anti-affinity, on PAYMENT_NODE.
@@ -112,10 +123,11 @@ check "explain: vault refused, no move: a StatefulSet cannot surge" plan_has "no
 check "plan wrote nothing: payment intact" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
 
 # ---------------------------------------------------------------------------
-phase "5. kdesched with moves: payment replaced on another node, never without a Ready pod"
-# The watcher: one WATCH of payment's pods; each event line stamped (ms) as it arrives. Python is
-# kubectl's parent, and takes it along when it is stopped (a pipeline would leave kubectl waiting).
-python3 -u -c 'import json, signal, subprocess, sys, time
+# watch_pods APP: one WATCH of the app's pods into WORK/watch-APP.jsonl, each event stamped (ms) as
+# it arrives. Python is kubectl's parent, and takes it along when it is stopped (a pipeline would
+# leave kubectl waiting).
+watch_pods() {
+  python3 -u -c 'import json, signal, subprocess, sys, time
 watch = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 signal.signal(signal.SIGTERM, lambda *_: (watch.kill(), sys.exit(0)))
 for line in watch.stdout:
@@ -123,22 +135,15 @@ for line in watch.stdout:
     ready = any(c["type"] == "Ready" and c["status"] == "True" for c in o.get("status", {}).get("conditions", []))
     print(json.dumps({"t": int(time.time() * 1000), "type": e["type"], "name": m["name"], "ready": ready,
                       "deleting": "deletionTimestamp" in m, "node": o["spec"].get("nodeName", "")}), flush=True)' \
-  "${KD_BIN_DIR}/kubectl" --kubeconfig "${KUBECONFIG}" get --raw \
-  "/api/v1/namespaces/${KDS_NS}/pods?watch=1&labelSelector=app%3Dpayment" >"${WORK}/watch.jsonl" &
-KDS_EXTRA_PIDS+=("$!")
-kd_wait_for "watcher saw the current pod" 10 grep -q "${PAYMENT_POD}" "${WORK}/watch.jsonl" || die "payment watcher"
-kds_free_port PORT
-kds_start moves --policy-config-file "${WORK}/moves.yaml" --descheduling-interval 1h --secure-port "${PORT}" --bind-address 127.0.0.1
-check "kdesched restarted payment's rollout (\"Moving pod\")" kds_wait_log moves "msg=\"Moving pod\" pod=default/${PAYMENT_POD} " 30
-check "the move succeeded (\"Moved pod\" ... result=success)" kds_wait_log moves 'msg="Moved pod" deployment=default/payment .*result=success' 90
-check "payment's replacement Ready on a node without order" kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
-check "the old payment pod is gone" kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
-check "nothing else restarted: order, ledger, vault intact" \
-  eval 'kds_pod_intact "${ORDER_POD}" "${ORDER_UID}" && kds_pod_intact "${LEDGER_POD}" "${LEDGER_UID}" && kds_pod_intact "${VAULT_POD}" "${VAULT_UID}"'
-check "no pod was evicted" kds_log_lacks moves 'msg="Evicted pod"'
-sleep 1
-MOVING_MS="$(kds_log_ts_ms "$(grep -m1 'msg="Moving pod"' "$(kds_log moves)")")"
-python3 - "${WORK}/watch.jsonl" "${PAYMENT_POD}" "${MOVING_MS}" >"${WORK}/timeline.txt" <<'PY'
+    "${KD_BIN_DIR}/kubectl" --kubeconfig "${KUBECONFIG}" get --raw \
+    "/api/v1/namespaces/${KDS_NS}/pods?watch=1&labelSelector=app%3D$1" >"${WORK}/watch-$1.jsonl" &
+  KDS_EXTRA_PIDS+=("$!")
+}
+
+# timeline WATCH OLD_POD DECISION_MS: the watched events relative to the decision, the Ready count
+# after each; then MIN_READY= and DECISION_TO_GONE_MS= (the old pod's DELETED event).
+timeline() {
+  python3 - "$1" "$2" "$3" <<'PY'
 import json, sys
 events = [json.loads(l) for l in open(sys.argv[1])]
 old, moving = sys.argv[2], int(sys.argv[3])
@@ -157,6 +162,24 @@ for e in events:
 print(f"MIN_READY={low}")
 print(f"DECISION_TO_GONE_MS={gone - moving if gone else -1}")
 PY
+}
+
+phase "5. kdesched with moves: payment replaced on another node, never without a Ready pod"
+watch_pods payment
+WATCH="${WORK}/watch-payment.jsonl"
+kd_wait_for "watcher saw the current pod" 10 grep -q "${PAYMENT_POD}" "${WATCH}" || die "payment watcher"
+kds_free_port PORT
+kds_start moves --policy-config-file "${WORK}/moves.yaml" --descheduling-interval 1h --secure-port "${PORT}" --bind-address 127.0.0.1
+check "kdesched restarted payment's rollout (\"Moving pod\")" kds_wait_log moves "msg=\"Moving pod\" pod=default/${PAYMENT_POD} " 30
+check "the move succeeded (\"Moved pod\" ... result=success)" kds_wait_log moves 'msg="Moved pod" deployment=default/payment .*result=success' 90
+check "payment's replacement Ready on a node without order" kds_replacement_elsewhere "${PAYMENT_POD}" "${PAYMENT_NODE}"
+check "the old payment pod is gone" kds_pod_evicted "${PAYMENT_POD}" "${PAYMENT_UID}"
+check "nothing else restarted: order, ledger, vault intact" \
+  eval 'kds_pod_intact "${ORDER_POD}" "${ORDER_UID}" && kds_pod_intact "${LEDGER_POD}" "${LEDGER_UID}" && kds_pod_intact "${VAULT_POD}" "${VAULT_UID}"'
+check "no pod was evicted" kds_log_lacks moves 'msg="Evicted pod"'
+sleep 1
+MOVING_MS="$(kds_log_ts_ms "$(grep -m1 'msg="Moving pod"' "$(kds_log moves)")")"
+timeline "${WATCH}" "${PAYMENT_POD}" "${MOVING_MS}" >"${WORK}/timeline.txt"
 sed 's/^/     /' "${WORK}/timeline.txt"
 MIN_READY="$(sed -n 's/^MIN_READY=//p' "${WORK}/timeline.txt")"
 GONE_MS="$(sed -n 's/^DECISION_TO_GONE_MS=//p' "${WORK}/timeline.txt")"
@@ -174,3 +197,67 @@ kds_metrics "${PORT}" "${WORK}/metrics.txt" || true
 check "kdesched_moves_total{result=\"succeeded\"} 1" grep -q '^kdesched_moves_total{result="succeeded"} 1$' "${WORK}/metrics.txt"
 check "kdesched_move_ready_seconds observed once" grep -q '^kdesched_move_ready_seconds_count 1$' "${WORK}/metrics.txt"
 kds_stop "${KDS_PID}" || true
+
+# ---------------------------------------------------------------------------
+# The same story with real readiness: payment-real runs the real node's pause image (the only image
+# there: no registry) and may run on node1 or the real node (a label both carry). Placed on node1,
+# then broken by order-real pinned beside it; its move's new pod is started by the real kubelet.
+if [ "$(id -u)" -eq 0 ]; then
+  phase "6. on the real node: the replacement started and Ready by a real kubelet, never without a Ready pod"
+  kd_kubectl label node node1 kdesched-e2e/moves=yes >/dev/null
+  kd_kubectl -n "${KDS_NS}" apply -f - >/dev/null <<EOF2
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: payment-real, labels: {app: payment-real}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: payment-real}}
+  template:
+    metadata: {labels: {app: payment-real}}
+    spec:
+      nodeSelector: {kdesched-e2e/moves: "yes"}
+      tolerations: [{key: kdesched.io/real-node, operator: Exists}]
+      terminationGracePeriodSeconds: 1
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: order-real}}, topologyKey: kubernetes.io/hostname}
+      containers:
+      - {name: main, image: localhost/kdesched/pause:1, imagePullPolicy: Never, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: payment-real}
+spec: {minAvailable: 1, selector: {matchLabels: {app: payment-real}}}
+EOF2
+  must "payment-real Running on node1" kd_wait_pods_ready "${KDS_NS}" app=payment-real 1 60
+  OLD_REAL="$(pod_of payment-real)"; OLD_REAL_UID="$(uid_of "${OLD_REAL}")"
+  must "payment-real's pod is on node1" test "$(node_of "${OLD_REAL}")" = node1
+  kd_kubectl label node kdesched-node kdesched-e2e/moves=yes >/dev/null
+  kd_kubectl -n "${KDS_NS}" create deployment order-real --image=nginx:1.24 --dry-run=client -o json |
+    jq '.spec.template.spec.nodeName = "node1"' | kd_kubectl -n "${KDS_NS}" apply -f - >/dev/null
+  must "order-real Running beside it (the violation)" kd_wait_pods_ready "${KDS_NS}" app=order-real 1 60
+  watch_pods payment-real
+  WATCH="${WORK}/watch-payment-real.jsonl"
+  kd_wait_for "watcher saw the current pod" 10 grep -q "${OLD_REAL}" "${WATCH}" || die "payment-real watcher"
+  kds_start real --policy-config-file "${WORK}/moves.yaml" --descheduling-interval 1h
+  check "the move of payment-real succeeded" kds_wait_log real 'msg="Moved pod" deployment=default/payment-real .*result=success' 90
+  NEW_REAL="$(pod_of payment-real)"
+  check "the replacement ${NEW_REAL} runs on the real node" test "$(node_of "${NEW_REAL}")" = kdesched-node
+  check "its container was started by the real kubelet (containerStatuses running, a containerd ID)" eval \
+    "kd_kubectl -n ${KDS_NS} get pod ${NEW_REAL} -o json | jq -e '.status.containerStatuses[0].state.running and (.status.containerStatuses[0].containerID | startswith(\"containerd://\"))' >/dev/null"
+  check "the old pod is gone" kds_pod_evicted "${OLD_REAL}" "${OLD_REAL_UID}"
+  sleep 1
+  timeline "${WATCH}" "${OLD_REAL}" "$(kds_log_ts_ms "$(grep -m1 'msg="Moving pod"' "$(kds_log real)")")" >"${WORK}/timeline-real.txt"
+  sed 's/^/     /' "${WORK}/timeline-real.txt"
+  MIN_READY="$(sed -n 's/^MIN_READY=//p' "${WORK}/timeline-real.txt")"
+  GONE_MS="$(sed -n 's/^DECISION_TO_GONE_MS=//p' "${WORK}/timeline-real.txt")"
+  READY_S="$(grep -o 'msg="Moved pod" .*ready_seconds=[0-9.]*' "$(kds_log real)" | sed 's/.*ready_seconds=//')"
+  check "at least one Ready payment-real pod at every instant (minimum ${MIN_READY})" [ "${MIN_READY:-0}" -ge 1 ]
+  timing "moves (real node): minimum Ready pods during the move" "${MIN_READY}"
+  timing "moves (real node): decision -> new pod Ready (kdesched's ready_seconds)" "${READY_S}s"
+  timing "moves (real node): decision -> old pod deleted" "$(ms_str "${GONE_MS#-}")"
+  kds_stop "${KDS_PID}" || true
+else
+  note "6. (the real-node story needs root: not run)"
+fi
