@@ -1,5 +1,7 @@
 #include "cmd/kdesched/kubectl_plugin_args.h"
 
+#include "cmd/kdesched/validators.h"
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -74,7 +76,7 @@ PluginParse parsePluginArgs(const std::vector<std::string>& argv) {
   addOutput(status, a);
   status->add_option("--events", a.events, "How many of the most recent Events to show")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(cmd::nonNegative());
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
   std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 takes them last-first

@@ -21,6 +21,7 @@
 #include "cmd/kdesched/plan_source.h"
 #include "cmd/kdesched/snapshot_file.h"
 #include "cmd/kdesched/upstream_flags.h"
+#include "cmd/kdesched/validators.h"
 #include "pkg/api/timestamp.h"
 #include "pkg/base/log.h"
 #include "pkg/daemon/daemon.h"
@@ -90,8 +91,9 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
   app.add_option("--client-connection-kubeconfig", f.clientKubeconfig,
                  "Kubeconfig file; without one, in-cluster config is used");
   app.add_option("--client-connection-qps", f.d.qps, "Client-side requests per second (0: 5)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--client-connection-burst", f.d.burst, "Client-side burst (0: 10)")->check(CLI::NonNegativeNumber);
+      ->check(kdesched::cmd::nonNegative());
+  app.add_option("--client-connection-burst", f.d.burst, "Client-side burst (0: 10)")
+      ->check(kdesched::cmd::nonNegative());
   app.add_flag("--leader-elect", f.d.leaderElect, "Run only while holding a coordination.k8s.io Lease");
   app.add_option("--leader-elect-lease-duration", f.leaseDuration, "Lease duration")->capture_default_str();
   app.add_option("--leader-elect-renew-deadline", f.renewDeadline, "Renew deadline")->capture_default_str();
@@ -183,9 +185,9 @@ void addPlanLiveFlags(CLI::App* plan, PlanFlags& f) {
                    "Also write what was read from the cluster to FILE, a snapshot for --snapshot; replayed with the "
                    "same policy and the --now printed on stderr, it gives the same plan byte for byte");
   f.liveOnly.push_back(plan->add_option("--client-connection-qps", f.qps, "Client-side requests per second (0: 5)")
-                           ->check(CLI::NonNegativeNumber));
+                           ->check(kdesched::cmd::nonNegative()));
   f.liveOnly.push_back(plan->add_option("--client-connection-burst", f.burst, "Client-side burst (0: 10)")
-                           ->check(CLI::NonNegativeNumber));
+                           ->check(kdesched::cmd::nonNegative()));
   f.liveOnly.push_back(
       plan->add_option("--api-request-timeout", f.requestTimeout, "The longest one API request may take (Go duration)")
           ->capture_default_str());
