@@ -116,7 +116,8 @@ std::optional<EvictResult> BudgetGate::pacingRefusal(const State& s, const Decis
         retries_.push_back({api::PodName::of(*d.pod), d.plugin, interval - ago});
         return EvictResult::refused(Refusal::Budget, by,
                                     "owner " + ownerText(key->ns, key->workload) + " had a pod evicted " +
-                                        durationText(std::floor(ago)) + " ago, minIntervalPerOwner " + durationText(interval));
+                                        durationText(std::floor(ago)) + " ago, minIntervalPerOwner " +
+                                        durationText(interval));
       }
     }
   }

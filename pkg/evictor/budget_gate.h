@@ -12,8 +12,8 @@
 #pragma once
 
 #include <chrono>
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -81,7 +81,7 @@ class BudgetGate : public EvictionGate {
     std::size_t podsInScope = 0;
     std::uint32_t windowUsed = 0;
     std::uint32_t runUsed = 0;
-    std::map<OwnerKey, OwnerCount> owners;               // with maxUnavailablePerOwner, rebuilt each run
+    std::map<OwnerKey, OwnerCount> owners;              // with maxUnavailablePerOwner, rebuilt each run
     std::map<OwnerKey, Clock::TimePoint> lastEviction;  // with minIntervalPerOwner, kept across runs
   };
   static std::optional<OwnerKey> ownerOf(const api::Pod& pod);

@@ -75,7 +75,8 @@ Status readLimits(ArgsReader& r, Budget& b) {
     b.maxUnavailablePerOwner = v;
   }
   KD_TRY(r.readDuration("minIntervalPerOwner", b.minIntervalPerOwnerSeconds));
-  if (b.minIntervalPerOwnerSeconds && (*b.minIntervalPerOwnerSeconds <= 0 || *b.minIntervalPerOwnerSeconds > kMaxDurationSeconds))
+  if (b.minIntervalPerOwnerSeconds &&
+      (*b.minIntervalPerOwnerSeconds <= 0 || *b.minIntervalPerOwnerSeconds > kMaxDurationSeconds))
     return r.error("minIntervalPerOwner", "must be positive and at most 744h (31 days)");
   if (!r.has("maxEvictions")) {
     if (b.paces()) {
@@ -178,7 +179,7 @@ Status readBudgets(ArgsReader& top, std::vector<Budget>& out) {
     ArgsReader probe = r;
     RawArgs ignored;
     for (const char* key : {"name", "schedule", "timeZone", "duration", "maxEvictions", "maxUnavailablePerOwner",
-                             "minIntervalPerOwner", "scope"})
+                            "minIntervalPerOwner", "scope"})
       KD_TRY(probe.readRaw(key, ignored));
     KD_TRY(probe.finish());
     Budget b;

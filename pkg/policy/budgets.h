@@ -40,7 +40,7 @@ struct Budget {
   std::optional<CronSchedule> schedule;  // none: always active
   std::string timeZone = "UTC";
   double durationSeconds = 0;  // with a schedule, > 0
-  bool capsEvictions = true;  // maxEvictions is set (a budget may hold only the per-owner fields)
+  bool capsEvictions = true;   // maxEvictions is set (a budget may hold only the per-owner fields)
   std::uint32_t maxEvictions = 0;
   bool percent = false;  // maxEvictions is a percentage of the pods in scope in the snapshot
   // Per owner (api::workloadOf): at most this many of its pods unavailable (a count, or a

@@ -101,7 +101,8 @@ TEST(BudgetPacing, ACountNamesTheOwnerAndTheRule) {
   auto out = f.run(*g, *snapshot);
   EXPECT_EQ(out.evicted.size(), 1u);
   ASSERT_EQ(out.refused.size(), 2u);
-  EXPECT_EQ(out.refusedDetails[1], "budget \"web-pacing\": owner Deployment default/web has 1 of 1 allowed pods unavailable");
+  EXPECT_EQ(out.refusedDetails[1],
+            "budget \"web-pacing\": owner Deployment default/web has 1 of 1 allowed pods unavailable");
 }
 
 // The owner's pods that are already not Ready, or terminating, count as unavailable.
@@ -236,8 +237,9 @@ TEST(BudgetPacing, Validation) {
   EXPECT_NE(budgetErrorFor("  - {name: p, maxUnavailablePerOwner: \"120%\"}\n")
                 .find("kdesched.budgets[0].maxUnavailablePerOwner: a percentage must be from 0% to 100%"),
             std::string::npos);
-  EXPECT_NE(budgetErrorFor("  - {name: p, minIntervalPerOwner: soon}\n").find("kdesched.budgets[0].minIntervalPerOwner"),
-            std::string::npos);
+  EXPECT_NE(
+      budgetErrorFor("  - {name: p, minIntervalPerOwner: soon}\n").find("kdesched.budgets[0].minIntervalPerOwner"),
+      std::string::npos);
   EXPECT_NE(budgetErrorFor("  - {name: p, minIntervalPerOwner: 0s}\n")
                 .find("kdesched.budgets[0].minIntervalPerOwner: must be positive"),
             std::string::npos);
