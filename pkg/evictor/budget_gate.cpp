@@ -1,9 +1,28 @@
 #include "pkg/evictor/budget_gate.h"
 
+#include <cmath>
+
 namespace kdesched::evictor {
 
 using framework::EvictResult;
 using framework::Refusal;
+
+namespace {
+
+// A Go-style duration for messages, whole seconds and up: "12s", "1m", "1m30s", "2h5m".
+std::string durationText(double secondsValue) {
+  if (secondsValue > 0 && secondsValue < 1) return std::to_string(static_cast<long long>(secondsValue * 1000)) + "ms";
+  auto total = static_cast<long long>(secondsValue);
+  std::string out;
+  if (total >= 3600) out += std::to_string(total / 3600) + "h";
+  if (total % 3600 >= 60) out += std::to_string(total % 3600 / 60) + "m";
+  if (total % 60 != 0 || out.empty()) out += std::to_string(total % 60) + "s";
+  return out;
+}
+
+std::string ownerText(const std::string& ns, const api::Workload& w) { return w.kind + " " + ns + "/" + w.name; }
+
+}  // namespace
 
 BudgetGate::BudgetGate(std::vector<policy::Budget> budgets, std::shared_ptr<Clock> clock, Remaining remaining)
     : clock_(std::move(clock)), remaining_(std::move(remaining)) {
@@ -36,9 +55,73 @@ void BudgetGate::cycleBegan(const cluster::Snapshot& snapshot) {
       for (const api::Pod* p : snapshot.pods())
         if (s.budget.scope.selectsPod(p->ns.str(), p->labels)) ++s.podsInScope;
     }
-    s.allowance = s.active ? s.budget.allowance(s.podsInScope) : 0;
+    s.allowance = s.active && s.budget.capsEvictions ? s.budget.allowance(s.podsInScope) : 0;
+    s.owners.clear();
+    if (s.active && s.budget.maxUnavailablePerOwner) {
+      // As the Deployment controller sees them: a pod not Ready, or terminating, is unavailable;
+      // the allowance is a share of the pods that are not on their way out.
+      for (const api::Pod* p : snapshot.pods()) {
+        if (p->isTerminal() || !s.budget.scope.selectsPod(p->ns.str(), p->labels)) continue;
+        const std::optional<OwnerKey> key = ownerOf(*p);
+        if (!key) continue;
+        OwnerCount& c = s.owners[*key];
+        if (!p->isTerminating()) ++c.pods;
+        if (!p->ready || p->isTerminating()) ++c.unavailable;
+      }
+    }
+    if (s.budget.minIntervalPerOwnerSeconds) {
+      const auto interval = std::chrono::duration_cast<Clock::Duration>(seconds(*s.budget.minIntervalPerOwnerSeconds));
+      const Clock::TimePoint mono = clock_->now();
+      std::erase_if(s.lastEviction, [&](const auto& e) { return mono - e.second >= interval; });
+    }
     report(s);
   }
+}
+
+std::optional<BudgetGate::OwnerKey> BudgetGate::ownerOf(const api::Pod& pod) {
+  api::Workload w = api::workloadOf(pod);
+  if (w.kind.empty()) return std::nullopt;
+  return OwnerKey{pod.ns.str(), std::move(w)};
+}
+
+bool BudgetGate::selects(const State& s, const Decision& d) const {
+  return s.budget.scope.selectsPlugin(d.plugin) && s.budget.scope.selectsPod(d.pod->ns.str(), d.pod->labels);
+}
+
+std::optional<EvictResult> BudgetGate::pacingRefusal(const State& s, const Decision& d) {
+  if (!s.budget.paces()) return std::nullopt;
+  const std::optional<OwnerKey> key = ownerOf(*d.pod);
+  if (!key) return std::nullopt;  // no controller: nothing to pace
+  const std::string by = "budget \"" + s.budget.name + "\"";
+  if (s.budget.maxUnavailablePerOwner) {
+    const auto it = s.owners.find(*key);
+    const OwnerCount c = it == s.owners.end() ? OwnerCount{} : it->second;
+    const std::uint32_t allowed = s.budget.unavailableAllowance(c.pods);
+    if (c.unavailable >= allowed) {
+      std::string detail = "owner " + ownerText(key->ns, key->workload) + " has " + std::to_string(c.unavailable) +
+                           " of " + std::to_string(allowed) + " allowed pods unavailable";
+      if (s.budget.unavailablePercent)
+        detail += " (maxUnavailablePerOwner " + std::to_string(*s.budget.maxUnavailablePerOwner) + "% of " +
+                  std::to_string(c.pods) + " pods, rounded down, at least 1)";
+      return EvictResult::refused(Refusal::Budget, by, std::move(detail));
+    }
+  }
+  if (s.budget.minIntervalPerOwnerSeconds) {
+    const auto it = s.lastEviction.find(*key);
+    if (it != s.lastEviction.end()) {
+      const double ago = std::chrono::duration<double>(clock_->now() - it->second).count();
+      const double interval = *s.budget.minIntervalPerOwnerSeconds;
+      if (ago < interval) {
+        // Nothing else may bring the pod back before the interval ends: the daemon looks again then.
+        retries_.push_back({api::PodName::of(*d.pod), d.plugin, interval - ago});
+        return EvictResult::refused(Refusal::Budget, by,
+                                    "owner " + ownerText(key->ns, key->workload) + " had a pod evicted " +
+                                        durationText(std::floor(ago)) + " ago, minIntervalPerOwner " +
+                                        durationText(interval));
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 // Every budget in scope must allow. Of those that do not, the refusal names the one that holds the
@@ -48,13 +131,17 @@ EvictResult BudgetGate::admit(const Decision& d) {
   std::lock_guard<std::mutex> lock(mu_);
   const State* holding = nullptr;
   for (const State& s : states_) {
-    if (!s.active || !s.budget.scope.selectsPlugin(d.plugin) ||
-        !s.budget.scope.selectsPod(d.pod->ns.str(), d.pod->labels))
-      continue;
+    if (!s.active || !s.budget.capsEvictions || !selects(s, d)) continue;
     if (used(s) < s.allowance) continue;
     if (!holding || (holding->window && (!s.window || s.window->end > holding->window->end))) holding = &s;
   }
-  if (!holding) return {};
+  if (!holding) {
+    // The per-owner rules, once the counts allow: the first budget (in policy order) that refuses.
+    for (const State& s : states_)
+      if (s.active && selects(s, d))
+        if (std::optional<EvictResult> r = pacingRefusal(s, d)) return std::move(*r);
+    return {};
+  }
   if (holding->window) {
     const double left = std::chrono::duration<double>(holding->window->end - clock_->wallNow()).count();
     retries_.push_back({api::PodName::of(*d.pod), d.plugin, std::max(left, 0.0)});
@@ -64,10 +151,15 @@ EvictResult BudgetGate::admit(const Decision& d) {
 
 void BudgetGate::evicted(const Decision& d) {
   std::lock_guard<std::mutex> lock(mu_);
+  const std::optional<OwnerKey> key = ownerOf(*d.pod);
   for (State& s : states_) {
-    if (!s.active || !s.budget.scope.selectsPlugin(d.plugin) ||
-        !s.budget.scope.selectsPod(d.pod->ns.str(), d.pod->labels))
-      continue;
+    if (!selects(s, d)) continue;
+    // An eviction of the owner starts its interval whether or not the budget is active now.
+    if (key && s.budget.minIntervalPerOwnerSeconds) s.lastEviction[*key] = clock_->now();
+    if (!s.active) continue;
+    // A pod that was available is not any more (one already counted stays counted once).
+    if (key && s.budget.maxUnavailablePerOwner && d.pod->ready && !d.pod->isTerminating()) ++s.owners[*key].unavailable;
+    if (!s.budget.capsEvictions) continue;
     ++s.runUsed;
     ++s.windowUsed;
     report(s);
@@ -78,7 +170,7 @@ std::vector<BudgetGate::Active> BudgetGate::active() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Active> out;
   for (const State& s : states_) {
-    if (!s.active) continue;
+    if (!s.active || !s.budget.capsEvictions) continue;
     out.push_back({.name = s.budget.name,
                    .until = s.window ? policy::formatInZone(s.budget, s.window->end) : "",
                    .timeZone = s.budget.timeZone,
@@ -113,7 +205,7 @@ EvictResult BudgetGate::refusal(const State& s) const {
 
 void BudgetGate::report(const State& s) const {
   if (!remaining_) return;
-  if (!s.active) {
+  if (!s.active || !s.budget.capsEvictions) {
     remaining_(s.budget.name, std::nullopt);
     return;
   }

@@ -4,16 +4,23 @@
 // per run and, for a scheduled one, in total for its current window (counted in this process:
 // a restart, or a CronJob's next run, starts from 0). A pod several active budgets select needs
 // each one's allowance: effectively the smallest wins.
+//
+// A budget may also pace each workload (api::workloadOf: a Deployment across its ReplicaSets) in
+// its scope: maxUnavailablePerOwner counts the owner's unavailable pods from the run's snapshot
+// (not Ready, or terminating) plus the ones evicted earlier in the run, so it holds across a
+// restart; minIntervalPerOwner spaces this process's evictions of one owner's pods (in memory).
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "pkg/api/workload.h"
 #include "pkg/base/clock.h"
 #include "pkg/evictor/evictor.h"
 #include "pkg/policy/budgets.h"
@@ -53,6 +60,17 @@ class BudgetGate : public EvictionGate {
   std::vector<Retry> takeRetries();
 
  private:
+  struct OwnerKey {
+    std::string ns;
+    api::Workload workload;
+    auto operator<=>(const OwnerKey&) const = default;
+  };
+  // An owner's pods in scope in the run's snapshot, and how many of them are unavailable (with
+  // the ones evicted in the run since).
+  struct OwnerCount {
+    std::size_t pods = 0;
+    std::uint32_t unavailable = 0;
+  };
   struct State {
     policy::Budget budget;
     bool active = false;
@@ -63,7 +81,13 @@ class BudgetGate : public EvictionGate {
     std::size_t podsInScope = 0;
     std::uint32_t windowUsed = 0;
     std::uint32_t runUsed = 0;
+    std::map<OwnerKey, OwnerCount> owners;              // with maxUnavailablePerOwner, rebuilt each run
+    std::map<OwnerKey, Clock::TimePoint> lastEviction;  // with minIntervalPerOwner, kept across runs
   };
+  static std::optional<OwnerKey> ownerOf(const api::Pod& pod);
+  bool selects(const State& s, const Decision& d) const;
+  // A per-owner rule of `s` refusing `d`: its refusal, with a retry when the rule ends at a known time.
+  std::optional<framework::EvictResult> pacingRefusal(const State& s, const Decision& d);
   std::uint32_t used(const State& s) const { return s.budget.schedule ? s.windowUsed : s.runUsed; }
   std::string allowanceText(const State& s) const;
   framework::EvictResult refusal(const State& s) const;

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "pkg/api/types.h"
+#include "pkg/api/workload.h"
 
 namespace kdesched::metrics {
 
@@ -33,16 +34,10 @@ struct OwnerEvictionsConfig {
 // The owner_name of the overflow series: Kubernetes names never start with '_'.
 inline constexpr std::string_view kOverflowOwner = "_overflow";
 
-// What a pod's evictions count under: its controller, with a ReplicaSet that a Deployment made
-// (named <deployment>-<pod-template-hash>, the hash being the pod's pod-template-hash label) read
-// as that Deployment, so a rollout keeps its series. Read from the pod alone: no API request.
-// A pod without a controller: kind and name empty.
-struct Workload {
-  std::string kind;
-  std::string name;
-  bool operator==(const Workload&) const = default;
-};
-Workload workloadOf(const api::Pod& pod);
+// What a pod's evictions count under: its workload (pkg/api/workload.h), a Deployment's
+// ReplicaSets read as the Deployment so a rollout keeps its series.
+using api::Workload;
+using api::workloadOf;
 
 class OwnerEvictions {
  public:

@@ -46,25 +46,47 @@ bool ticksAt(const CronSchedule& c, const date::time_zone& zone, Minutes m) {
   return date::floor<std::chrono::minutes>(zone.to_sys(local, date::choose::earliest)) == m;
 }
 
-Status readMaxEvictions(ArgsReader& r, Budget& b) {
+// A count, or a percentage string such as "10%": into `value` and `percent`.
+Status readCountOrPercent(ArgsReader& r, std::string_view key, std::uint32_t& value, bool& percent) {
   static const std::string kWant = "must be a count (such as 5) or a percentage string (such as \"10%\")";
-  if (!r.has("maxEvictions")) return r.error("maxEvictions", "is required (0 for a freeze)");
   std::optional<std::int64_t> count;
-  if (Status s = r.readInt64("maxEvictions", count); s.isOk()) {
-    if (*count < 0 || *count > 1000000) return r.error("maxEvictions", kWant + ", from 0 to 1000000");
-    b.maxEvictions = static_cast<std::uint32_t>(*count);
+  if (Status s = r.readInt64(key, count); s.isOk()) {
+    if (*count < 0 || *count > 1000000) return r.error(key, kWant + ", from 0 to 1000000");
+    value = static_cast<std::uint32_t>(*count);
     return Status::ok();
   }
   std::optional<std::string> text;
-  if (Status s = r.readString("maxEvictions", text); !s.isOk()) return r.error("maxEvictions", kWant);
+  if (Status s = r.readString(key, text); !s.isOk()) return r.error(key, kWant);
   const std::string& t = *text;
   if (t.size() < 2 || t.back() != '%' ||
       !std::all_of(t.begin(), t.end() - 1, [](char ch) { return ch >= '0' && ch <= '9'; }) || t.size() > 5)
-    return r.error("maxEvictions", kWant + ", got \"" + t + "\"");
-  b.maxEvictions = static_cast<std::uint32_t>(std::stoul(t.substr(0, t.size() - 1)));
-  if (b.maxEvictions > 100) return r.error("maxEvictions", "a percentage must be from 0% to 100%, got \"" + t + "\"");
-  b.percent = true;
+    return r.error(key, kWant + ", got \"" + t + "\"");
+  value = static_cast<std::uint32_t>(std::stoul(t.substr(0, t.size() - 1)));
+  if (value > 100) return r.error(key, "a percentage must be from 0% to 100%, got \"" + t + "\"");
+  percent = true;
   return Status::ok();
+}
+
+// maxEvictions is required unless a per-owner field is set: a budget must limit something.
+Status readLimits(ArgsReader& r, Budget& b) {
+  if (r.has("maxUnavailablePerOwner")) {
+    std::uint32_t v = 0;
+    KD_TRY(readCountOrPercent(r, "maxUnavailablePerOwner", v, b.unavailablePercent));
+    b.maxUnavailablePerOwner = v;
+  }
+  KD_TRY(r.readDuration("minIntervalPerOwner", b.minIntervalPerOwnerSeconds));
+  if (b.minIntervalPerOwnerSeconds &&
+      (*b.minIntervalPerOwnerSeconds <= 0 || *b.minIntervalPerOwnerSeconds > kMaxDurationSeconds))
+    return r.error("minIntervalPerOwner", "must be positive and at most 744h (31 days)");
+  if (!r.has("maxEvictions")) {
+    if (b.paces()) {
+      b.capsEvictions = false;
+      return Status::ok();
+    }
+    return r.error("maxEvictions",
+                   "is required (0 for a freeze) unless the budget sets maxUnavailablePerOwner or minIntervalPerOwner");
+  }
+  return readCountOrPercent(r, "maxEvictions", b.maxEvictions, b.percent);
 }
 
 Status readSchedule(ArgsReader& r, Budget& b) {
@@ -123,6 +145,14 @@ std::uint32_t Budget::allowance(std::size_t podsInScope) const {
   return static_cast<std::uint32_t>(static_cast<std::uint64_t>(podsInScope) * maxEvictions / 100);
 }
 
+std::uint32_t Budget::unavailableAllowance(std::size_t ownerPods) const {
+  const std::uint32_t v = maxUnavailablePerOwner.value_or(0);
+  if (!unavailablePercent) return v;
+  if (v == 0) return 0;
+  const auto down = static_cast<std::uint32_t>(static_cast<std::uint64_t>(ownerPods) * v / 100);
+  return std::max<std::uint32_t>(down, 1);
+}
+
 std::optional<BudgetWindow> activeWindow(const Budget& b, Clock::WallTime now) {
   if (!b.schedule) return std::nullopt;
   const date::time_zone* zone = zoneOf(b.timeZone);
@@ -148,7 +178,8 @@ Status readBudgets(ArgsReader& top, std::vector<Budget>& out) {
     // field missing.
     ArgsReader probe = r;
     RawArgs ignored;
-    for (const char* key : {"name", "schedule", "timeZone", "duration", "maxEvictions", "scope"})
+    for (const char* key : {"name", "schedule", "timeZone", "duration", "maxEvictions", "maxUnavailablePerOwner",
+                            "minIntervalPerOwner", "scope"})
       KD_TRY(probe.readRaw(key, ignored));
     KD_TRY(probe.finish());
     Budget b;
@@ -158,7 +189,7 @@ Status readBudgets(ArgsReader& top, std::vector<Budget>& out) {
     if (!names.insert(*name).second) return r.error("name", "\"" + *name + "\" names two budgets");
     b.name = *name;
     KD_TRY(readSchedule(r, b));
-    KD_TRY(readMaxEvictions(r, b));
+    KD_TRY(readLimits(r, b));
     KD_TRY(readScope(r, b));
     KD_TRY(r.finish());
     out.push_back(std::move(b));

@@ -5,6 +5,8 @@
 //     timeZone: Europe/Berlin        # IANA name, default UTC
 //     duration: 10h                  # each tick opens a window this long
 //     maxEvictions: 0                # a count, or "10%" of the pods in scope (rounded down); 0: a freeze
+//     maxUnavailablePerOwner: "20%"  # per workload: a count, or a percentage of its pods (down, at least 1)
+//     minIntervalPerOwner: 1m        # per workload: between this process's evictions of its pods
 //     scope: {plugins: [...], namespaces: {include|exclude: [...]}, labelSelector: {...}}
 // The evictor enforces them (pkg/evictor/budget_gate.h); this file decodes them and says when a
 // budget's window is open. Time zones come from the system's tz database (Debian's tzdata) through
@@ -38,12 +40,23 @@ struct Budget {
   std::optional<CronSchedule> schedule;  // none: always active
   std::string timeZone = "UTC";
   double durationSeconds = 0;  // with a schedule, > 0
+  bool capsEvictions = true;   // maxEvictions is set (a budget may hold only the per-owner fields)
   std::uint32_t maxEvictions = 0;
   bool percent = false;  // maxEvictions is a percentage of the pods in scope in the snapshot
+  // Per owner (api::workloadOf): at most this many of its pods unavailable (a count, or a
+  // percentage of its pods), and at least this long between two of its evictions.
+  std::optional<std::uint32_t> maxUnavailablePerOwner;
+  bool unavailablePercent = false;
+  std::optional<double> minIntervalPerOwnerSeconds;
   BudgetScope scope;
 
   // The allowance for `podsInScope` pods: the count, or the percentage of them rounded down.
   std::uint32_t allowance(std::size_t podsInScope) const;
+  // The unavailable pods allowed for an owner with `ownerPods` pods: the count, or the percentage
+  // of them rounded down (as the Deployment controller rounds maxUnavailable) but at least 1
+  // unless the percentage is 0. Only with maxUnavailablePerOwner set.
+  std::uint32_t unavailableAllowance(std::size_t ownerPods) const;
+  bool paces() const { return maxUnavailablePerOwner.has_value() || minIntervalPerOwnerSeconds.has_value(); }
 };
 
 // A window a schedule tick opened: [start, end).

@@ -7,7 +7,8 @@
 //     blockedEvents: {enabled: true, period: 1h, perMinute: 10}
 //     moves:         {enabled: false, maxReplicas: 1, namespaces: {include|exclude}, labelSelector,
 //                     deadline: 0s (the Deployment's progressDeadlineSeconds)}
-//     budgets:       [{name, schedule, timeZone, duration, maxEvictions, scope}]   (pkg/policy/budgets.h)
+//     budgets:       [{name, schedule, timeZone, duration, maxEvictions, maxUnavailablePerOwner,
+//                      minIntervalPerOwner, scope}]   (pkg/policy/budgets.h)
 //     compat:        upstream | {<switch>: upstream}   (pkg/policy/compat.h)
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
