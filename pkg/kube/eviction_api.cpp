@@ -70,19 +70,12 @@ evictor::ApiAnswer KubeEvictionApi::evict(const evictor::EvictionRequest& r) {
   const Clock::TimePoint sent = clock_->now();
   auto res = client_.post("/api/v1/namespaces/" + r.ns + "/pods/" + r.name + "/eviction",
                           body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), opts);
-  evictor::ApiAnswer a;
-  a.seconds = std::chrono::duration<double>(clock_->now() - sent).count();
-  if (res) {
-    a.status = res->status;
-    return a;
+  evictor::ApiAnswer a = answerOf(res, std::chrono::duration<double>(clock_->now() - sent).count());
+  if (!res) {
+    const ApiError& e = res.error();
+    a.disruptionBudget =
+        e.hasCause("DisruptionBudget") || (e.code == 429 && e.message.find("disruption budget") != std::string::npos);
   }
-  const ApiError& e = res.error();
-  a.status = e.code;
-  a.reason = e.reason;
-  a.message = e.code == 0 ? e.describe() : e.message;
-  a.disruptionBudget =
-      e.hasCause("DisruptionBudget") || (e.code == 429 && e.message.find("disruption budget") != std::string::npos);
-  a.cancelled = e.code == 0 && e.cancelled;
   return a;
 }
 

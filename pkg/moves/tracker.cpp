@@ -79,11 +79,7 @@ void MoveTracker::catchUp(const std::string& key, const std::string& ns) {
     oldThere = oldThere || p->uid.str() == m.oldUid;
     over = observe(m, *p, false, now) || over;
   }
-  if (!oldThere && !m.goneAt) {
-    m.goneAt = now;
-    log::info("move step", {{"deployment", key}, {"pod", m.oldPod}, {"step", "old-pod-gone"}, {"seconds", 0}});
-    over = m.readyAt.has_value();
-  }
+  if (!oldThere) over = markGone(m, now) || over;
   if (!over) return;
   Move done = std::move(m);
   moves_.erase(it);
@@ -91,16 +87,21 @@ void MoveTracker::catchUp(const std::string& key, const std::string& ns) {
   finish(key, std::move(done), true, "", now);
 }
 
+bool MoveTracker::markGone(Move& m, Clock::TimePoint now) {
+  if (!m.goneAt) {
+    m.goneAt = now;
+    log::info("move step", {{"deployment", m.plan.ns + "/" + m.plan.deployment},
+                            {"pod", m.oldPod},
+                            {"step", "old-pod-gone"},
+                            {"seconds", secondsBetween(m.started, now)}});
+  }
+  return m.readyAt && m.goneAt;
+}
+
 bool MoveTracker::observe(Move& m, const api::Pod& p, bool deleted, Clock::TimePoint now) {
   const std::string key = m.plan.ns + "/" + m.plan.deployment;
   if (deleted) {
-    if (p.uid.str() == m.oldUid && !m.goneAt) {
-      m.goneAt = now;
-      log::info("move step", {{"deployment", key},
-                              {"pod", m.oldPod},
-                              {"step", "old-pod-gone"},
-                              {"seconds", secondsBetween(m.started, now)}});
-    }
+    if (p.uid.str() == m.oldUid) markGone(m, now);
   } else if (isReplacement(p, m.plan.deployment, m.oldHash)) {
     if (m.newPod.empty()) m.newPod = p.name;
     if (p.name == m.newPod && m.newNode.empty() && !p.nodeName.empty()) {

@@ -70,6 +70,8 @@ class MoveTracker : public evictor::Sink {
     std::string newPod, newNode;
     std::optional<Clock::TimePoint> readyAt, goneAt;
   };
+  // Records the old pod gone (once, with its log line); true when the move is over (Ready and gone).
+  bool markGone(Move& m, Clock::TimePoint now);
   // Steps of `m` seen in `pod` (`deleted`: it is gone); true when the move is over.
   bool observe(Move& m, const api::Pod& pod, bool deleted, Clock::TimePoint now);
   // What the cache already shows of the move under `key`, right after it started.

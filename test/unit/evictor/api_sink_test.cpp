@@ -2,42 +2,20 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
-
 #include "pkg/base/log.h"
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/fake_clock.h"
+#include "test/unit/testing/fake_eviction_api.h"
 
 namespace kdesched::testing {
 namespace {
-
-struct FakeApi : evictor::EvictionApi {
-  evictor::ApiAnswer answer{.status = 201, .reason = "", .message = ""};
-  std::vector<evictor::EvictionRequest> requests;
-  std::vector<evictor::PodEvent> events;
-  // What each look-up of the pod finds, in turn; then: still there.
-  std::deque<evictor::PodCheck> checks;
-  int checked = 0;
-  evictor::ApiAnswer evict(const evictor::EvictionRequest& r) override {
-    requests.push_back(r);
-    return answer;
-  }
-  evictor::PodCheck checkPod(const std::string&, const std::string&, const std::string&) override {
-    ++checked;
-    if (checks.empty()) return {evictor::PodPresence::Present, "the same uid, not being deleted"};
-    evictor::PodCheck c = checks.front();
-    checks.pop_front();
-    return c;
-  }
-  void recordEvent(const evictor::PodEvent& e) override { events.push_back(e); }
-};
 
 evictor::Decision decision(const api::Pod& p) {
   return {&p, "node2", "RemovePodsViolatingInterPodAntiAffinity", "default", "term broken"};
 }
 
 TEST(ApiSink, SuccessSendsUidPreconditionGraceAndAnEvent) {
-  FakeApi api;
+  FakeEvictionApi api;
   evictor::ApiSink sink(api, {std::int64_t{30}, false});
   auto pod = PodBuilder("payment").node("node2").build();
   auto r = sink.evict(decision(*pod));
@@ -57,7 +35,7 @@ TEST(ApiSink, SuccessSendsUidPreconditionGraceAndAnEvent) {
 TEST(ApiSink, TheEventAndTheLogLineSayWhereThePodIsExpectedToLand) {
   std::vector<std::string> lines;
   log::setWriter([&lines](std::string_view line) { lines.emplace_back(line); });
-  FakeApi api;
+  FakeEvictionApi api;
   evictor::ApiSink sink(api, {std::nullopt, false});
   auto pod = PodBuilder("payment").node("node2").build();
   auto d = decision(*pod);
@@ -93,7 +71,7 @@ struct AnswerCase {
 class ApiSinkAnswers : public ::testing::TestWithParam<AnswerCase> {};
 
 TEST_P(ApiSinkAnswers, MapsToRefusals) {
-  FakeApi api;
+  FakeEvictionApi api;
   api.answer = GetParam().answer;
   evictor::ApiSink sink(api, {std::nullopt, true});
   auto pod = PodBuilder("payment").node("node2").build();
@@ -174,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ApiSink, AFailedEvictionSaysHowLongItWasOut) {
   std::vector<std::string> lines;
   log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
-  FakeApi api;
+  FakeEvictionApi api;
   api.answer = {.status = 504, .reason = "Timeout", .message = "the server was paused", .seconds = 12.5};
   evictor::ApiSink sink(api, {std::nullopt, false});
   auto pod = PodBuilder("payment").node("node2").build();
@@ -191,7 +169,7 @@ TEST(ApiSink, AFailedEvictionSaysHowLongItWasOut) {
 TEST(ApiSink, A504WhosePodIsGoneIsAnEviction) {
   std::vector<std::string> lines;
   log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
-  FakeApi api;
+  FakeEvictionApi api;
   FakeClock clock;
   api.answer = {.status = 504, .reason = "Timeout", .message = "the server was paused", .seconds = 12.5};
   using evictor::PodPresence;
@@ -213,7 +191,7 @@ TEST(ApiSink, A504WhosePodIsGoneIsAnEviction) {
 }
 
 TEST(ApiSink, A5xxWhosePodStaysIsAFailureAfterTheLastLookUp) {
-  FakeApi api;
+  FakeEvictionApi api;
   FakeClock clock;
   api.answer = {.status = 500, .reason = "InternalError", .message = "etcd"};
   evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt, .failureEvents = false, .clock = &clock});
@@ -231,7 +209,7 @@ TEST(ApiSink, A5xxWhosePodStaysIsAFailureAfterTheLastLookUp) {
 TEST(ApiSink, NoAnswerAndNoLookUpCountsAsEvicted) {
   std::vector<std::string> lines;
   log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
-  FakeApi api;
+  FakeEvictionApi api;
   api.answer = {.status = 0, .reason = "", .message = "timed out after 30s"};
   using evictor::PodPresence;
   api.checks = {{PodPresence::Unknown, "connection refused"},
@@ -255,7 +233,7 @@ TEST(ApiSink, NothingIsSentOnceThisReplicaNoLongerLeads) {
     bool leader = false;
     bool isLeader() const override { return leader; }
   } leadership;
-  FakeApi api;
+  FakeEvictionApi api;
   evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt, .failureEvents = true, .leader = &leadership});
   auto pod = PodBuilder("payment").node("node2").build();
   auto r = sink.evict(decision(*pod));
@@ -274,7 +252,7 @@ TEST(ApiSink, DefiniteAnswersAreNotLookedUp) {
        {evictor::ApiAnswer{.status = 429, .reason = "TooManyRequests", .message = "budget", .disruptionBudget = true},
         evictor::ApiAnswer{.status = 404, .reason = "NotFound", .message = "gone"},
         evictor::ApiAnswer{.status = 0, .reason = "", .message = "cancelled", .cancelled = true}}) {
-    FakeApi api;
+    FakeEvictionApi api;
     api.answer = a;
     evictor::ApiSink sink(api, {std::nullopt, false});
     auto pod = PodBuilder("payment").node("node2").build();
@@ -289,7 +267,7 @@ TEST(ApiSink, ARepeatedRefusalIsLoggedAtInfoOncePerWindow) {
   std::vector<std::string> lines;
   log::setWriter([&](std::string_view l) { lines.emplace_back(l); });
   log::setLevel(log::Level::Info);
-  FakeApi api;
+  FakeEvictionApi api;
   FakeClock clock;
   evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt,
                               .failureEvents = false,
@@ -318,7 +296,7 @@ TEST(ApiSink, ARepeatedRefusalIsLoggedAtInfoOncePerWindow) {
 }
 
 TEST(ApiSink, PodWithoutUidIsNotEvicted) {
-  FakeApi api;
+  FakeEvictionApi api;
   evictor::ApiSink sink(api, {});
   auto pod = std::make_shared<api::Pod>(*PodBuilder("p").build());
   pod->uid.clear();
@@ -333,15 +311,6 @@ TEST(ApiSink, PodWithoutUidIsNotEvicted) {
 
 namespace kdesched::testing {
 namespace {
-
-struct RestartApi : FakeApi {
-  std::vector<evictor::RestartRequest> restarts;
-  evictor::ApiAnswer restartAnswer{.status = 200, .reason = "", .message = ""};
-  evictor::ApiAnswer restartDeployment(const evictor::RestartRequest& r) override {
-    restarts.push_back(r);
-    return restartAnswer;
-  }
-};
 
 evictor::Decision moveOf(const api::Pod& p) {
   evictor::Decision d = decision(p);
@@ -358,7 +327,7 @@ evictor::Decision moveOf(const api::Pod& p) {
 // A move restarts the Deployment (kubectl's annotation, at the injected wall time, with the UID and
 // resourceVersion as preconditions) and evicts nothing.
 TEST(ApiSink, AMoveRestartsTheDeploymentInsteadOfEvicting) {
-  RestartApi api;
+  FakeEvictionApi api;
   FakeClock clock;
   evictor::ApiSink sink(api, {.gracePeriodSeconds = std::nullopt, .failureEvents = false, .clock = &clock});
   auto pod = PodBuilder("payment").node("node2").build();
@@ -373,7 +342,7 @@ TEST(ApiSink, AMoveRestartsTheDeploymentInsteadOfEvicting) {
 }
 
 TEST(ApiSink, AMoveWhoseDeploymentChangedIsRefusedNotRetriedAsAnEviction) {
-  RestartApi api;
+  FakeEvictionApi api;
   api.restartAnswer = {.status = 409, .reason = "Conflict", .message = "the object has been modified"};
   evictor::ApiSink sink(api, {});
   auto pod = PodBuilder("payment").node("node2").build();

@@ -5,6 +5,7 @@
 #include "pkg/evictor/api_sink.h"
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/fake_clock.h"
+#include "test/unit/testing/fake_eviction_api.h"
 
 namespace kdesched::testing {
 namespace {
@@ -92,19 +93,12 @@ TEST(BlockedEvents, OnlyRefusalsThatSaySomethingAboutThePodAndNoneWhenOff) {
   EXPECT_EQ(off.take(decision(*pod), pdb(), e), "off");
 }
 
-struct Api : evictor::EvictionApi {
-  evictor::ApiAnswer answer{.status = 201, .reason = "", .message = ""};
-  std::vector<evictor::PodEvent> events;
-  evictor::ApiAnswer evict(const evictor::EvictionRequest&) override { return answer; }
-  void recordEvent(const evictor::PodEvent& e) override { events.push_back(e); }
-};
-
 // The sink posts them: for the chain's refusals and for a PDB's 429 from the API server, not for
 // other failed requests.
 TEST(BlockedEvents, TheApiSinkPostsThemForRefusalsAndAPdbs429) {
   FakeClock clock;
   evictor::BlockedEvents blocked({}, clock);
-  Api api;
+  FakeEvictionApi api;
   evictor::ApiSink sink(
       api, {.gracePeriodSeconds = std::nullopt, .failureEvents = false, .clock = &clock, .blocked = &blocked});
   auto pod = PodBuilder("payment", "shop").node("node1").build();

@@ -4,16 +4,10 @@
 
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/fake_clock.h"
+#include "test/unit/testing/fake_eviction_api.h"
 
 namespace kdesched::testing {
 namespace {
-
-class RecordedEvents : public evictor::EvictionApi {
- public:
-  evictor::ApiAnswer evict(const evictor::EvictionRequest&) override { return {}; }
-  void recordEvent(const evictor::PodEvent& e) override { events.push_back(e); }
-  std::vector<evictor::PodEvent> events;
-};
 
 struct Fixture {
   Fixture() : tracker(clock, &events, [this](const moves::MoveOutcome& o) { outcomes.push_back(o); }) {
@@ -48,7 +42,7 @@ struct Fixture {
   void deleted(cluster::PodPtr p) { tracker.podChanged({cluster::EventType::Deleted, p, nullptr}); }
 
   FakeClock clock;
-  RecordedEvents events;
+  FakeEvictionApi events;
   std::vector<moves::MoveOutcome> outcomes;
   moves::MoveTracker tracker;
   cluster::PodPtr old;
