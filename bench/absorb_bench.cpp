@@ -131,8 +131,9 @@ void absorb(benchmark::State& state, Level level) {
   // Indexed: the store keeps its pod indexes up to date (as once a daemon took its first
   // snapshot), and a snapshot is taken with each batch of seeds, as a triggered run would.
   if (level == Level::Indexed) benchmark::DoNotOptimize(store.snapshot());
+  cluster::Store::Subscription subscription;
   if (level == Level::Map || level == Level::Indexed)
-    store.subscribe([&](const cluster::StoreEvent& e) {
+    subscription = store.subscribe([&](const cluster::StoreEvent& e) {
       if (!schedule.onEvent(e, t0).empty()) ++mapped;
       if (++seen % 1000 == 0) {
         benchmark::DoNotOptimize(schedule.take(t0 + std::chrono::hours(1)));

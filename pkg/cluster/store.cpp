@@ -2,6 +2,7 @@
 
 #include <type_traits>
 #include <unordered_set>
+#include <utility>
 
 namespace kdesched::cluster {
 
@@ -258,20 +259,39 @@ bool Store::hasNode(const std::string& name) const {
   return nodes_.find(KeyView{{}, name}) != nodes_.end();
 }
 
-void Store::subscribe(Listener listener) {
-  std::lock_guard<std::mutex> lock(mu_);
-  listeners_.push_back(std::move(listener));
+Store::Subscription Store::subscribe(Listener listener) {
+  std::unique_lock<std::shared_mutex> lock(listenersMu_);
+  const std::uint64_t id = nextListener_++;
+  listeners_.emplace_back(id, std::move(listener));
+  return Subscription(this, id);
+}
+
+void Store::unsubscribe(std::uint64_t id) {
+  std::unique_lock<std::shared_mutex> lock(listenersMu_);
+  std::erase_if(listeners_, [id](const auto& l) { return l.first == id; });
 }
 
 void Store::notify(const std::vector<StoreEvent>& events) {
   if (events.empty()) return;
-  std::vector<Listener> listeners;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    listeners = listeners_;
+  std::shared_lock<std::shared_mutex> lock(listenersMu_);
+  for (const auto& l : listeners_)
+    for (const auto& e : events) l.second(e);
+}
+
+Store::Subscription::Subscription(Subscription&& other) noexcept
+    : store_(std::exchange(other.store_, nullptr)), id_(other.id_) {}
+
+Store::Subscription& Store::Subscription::operator=(Subscription&& other) noexcept {
+  if (this != &other) {
+    reset();
+    store_ = std::exchange(other.store_, nullptr);
+    id_ = other.id_;
   }
-  for (const auto& l : listeners)
-    for (const auto& e : events) l(e);
+  return *this;
+}
+
+void Store::Subscription::reset() {
+  if (store_) std::exchange(store_, nullptr)->unsubscribe(id_);
 }
 
 }  // namespace kdesched::cluster

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -32,6 +34,28 @@ using StoreEvent = std::variant<Change<api::Pod>, Change<api::Node>, Change<api:
 class Store {
  public:
   using Listener = std::function<void(const StoreEvent&)>;
+
+  // What subscribe() returns: the listener stays subscribed while this lives. Destroying it (or
+  // reset()) unsubscribes; once that returns the listener is not running and is never called
+  // again, so a listener may capture what the subscription's owner owns. Move-only; must not
+  // outlive the store, and a listener must not destroy its own subscription.
+  class Subscription {
+   public:
+    Subscription() = default;
+    Subscription(Subscription&& other) noexcept;
+    Subscription& operator=(Subscription&& other) noexcept;
+    Subscription(const Subscription&) = delete;
+    Subscription& operator=(const Subscription&) = delete;
+    ~Subscription() { reset(); }
+    void reset();
+    explicit operator bool() const { return store_ != nullptr; }
+
+   private:
+    friend class Store;
+    Subscription(Store* store, std::uint64_t id) : store_(store), id_(id) {}
+    Store* store_ = nullptr;
+    std::uint64_t id_ = 0;
+  };
 
   Store() = default;
   Store(const Store&) = delete;
@@ -71,8 +95,8 @@ class Store {
   // Whether a node of that name is cached (the metrics collector forgets nodes that are gone).
   bool hasNode(const std::string& name) const;
   // Listeners run synchronously on the writer's thread, after the change is applied and without
-  // the store lock held; they must be quick (queue work, do not decide).
-  void subscribe(Listener listener);
+  // the store lock held; they must be quick (queue work, do not decide) and must not subscribe.
+  [[nodiscard]] Subscription subscribe(Listener listener);
 
  private:
   // An object's key as views into the object itself: a table entry is the object's pointer, and
@@ -144,7 +168,12 @@ class Store {
   mutable std::shared_ptr<const Catalog> catalog_;  // null after a change to a kind it holds
   mutable std::shared_ptr<Epoch> epoch_;
   std::atomic<bool> keepPodConditions_{true};
-  std::vector<Listener> listeners_;
+  // Held shared while listeners run (several writers notify at once), exclusively to change them:
+  // no copy of the listeners per change, and an unsubscribe waits for a running listener.
+  mutable std::shared_mutex listenersMu_;
+  std::vector<std::pair<std::uint64_t, Listener>> listeners_;
+  std::uint64_t nextListener_ = 1;
+  void unsubscribe(std::uint64_t id);
 };
 
 // Keys as the API server uses them.

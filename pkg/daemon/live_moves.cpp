@@ -15,14 +15,14 @@ LiveMoves::LiveMoves(const policy::MovesConfig& config, Runtime& rt, bool dryRun
   if (!dryRun) {
     metrics::Metrics* m = rt.metrics();
     cluster::Store& store = rt.store();
-    tracker_ = std::make_shared<moves::MoveTracker>(
+    tracker_ = std::make_unique<moves::MoveTracker>(
         clock_, &rt.asyncEvents(),
         [m](const moves::MoveOutcome& o) {
           if (m) m->moveFinished(o.succeeded, o.readySeconds);
         },
         [&store] { return store.snapshot(); });
-    std::shared_ptr<moves::MoveTracker> tracker = tracker_;
-    rt.store().subscribe([tracker](const cluster::StoreEvent& e) {
+    moves::MoveTracker* tracker = tracker_.get();
+    podChanges_ = store.subscribe([tracker](const cluster::StoreEvent& e) {
       if (const auto* pod = std::get_if<cluster::Change<api::Pod>>(&e)) tracker->podChanged(*pod);
     });
     deadlines_ = std::thread([this] {
@@ -33,6 +33,7 @@ LiveMoves::LiveMoves(const policy::MovesConfig& config, Runtime& rt, bool dryRun
 }
 
 LiveMoves::~LiveMoves() {
+  podChanges_.reset();
   done_.cancel();
   if (deadlines_.joinable()) deadlines_.join();
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "pkg/base/clock.h"
+#include "pkg/cluster/store.h"
 #include "pkg/moves/advisor.h"
 #include "pkg/moves/tracker.h"
 
@@ -32,10 +33,10 @@ class LiveMoves {
   Clock& clock_;
   Cancellation done_;
   moves::ApiWorkloads workloads_;
-  // Shared with the store's listener, which outlives this (the store has no unsubscribe).
-  std::shared_ptr<moves::MoveTracker> tracker_;
+  std::unique_ptr<moves::MoveTracker> tracker_;
   std::unique_ptr<moves::Advisor> advisor_;
   std::thread deadlines_;
+  cluster::Store::Subscription podChanges_;  // feeds tracker_; reset first in the destructor
 };
 
 }  // namespace kdesched::daemon

@@ -44,7 +44,10 @@ TriggeredRuns::TriggeredRuns(cluster::Store& store, policy::TriggerConfig config
       antiFlapping_(antiFlapping),
       schedule_(config) {}
 
-TriggeredRuns::~TriggeredRuns() { stop(); }
+TriggeredRuns::~TriggeredRuns() {
+  subscription_.reset();
+  stop();
+}
 
 void TriggeredRuns::setInterest(Interest interest) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -59,7 +62,7 @@ void TriggeredRuns::subscribe() {
     subscribed_ = true;
     schedule_.seedCarriers(*snapshot);
   }
-  store_.subscribe([this](const cluster::StoreEvent& e) { onEvent(e); });
+  subscription_ = store_.subscribe([this](const cluster::StoreEvent& e) { onEvent(e); });
   if (deadlineFn_) rescanDeadlines();
 }
 

@@ -17,6 +17,7 @@
 
 #include "pkg/base/clock.h"
 #include "pkg/base/cpu_clock.h"
+#include "pkg/cluster/store.h"
 #include "pkg/framework/cycle.h"
 #include "pkg/trigger/antiflapping.h"
 #include "pkg/trigger/schedule.h"
@@ -113,6 +114,7 @@ class TriggeredRuns {
   bool stopping_ = false;
   bool busy_ = false;
   std::thread thread_;
+  cluster::Store::Subscription subscription_;
 };
 
 }  // namespace kdesched::trigger

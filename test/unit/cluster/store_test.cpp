@@ -12,7 +12,7 @@ namespace {
 TEST(Store, UpsertRemoveAndEvents) {
   cluster::Store s;
   std::vector<std::string> seen;
-  s.subscribe([&](const cluster::StoreEvent& e) {
+  auto subscription = s.subscribe([&](const cluster::StoreEvent& e) {
     if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e)) {
       const char* t = c->type == cluster::EventType::Added      ? "add"
                       : c->type == cluster::EventType::Modified ? "mod"
@@ -28,12 +28,38 @@ TEST(Store, UpsertRemoveAndEvents) {
   EXPECT_EQ(seen, (std::vector<std::string>{"add a", "mod a", "del a"}));
 }
 
+// A listener is called while its subscription lives: not after reset() or its destruction, and a
+// moved subscription keeps it (the moved-from one unsubscribes nothing).
+TEST(Store, ASubscriptionUnsubscribesWhenItGoes) {
+  cluster::Store s;
+  int first = 0, second = 0;
+  cluster::Store::Subscription a = s.subscribe([&](const cluster::StoreEvent&) { ++first; });
+  {
+    auto b = s.subscribe([&](const cluster::StoreEvent&) { ++second; });
+    s.upsert(PodBuilder("a").build());
+    EXPECT_EQ(first, 1);
+    EXPECT_EQ(second, 1);
+  }
+  s.upsert(PodBuilder("b").build());
+  EXPECT_EQ(first, 2);
+  EXPECT_EQ(second, 1) << "b was destroyed";
+
+  cluster::Store::Subscription moved = std::move(a);
+  EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move): a moved-from subscription is empty
+  a.reset();        // NOLINT(bugprone-use-after-move): and unsubscribes nothing
+  s.upsert(PodBuilder("c").build());
+  EXPECT_EQ(first, 3);
+  moved.reset();
+  s.upsert(PodBuilder("d").build());
+  EXPECT_EQ(first, 3);
+}
+
 TEST(Store, ReplaceTurnsVanishedObjectsIntoDeletes) {
   cluster::Store s;
   s.upsert(PodBuilder("a").build());
   s.upsert(PodBuilder("b").build());
   std::vector<std::string> deleted;
-  s.subscribe([&](const cluster::StoreEvent& e) {
+  auto subscription = s.subscribe([&](const cluster::StoreEvent& e) {
     if (auto* c = std::get_if<cluster::Change<api::Pod>>(&e); c && c->type == cluster::EventType::Deleted)
       deleted.push_back(c->before->name);
   });

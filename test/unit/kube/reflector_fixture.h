@@ -72,7 +72,7 @@ class ReflectorTest : public ::testing::Test {
     auto t = std::make_unique<FakeTransport>();
     transport_ = t.get();
     client_ = std::make_unique<Client>(cfg, std::move(t), clock_);
-    store_.subscribe([this](const cluster::StoreEvent& e) {
+    subscription_ = store_.subscribe([this](const cluster::StoreEvent& e) {
       auto* c = std::get_if<cluster::Change<api::Pod>>(&e);
       if (!c) return;
       std::lock_guard<std::mutex> lock(mu_);
@@ -150,6 +150,7 @@ class ReflectorTest : public ::testing::Test {
   std::mutex mu_;
   std::vector<std::string> deleted_;
   std::vector<std::string> changes_;
+  cluster::Store::Subscription subscription_;  // last: unsubscribes before the rest goes
 };
 
 inline Scripted failedWatch(int code, const std::string& reason, const std::string& message) {

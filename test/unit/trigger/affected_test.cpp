@@ -14,8 +14,9 @@ struct Harness {
   cluster::Store store;
   Seeds seeds;
   std::vector<std::string> kinds;
+  cluster::Store::Subscription subscription;
   Harness() {
-    store.subscribe([this](const cluster::StoreEvent& e) {
+    subscription = store.subscribe([this](const cluster::StoreEvent& e) {
       std::string k = trigger::addSeed(e, seeds);
       if (!k.empty()) kinds.push_back(k);
     });

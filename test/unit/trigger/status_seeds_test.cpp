@@ -13,9 +13,10 @@ struct Harness {
   trigger::Seeds seeds;
   trigger::Interest interest;
   std::vector<std::string> kinds;
+  cluster::Store::Subscription subscription;
   explicit Harness(bool podStatus = true) {
     interest.podStatus = podStatus;
-    store.subscribe([this](const cluster::StoreEvent& e) {
+    subscription = store.subscribe([this](const cluster::StoreEvent& e) {
       std::string k = trigger::addSeed(e, seeds, interest);
       if (!k.empty()) kinds.push_back(k);
     });
