@@ -16,12 +16,16 @@
 
 namespace kdesched::trigger {
 
-// A candidate to look at again later: deferred mid-rollout, or refused by the owner cooldown.
+// A candidate to look at again later: deferred mid-rollout, or refused by a gate that says when
+// to come back (the owner cooldown, a budget's window end, minIntervalPerOwner).
 struct Deferred {
   api::PodName pod;
   std::set<std::string> plugins;
   Clock::TimePoint due;
-  Clock::TimePoint firstEvent;  // of the batch it came from
+  // Where kdesched_event_to_eviction_seconds counts from: the event of the batch it came from
+  // (deferred mid-rollout), or `due` for a retry (the wait was the gate's, not a slow reaction).
+  Clock::TimePoint firstEvent;
+  bool retry = false;
 };
 
 // What is due at one time.

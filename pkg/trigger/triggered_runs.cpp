@@ -145,7 +145,8 @@ void TriggeredRuns::retryLater(const api::PodName& pod, const std::set<std::stri
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
-    schedule_.defer({pod, plugins, now + seconds(secs), now});
+    const Clock::TimePoint due = now + seconds(secs);
+    schedule_.defer({.pod = pod, .plugins = plugins, .due = due, .firstEvent = due, .retry = true});
   }
   cv_.notify_all();
 }
@@ -253,14 +254,18 @@ void TriggeredRuns::run(DueWork due, Clock::TimePoint now) {
     auto pods = std::make_shared<api::PodNames>();
     std::set<std::string> plugins;
     Clock::TimePoint earliest = due.deferred.front().firstEvent;
+    std::size_t retried = 0;
     for (const Deferred& d : due.deferred) {
       pods->insert(d.pod);
       plugins.insert(d.plugins.begin(), d.plugins.end());
       earliest = std::min(earliest, d.firstEvent);
+      retried += d.retry ? 1 : 0;
     }
     scope.plugins.assign(plugins.begin(), plugins.end());
     scope.pods = pods;
-    log::info("triggered run after rollout grace", {{"pods", pods->size()}});
+    log::info(
+        retried == due.deferred.size() ? "triggered run after a refusal's wait" : "triggered run after rollout grace",
+        {{"pods", pods->size()}, {"retried", retried}});
     runner_.runScoped(scope, earliest);
   }
   if (!due.deadlines.empty()) runDeadlines(due.deadlines);

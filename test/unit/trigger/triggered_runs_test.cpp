@@ -276,6 +276,7 @@ TEST_F(TriggeredRunsTest, APodBoundBesideItsDuplicateMakesADebouncedBalanceRun) 
 
 TEST_F(TriggeredRunsTest, RetryLaterLooksAtTheCandidateAgainOnce) {
   trigger::TriggeredRuns triggered(store, config(), rec, clock);
+  const Clock::TimePoint start = clock->now();
   triggered.retryLater(podName("default/payment"), {trigger::kAntiAffinityPlugin}, 300);
   triggered.retryLater(podName("default/payment"), {trigger::kAntiAffinityPlugin}, 600);  // already waiting
   clock->advanceSeconds(299);
@@ -283,6 +284,9 @@ TEST_F(TriggeredRunsTest, RetryLaterLooksAtTheCandidateAgainOnce) {
   clock->advanceSeconds(1);
   EXPECT_TRUE(triggered.runDue());
   ASSERT_EQ(rec.runs.size(), 1u);
+  // The 300 s were the gate's wait (a cooldown, a budget window), not a slow reaction: the
+  // event-to-eviction delay counts from when it ended.
+  EXPECT_EQ(rec.firstEvents[0], start + seconds(300));
   EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/payment"});
   EXPECT_FALSE(triggered.nextWakeup());
 }
