@@ -78,6 +78,7 @@ struct DaemonFlags {
   bool watchList = true;
   CLI::Option* watchListFlag = nullptr;  // given or not: else the environment decides
   std::vector<std::string> ignored;      // upstream flags taken out before parsing (upstream_flags.h)
+  std::vector<std::string> repeated;     // flags given more than once (the last value kept)
 };
 
 void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
@@ -114,7 +115,8 @@ void addDaemonFlags(CLI::App& app, DaemonFlags& f) {
                  "Lowest TLS version served: VersionTLS10, VersionTLS11, VersionTLS12 (default), VersionTLS13");
   app.add_option("--tls-cipher-suites", f.d.tls.cipherSuites,
                  "Comma-separated cipher suites for TLS 1.0-1.2, Go's names (TLS 1.3 suites are always on)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // pflag's StringSlice: each one adds
   app.add_flag("--plain-http", f.d.tls.plainHttp,
                "kdesched only: serve /metrics and the probes over plain HTTP instead of HTTPS");
   app.add_flag("--disable-metrics", f.d.disableMetrics, "Do not register metrics");
@@ -362,6 +364,11 @@ int runDaemon(DaemonFlags& f) {
     for (const auto& n : f.ignored) names += (names.empty() ? "" : ",") + n;
     kdesched::log::warn("ignoring upstream flags kdesched does not implement", {{"flags", names}});
   }
+  if (!f.repeated.empty()) {
+    std::string names;
+    for (const auto& n : f.repeated) names += (names.empty() ? "" : ",") + n;
+    kdesched::log::warn("flags given more than once: the last value is used, as upstream", {{"flags", names}});
+  }
   // Checked before anything connects, as upstream's serving options are.
   if (!f.d.tls.plainHttp && f.d.port != 0) {
     kdesched::Status st = kdesched::metrics::tlsMinVersion(f.d.tls.minVersion).status();
@@ -419,8 +426,12 @@ int main(int argc, char** argv) {
       "kdesched"};
   app.require_subcommand(0, 1);
 
+  // The daemon's flags are upstream's, read as pflag reads them: a flag given twice keeps the last
+  // value. plan's are kdesched's own and refuse a repeat.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   DaemonFlags daemonFlags;
   addDaemonFlags(app, daemonFlags);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
   PlanFlags planFlags;
   CLI::App* plan = addPlanCommand(app, planFlags);
   CLI::App* version = app.add_subcommand("version", "Print the version");
@@ -434,6 +445,7 @@ int main(int argc, char** argv) {
     auto upstream = kdesched::cmd::normalizeUpstreamArgs(args);
     args = std::move(upstream.args);
     daemonFlags.ignored = std::move(upstream.ignored);
+    daemonFlags.repeated = std::move(upstream.repeated);
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last-first
   try {

@@ -33,12 +33,31 @@ bool among(const std::array<std::string_view, N>& names, std::string_view name) 
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// "--a_b=x_y" -> "--a-b=x_y": pflag's name normalization, never the value.
+std::string normalizedName(const std::string& arg) {
+  if (arg.size() <= 2 || arg.rfind("--", 0) != 0) return arg;
+  std::string out = arg;
+  std::replace(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(std::min(out.find('='), out.size())), '_', '-');
+  return out;
+}
+
+void noteRepeated(UpstreamArgs& out, std::vector<std::string>& seen, const std::string& arg) {
+  if (arg.rfind("--", 0) != 0) return;
+  std::string name = arg.substr(0, arg.find('='));
+  if (std::find(seen.begin(), seen.end(), name) == seen.end()) {
+    seen.push_back(std::move(name));
+  } else if (std::find(out.repeated.begin(), out.repeated.end(), name) == out.repeated.end()) {
+    out.repeated.push_back(std::move(name));
+  }
+}
+
 }  // namespace
 
 UpstreamArgs normalizeUpstreamArgs(const std::vector<std::string>& args) {
   UpstreamArgs out;
+  std::vector<std::string> seen;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
+    const std::string a = normalizedName(args[i]);
     if (a == "--") {  // the rest is positional
       out.args.insert(out.args.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
       break;
@@ -55,11 +74,9 @@ UpstreamArgs normalizeUpstreamArgs(const std::vector<std::string>& args) {
       continue;
     }
     // pflag reads "-v=3" as shorthand v with value 3; CLI11 would take "=3" as the value.
-    if (a.rfind("-v=", 0) == 0) {
-      out.args.push_back("--v=" + a.substr(3));
-      continue;
-    }
-    out.args.push_back(a);
+    std::string kept = a.rfind("-v=", 0) == 0 ? "--v=" + a.substr(3) : a;
+    noteRepeated(out, seen, kept == "-v" ? "--v" : kept);
+    out.args.push_back(std::move(kept));
   }
   return out;
 }

@@ -54,20 +54,24 @@ phase "1. one-shot: payment evicted, Event, replacement elsewhere"
 t_evict0="$(kd_now_ms)"
 # Every flag of upstream v0.36 (docs/cli/descheduler.md), in pflag's spellings, as a manifest or
 # the chart's cmdOptions would carry them: the run must not notice the ones kdesched ignores.
-UPSTREAM_FLAGS=(--enable-http2 --disable-http2-serving=false --http2-max-streams-per-connection=100
+# pflag's ways too: an underscore spelling (--leader_elect), and a flag given twice whose last
+# value wins (--dry-run, then --dry-run=false: the run evicts).
+UPSTREAM_FLAGS=(--dry-run --enable-http2 --disable-http2-serving=false --http2-max-streams-per-connection=100
   --permit-address-sharing --permit-port-sharing=true --tls-sni-cert-key x.crt,x.key --tls-curve-preferences 23,29
   --otel-fallback-no-op-on-error --vmodule=descheduler=2 --log-json-info-buffer-size 0 --log-json-split-stream=false
   --log-text-info-buffer-size=0 --log-text-split-stream --cert-dir /nonexistent/certs
   --tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256 --tls-min-version VersionTLS12
   --feature-gates EvictionsInBackground=false --otel-collector-endpoint= --otel-service-name descheduler
   --otel-sample-rate 1 --otel-trace-namespace kdesched --otel-transport-ca-cert= --log-flush-frequency 5s
-  -v=2 --logging-format text --leader-elect=false --leader-elect-resource-lock leases --dry-run=false
+  -v=2 --logging-format text --leader_elect=false --leader-elect-resource-lock leases --dry-run=false
   --client-connection-qps 50 --client-connection-burst 100 --disable-metrics=false --bind-address 0.0.0.0)
 kds_run oneshot 60 --descheduling-interval 0 --secure-port 0 "${UPSTREAM_FLAGS[@]}"
 timing "one-shot run (start to exit)" "$(ms_str "${KDS_RUN_MS}")"
 check "exit 0 (got ${KDS_RC})" [ "${KDS_RC}" = 0 ]
 check "every upstream flag accepted; the unimplemented ones named in one warning" \
   kds_log_has oneshot 'msg="ignoring upstream flags kdesched does not implement" flags=--enable-http2,.*--tls-sni-cert-key,.*--vmodule,.*--log-text-split-stream,--cert-dir,--feature-gates,.*--log-flush-frequency'
+check "a flag given twice: named in one warning, the last value used (not a dry run)" \
+  kds_log_has oneshot 'msg="flags given more than once: the last value is used, as upstream" flags=--dry-run$'
 check "one cycle, one eviction logged" kds_log_has oneshot "msg=\"cycle finished\" evicted=1 refused=0"
 check "log names the evicted pod and the strategy" \
   kds_log_has oneshot "msg=\"Evicted pod\" pod=${KDS_NS}/${PAYMENT_POD} node=${PAYMENT_NODE} plugin=${STRATEGY} .*result=success"

@@ -11,6 +11,26 @@ using ::testing::IsEmpty;
 
 using Args = std::vector<std::string>;
 
+// component-base's WordSepNormalizeFunc: a flag name's underscores are dashes (the value's are
+// kept), for the flags kdesched implements and the ones it takes out alike.
+TEST(UpstreamArgs, UnderscoresInAFlagNameAreDashesAsPflagNormalizesThem) {
+  const UpstreamArgs out = normalizeUpstreamArgs(
+      {"--logging_format=json", "--policy_config_file", "/etc/my_policy.yaml", "--dry_run", "--cert_dir=/a_b", "-v=3"});
+  EXPECT_THAT(out.args, ElementsAre("--logging-format=json", "--policy-config-file", "/etc/my_policy.yaml", "--dry-run",
+                                    "--v=3"));
+  EXPECT_THAT(out.ignored, ElementsAre("--cert-dir"));
+  EXPECT_THAT(out.repeated, IsEmpty());
+}
+
+// pflag keeps the last value of a flag given twice; the parser does that, this names them for
+// the warning (whatever the spelling: "-v" is "--v", "--a_b" is "--a-b").
+TEST(UpstreamArgs, AFlagGivenMoreThanOnceIsNamedOnce) {
+  const UpstreamArgs out =
+      normalizeUpstreamArgs({"--descheduling-interval=5m", "-v", "2", "--descheduling_interval", "10m", "--v=4",
+                             "--dry-run", "--descheduling-interval=1m", "--", "--dry-run"});
+  EXPECT_THAT(out.repeated, ElementsAre("--descheduling-interval", "--v"));
+}
+
 // Every upstream v0.36 flag kdesched does not implement, in each form pflag accepts: it is taken
 // out with its value and named, and the flags around it are untouched.
 TEST(UpstreamArgs, EveryUnimplementedUpstreamFlagIsTakenOutWithItsValue) {
