@@ -31,10 +31,14 @@ Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::Bui
   plugins::registerDefaultPlugins(registry);
   Engine e;
   e.policy = std::move(pol.value());
-  auto profiles = framework::buildProfiles(e.policy, registry, ctx);
+  // The extension holds settings some plugins are built with; its errors still come after the
+  // profiles' ones.
+  auto extension = policy::decodeExtension(e.policy.extension);
+  framework::BuildContext withExtension = ctx;
+  if (extension.isOk()) withExtension.podLifeTimeJitterSeconds = extension.value().podLifeTime.jitterSeconds;
+  auto profiles = framework::buildProfiles(e.policy, registry, withExtension);
   if (!profiles.isOk()) return profiles.status();
   e.profiles = std::move(profiles.value());
-  auto extension = policy::decodeExtension(e.policy.extension);
   if (!extension.isOk()) return Status::error(e.policy.sourceName + ": " + extension.error());
   e.extension = std::move(extension.value());
   if (Status s = checkBudgetPlugins(e.extension, registry); !s.isOk())

@@ -2,6 +2,7 @@
 // every plugin. No static self-registration (a static library link silently drops such objects).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -49,6 +50,9 @@ struct BuildContext {
   // The metrics sources the policy's top level configures; plugins that balance by usage check
   // theirs against it. buildProfiles fills it from the policy.
   usage::Providers metricsProviders;
+  // PodLifeTime's lifetime jitter in seconds (the policy's `kdesched.podLifeTime.jitter`; 0: off).
+  // The engine fills it from the decoded extension.
+  std::uint64_t podLifeTimeJitterSeconds = 0;
   void warn(std::string line) const {
     if (warnings) warnings->push_back(std::move(line));
   }

@@ -35,6 +35,20 @@ Status readMoves(ArgsReader& top, MovesConfig& m) {
   });
 }
 
+// Whole seconds, at least one, at most a month (744h): a lifetime's jitter beyond that is a typo.
+Status readPodLifeTime(ArgsReader& top, PodLifeTimeConfig& c) {
+  return top.readObject("podLifeTime", [&](ArgsReader& r) -> Status {
+    std::optional<double> jitter;
+    if (Status s = r.readDuration("jitter", jitter); !s.isOk()) return s;
+    if (jitter) {
+      if (*jitter != 0 && (*jitter < 1 || *jitter > 744 * 3600))
+        return r.error("jitter", "must be 0s (off) or from 1s to 744h, got " + fmt::format("{}s", *jitter));
+      c.jitterSeconds = static_cast<std::uint64_t>(*jitter);
+    }
+    return r.finish();
+  });
+}
+
 }  // namespace
 
 Result<Extension> decodeExtension(const RawArgs& raw) {
@@ -98,12 +112,14 @@ Result<Extension> decodeExtension(const RawArgs& raw) {
   if (!st.isOk()) return st;
   if (Status s = readMoves(top, e.moves); !s.isOk()) return s;
   if (Status s = readBudgets(top, e.budgets); !s.isOk()) return s;
+  if (Status s = readPodLifeTime(top, e.podLifeTime); !s.isOk()) return s;
   if (Status s = readCompat(top, e.compat); !s.isOk()) return s;
-  // Upstream has neither moves nor budgets: `compat: upstream` decides as upstream does, whatever
-  // they say (budgets are read and checked first).
+  // Upstream has neither moves, budgets nor lifetime jitter: `compat: upstream` decides as upstream
+  // does, whatever they say (they are read and checked first).
   if (e.compat == Compat::upstream()) {
     e.moves.enabled = false;
     e.budgets.clear();
+    e.podLifeTime = {};
   }
   // Upstream posts no such Events: `compat: upstream` leaves them off unless asked for by name.
   e.blockedEvents.enabled = blockedEnabled.value_or(!(e.compat == Compat::upstream()));

@@ -9,11 +9,13 @@
 //                     deadline: 0s (the Deployment's progressDeadlineSeconds)}
 //     budgets:       [{name, schedule, timeZone, duration, maxEvictions, maxUnavailablePerOwner,
 //                      minIntervalPerOwner, scope}]   (pkg/policy/budgets.h)
+//     podLifeTime:   {jitter: 0s}
 //     compat:        upstream | {<switch>: upstream}   (pkg/policy/compat.h)
 // Upstream descheduler ignores unknown top-level keys, so the same file still works there.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "pkg/base/status.h"
 #include "pkg/policy/args.h"
@@ -62,6 +64,13 @@ struct MovesConfig {
   double deadlineSeconds = 0;  // the new pod Ready within this; 0: the Deployment's progressDeadlineSeconds
 };
 
+// PodLifeTime's lifetimes spread out: each pod lives up to `jitter` longer than
+// maxPodLifeTimeSeconds, by an amount fixed by its UID (pkg/plugins/podlifetime), so the pods of
+// one rollout do not all expire in the same second. Off (0) by default and under `compat: upstream`.
+struct PodLifeTimeConfig {
+  std::uint64_t jitterSeconds = 0;
+};
+
 struct Extension {
   TriggerConfig triggers;
   AntiFlappingConfig antiFlapping;
@@ -70,6 +79,7 @@ struct Extension {
   // Schedulable disruption budgets (pkg/policy/budgets.h); none unless configured, and none under
   // `compat: upstream` (read and checked, then dropped: upstream has no such thing).
   std::vector<Budget> budgets;
+  PodLifeTimeConfig podLifeTime;
   Compat compat;  // the deliberate differences from upstream, each switchable
 };
 

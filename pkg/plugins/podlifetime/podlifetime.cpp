@@ -1,6 +1,7 @@
 #include "pkg/plugins/podlifetime/podlifetime.h"
 
 #include <algorithm>
+#include <ctime>
 #include <limits>
 #include <vector>
 
@@ -31,14 +32,35 @@ bool ownerKindsAllow(const Args& a, const api::Pod& pod) {
                       [&](const api::OwnerReference& o) { return contains(a.ownerKindsExclude, o.kind.view()); });
 }
 
+std::string utcText(api::Timestamp t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// "maxPodLifeTimeSeconds is 7200", and with a jitter the pod's own share and deadline:
+// "maxPodLifeTimeSeconds is 7200 plus jitter 4m12s: lifetime ends 2026-01-02T05:04:12Z".
+std::string lifetimeText(std::uint64_t max, std::uint64_t extra, const api::Pod& pod, bool longForm) {
+  std::string out = "maxPodLifeTimeSeconds is " + std::to_string(max);
+  if (longForm) out += " (" + formatAge(max) + ")";
+  if (extra == 0) return out;
+  out += " plus jitter " + formatAge(extra);
+  if (pod.creationTimestamp)
+    out += ": lifetime ends " + utcText(*pod.creationTimestamp + static_cast<api::Timestamp>(max + extra));
+  return out;
+}
+
 // Upstream compares the truncated whole seconds of the age, strictly. A pod created in the future
 // (clock skew) is not old; nor, unlike upstream (which reads the zero time as ancient), one without
-// a creationTimestamp, which only a hand-written snapshot can have.
-std::optional<std::string> matchAge(std::uint64_t max, const api::Pod& pod, api::Timestamp now) {
+// a creationTimestamp, which only a hand-written snapshot can have. `extra` is the pod's jitter.
+std::optional<std::string> matchAge(std::uint64_t max, std::uint64_t extra, const api::Pod& pod, api::Timestamp now) {
   if (!pod.creationTimestamp || *pod.creationTimestamp > now) return std::nullopt;
   auto age = static_cast<std::uint64_t>(now - *pod.creationTimestamp);
-  if (age <= max) return std::nullopt;
-  return "pod is " + formatAge(age) + " old, maxPodLifeTimeSeconds is " + std::to_string(max);
+  if (age <= max + extra) return std::nullopt;
+  return "pod is " + formatAge(age) + " old, " + lifetimeText(max, extra, pod, false);
 }
 
 bool kindIncluded(const Args& a, api::ContainerKind k) {
@@ -117,6 +139,7 @@ struct NotMet {
   const Args* args;
   const api::Pod* pod;
   api::Timestamp now;
+  std::uint64_t extra;  // the pod's lifetime jitter
   std::string text() const;
 };
 
@@ -132,8 +155,7 @@ std::string NotMet::text() const {
       if (!pod->creationTimestamp || *pod->creationTimestamp > now)
         return "not a candidate: the pod has no creationTimestamp in the past";
       return "not a candidate: pod is " + formatAge(static_cast<std::uint64_t>(now - *pod->creationTimestamp)) +
-             " old, maxPodLifeTimeSeconds is " + std::to_string(*a.maxPodLifeTimeSeconds) + " (" +
-             formatAge(*a.maxPodLifeTimeSeconds) + ")";
+             " old, " + lifetimeText(*a.maxPodLifeTimeSeconds, extra, *pod, true);
     case Unmet::States:
       return "not a candidate: phase " + std::string(api::toString(pod->phase)) +
              ", no status or container reason is in states " + joined(a.states);
@@ -147,6 +169,23 @@ std::string NotMet::text() const {
 
 }  // namespace
 
+std::uint64_t stableHash(std::string_view text) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// The UID, which the API server gives each pod once; a pod without one (a hand-written snapshot)
+// by its namespace and name.
+std::uint64_t LifetimeJitter::extraSeconds(const api::Pod& pod) const {
+  if (seconds == 0) return 0;
+  const std::string key = pod.uid.empty() ? pod.ns.str() + "/" + pod.name : pod.uid.str();
+  return stableHash(key) % seconds;
+}
+
 std::string formatAge(std::uint64_t seconds) {
   if (seconds == 0) return "0s";
   std::string out;
@@ -157,7 +196,8 @@ std::string formatAge(std::uint64_t seconds) {
 }
 
 framework::Verdict PodLifeTime::judge(const api::Pod& pod, api::Timestamp now) const {
-  auto unmet = [&](Unmet u) { return framework::Verdict::skip(NotMet{u, &args_, &pod, now}); };
+  const std::uint64_t extra = args_.maxPodLifeTimeSeconds ? jitter_.extraSeconds(pod) : 0;
+  auto unmet = [&](Unmet u) { return framework::Verdict::skip(NotMet{u, &args_, &pod, now, extra}); };
   if (!args_.filter.allows(pod)) return unmet(Unmet::ListFilter);
   if (!ownerKindsAllow(args_, pod)) return unmet(Unmet::OwnerKinds);
   std::string reason;  // every criterion met, "; "-joined
@@ -166,7 +206,8 @@ framework::Verdict PodLifeTime::judge(const api::Pod& pod, api::Timestamp now) c
     reason += (reason.empty() ? "" : "; ") + *part;
     return true;
   };
-  if (args_.maxPodLifeTimeSeconds && !met(matchAge(*args_.maxPodLifeTimeSeconds, pod, now))) return unmet(Unmet::Age);
+  if (args_.maxPodLifeTimeSeconds && !met(matchAge(*args_.maxPodLifeTimeSeconds, extra, pod, now)))
+    return unmet(Unmet::Age);
   if (!args_.states.empty() && !met(matchState(args_, pod))) return unmet(Unmet::States);
   if (!args_.conditions.empty() && !met(matchCondition(args_, pod, now))) return unmet(Unmet::Conditions);
   if (!args_.exitCodes.empty() && !met(matchExitCode(args_, pod))) return unmet(Unmet::ExitCodes);
@@ -179,7 +220,8 @@ std::optional<api::Timestamp> PodLifeTime::eligibleAt(const api::Pod& pod, api::
   // which one criterion becomes met for which every other one is met too.
   std::vector<api::Timestamp> times;
   if (args_.maxPodLifeTimeSeconds && pod.creationTimestamp)
-    times.push_back(*pod.creationTimestamp + static_cast<api::Timestamp>(*args_.maxPodLifeTimeSeconds) + 1);
+    times.push_back(*pod.creationTimestamp +
+                    static_cast<api::Timestamp>(*args_.maxPodLifeTimeSeconds + jitter_.extraSeconds(pod)) + 1);
   for (const ConditionFilter& f : args_.conditions) {
     if (!f.minTimeSinceLastTransitionSeconds) continue;
     for (const api::PodCondition& c : pod.status().conditions)
@@ -220,6 +262,11 @@ Status PodLifeTime::deschedule(framework::Handle& h) {
   return Status::ok();
 }
 
-framework::PluginRegistration registration() { return common::registrationOf<PodLifeTime>(kName, decodeArgs); }
+framework::PluginRegistration registration() {
+  return common::registrationOf<PodLifeTime>(
+      kName, decodeArgs, [](const Args&, const policy::RawArgs&, const framework::BuildContext& ctx) {
+        return Result<LifetimeJitter>(LifetimeJitter{ctx.podLifeTimeJitterSeconds});
+      });
+}
 
 }  // namespace kdesched::plugins::podlifetime

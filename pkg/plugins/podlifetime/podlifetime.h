@@ -11,9 +11,19 @@
 
 namespace kdesched::plugins::podlifetime {
 
+// kdesched's lifetime jitter (the policy's `kdesched.podLifeTime.jitter`): each pod lives
+// maxPodLifeTimeSeconds plus extraSeconds(pod), a stable function of its UID in [0, seconds), so
+// plan, dry run and a restarted daemon agree on every pod's deadline, and one rollout's pods
+// (created in the same second) expire spread over the jitter instead of all at once.
+struct LifetimeJitter {
+  std::uint64_t seconds = 0;  // 0: off
+  std::uint64_t extraSeconds(const api::Pod& pod) const;
+};
+
 class PodLifeTime : public framework::DeschedulePlugin, public framework::DeadlinePlugin {
  public:
-  PodLifeTime(Args args, framework::WallSeconds now) : args_(std::move(args)), now_(std::move(now)) {}
+  PodLifeTime(Args args, LifetimeJitter jitter, framework::WallSeconds now)
+      : args_(std::move(args)), jitter_(jitter), now_(std::move(now)) {}
   std::string_view name() const override { return kName; }
   bool readsPodConditions() const override { return !args_.conditions.empty(); }
   Status deschedule(framework::Handle& h) override;
@@ -27,10 +37,14 @@ class PodLifeTime : public framework::DeschedulePlugin, public framework::Deadli
 
  private:
   Args args_;
+  LifetimeJitter jitter_;
   framework::WallSeconds now_;
 };
 
 framework::PluginRegistration registration();
+
+// 64-bit FNV-1a: a hash that no library version or platform changes.
+std::uint64_t stableHash(std::string_view text);
 
 // Seconds as "2h1m", "45m10s", "30s", "0s": whole units, zero units left out.
 std::string formatAge(std::uint64_t seconds);

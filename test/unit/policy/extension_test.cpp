@@ -136,6 +136,36 @@ TEST(ExtensionConfig, Moves) {
   EXPECT_NE(top.error().find("did you mean \"moves\""), std::string::npos) << top.error();
 }
 
+TEST(ExtensionConfig, PodLifeTimeJitter) {
+  auto off = decode("");
+  ASSERT_TRUE(off.isOk());
+  EXPECT_EQ(off->podLifeTime.jitterSeconds, 0u);
+  auto on = decode("podLifeTime: {jitter: 10m}");
+  ASSERT_TRUE(on.isOk()) << on.error();
+  EXPECT_EQ(on->podLifeTime.jitterSeconds, 600u);
+  // Checked, then dropped: upstream has no such thing.
+  auto upstream = decode("podLifeTime: {jitter: 10m}\ncompat: upstream");
+  ASSERT_TRUE(upstream.isOk()) << upstream.error();
+  EXPECT_EQ(upstream->podLifeTime.jitterSeconds, 0u);
+  for (const char* bad : {"500ms", "-1m", "745h"}) {
+    auto e = decode(std::string("podLifeTime: {jitter: ") + bad + "}");
+    ASSERT_FALSE(e.isOk()) << bad;
+    EXPECT_NE(e.error().find("kdesched.podLifeTime.jitter: "), std::string::npos) << e.error();
+  }
+  auto half = decode("podLifeTime: {jitter: 500ms}");
+  EXPECT_NE(half.error().find("kdesched.podLifeTime.jitter: must be 0s (off) or from 1s to 744h, got 0.5s"),
+            std::string::npos)
+      << half.error();
+  auto typo = decode("podLifeTime: {jiter: 1m}");
+  ASSERT_FALSE(typo.isOk());
+  EXPECT_NE(typo.error().find("kdesched.podLifeTime.jiter: unknown field \"jiter\" (did you mean \"jitter\"?)"),
+            std::string::npos)
+      << typo.error();
+  auto block = decode("podLifetime: {jitter: 1m}");
+  ASSERT_FALSE(block.isOk());
+  EXPECT_NE(block.error().find("did you mean \"podLifeTime\""), std::string::npos) << block.error();
+}
+
 TEST(ExtensionConfig, CompatDefaultsToKdesched) {
   auto e = decode("");
   ASSERT_TRUE(e.isOk());

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/plugins/podlifetime/podlifetime.h"
 #include "pkg/trigger/interest.h"
 #include "pkg/trigger/triggered_runs.h"
 #include "test/unit/testing/builders.h"
@@ -68,8 +69,9 @@ struct DeadlineTest : ::testing::Test {
   api::Timestamp wallSeconds() {
     return std::chrono::floor<std::chrono::seconds>(clock->wallNow().time_since_epoch()).count();
   }
-  void start(const std::string& plugin, const std::string& args, policy::TriggerConfig c = {}) {
-    auto e = engineFor(policyWith(plugin, "deschedule", args));
+  void start(const std::string& plugin, const std::string& args, policy::TriggerConfig c = {},
+             const std::string& topLevel = "") {
+    auto e = engineFor(policyWith(plugin, "deschedule", args, "", topLevel));
     ASSERT_TRUE(e.isOk()) << e.error();
     engine.emplace(std::move(e.value()));
     triggered = std::make_unique<trigger::TriggeredRuns>(store, c, rec, clock);
@@ -96,6 +98,28 @@ TEST_F(DeadlineTest, APodIsLookedAtTheSecondItOutlivesMaxPodLifeTime) {
   EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/old"});
   EXPECT_EQ(rec.runs[0].plugins, std::vector<std::string>{"PodLifeTime"});
   EXPECT_FALSE(rec.runs[0].runBalance);
+}
+
+// With a lifetime jitter the queue wakes when the pod's own lifetime ends: maxPodLifeTimeSeconds
+// plus its share of the jitter, not at the bare maximum.
+TEST_F(DeadlineTest, WithJitterAPodIsLookedAtWhenItsOwnLifetimeEnds) {
+  store.upsert(NodeBuilder("node1").build());
+  auto pod =
+      PodBuilder("web").node("node1").uid("0d4b7a3c-5e2f-4c1a-9b8d-7f6e5d4c3b2a").created(wallSeconds() - 5).build();
+  store.upsert(pod);
+  const double extra = static_cast<double>(plugins::podlifetime::LifetimeJitter{60}.extraSeconds(*pod));
+  ASSERT_GT(extra, 0);
+  const Clock::TimePoint t0 = clock->now();
+  start("PodLifeTime", "          maxPodLifeTimeSeconds: 20\n", {}, "kdesched:\n  podLifeTime: {jitter: 1m}\n");
+  ASSERT_TRUE(triggered->nextWakeup());
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(16.05 + extra));
+  clock->advanceSeconds(16.05);
+  EXPECT_FALSE(triggered->runDue());
+  EXPECT_TRUE(rec.runs.empty());
+  clock->advanceSeconds(extra);
+  EXPECT_TRUE(triggered->runDue());
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/web"});
 }
 
 TEST_F(DeadlineTest, DeadlinesBeyondTheHorizonWaitForARescan) {

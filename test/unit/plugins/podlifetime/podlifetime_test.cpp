@@ -2,7 +2,10 @@
 // filters and limits, a PDB, the order, and upstream's quirks.
 #include "pkg/plugins/podlifetime/podlifetime.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "test/unit/testing/builders.h"
 #include "test/unit/testing/harness.h"
@@ -209,6 +212,90 @@ TEST(PodLifeTime, AgeFollowsThePinnedClock) {
   auto policy = policyWith(kPlugin, "deschedule", kMaxHour);
   EXPECT_TRUE(runPolicy(policy, *b.snapshot(), kNow).evicted.empty());
   EXPECT_EQ(runPolicy(policy, *b.snapshot(), kNow + 601).evicted, std::vector<std::string>{"default/p"});
+}
+
+// kdesched's lifetime jitter: twenty pods of one rollout, created in the same second, each kept
+// until its own lifetime (maxPodLifeTimeSeconds plus its share of the jitter) has passed and
+// evicted the second after; the shares spread over the jitter.
+const std::string kJitter10m = "kdesched:\n  podLifeTime: {jitter: 10m}\n";
+
+PodPtr rolloutPod(int i) {
+  return PodBuilder("web-" + std::to_string(i))
+      .node("node1")
+      .uid("6f1c2a9e-0000-4000-8000-00000000" + std::to_string(1000 + i))
+      .created(kNow)
+      .build();
+}
+
+TEST(PodLifeTime, JitterGivesEachPodItsOwnDeadline) {
+  const plugins::podlifetime::LifetimeJitter jitter{600};
+  std::set<std::uint64_t> shares;
+  for (int i = 0; i < 20; ++i) {
+    ClusterBuilder b;
+    b.add(NodeBuilder("node1").build());
+    b.add(NodeBuilder("node2").build());
+    auto pod = rolloutPod(i);
+    b.add(pod);
+    const std::uint64_t extra = jitter.extraSeconds(*pod);
+    ASSERT_LT(extra, 600u);
+    shares.insert(extra);
+    const auto ends = kNow + 3600 + static_cast<api::Timestamp>(extra);
+    auto policy = policyWith(kPlugin, "deschedule", kMaxHour, "", kJitter10m);
+    EXPECT_TRUE(runPolicy(policy, *b.snapshot(), ends).evicted.empty()) << pod->name << " +" << extra;
+    EXPECT_EQ(runPolicy(policy, *b.snapshot(), ends + 1).evicted, std::vector<std::string>{"default/" + pod->name})
+        << pod->name << " +" << extra;
+  }
+  EXPECT_GE(shares.size(), 15u);
+  EXPECT_GE(*shares.rbegin() - *shares.begin(), 300u);
+}
+
+// A function of the UID alone: the same pod read again (another process, a plan) gets the same
+// share; the pinned value catches a change of the function, which would move every deadline.
+TEST(PodLifeTime, JitterIsAStableFunctionOfTheUid) {
+  const plugins::podlifetime::LifetimeJitter jitter{600};
+  auto a = rolloutPod(7);
+  auto again = PodBuilder("other-name").uid(a->uid.str()).created(kNow - 50).build();
+  EXPECT_EQ(jitter.extraSeconds(*a), jitter.extraSeconds(*again));
+  EXPECT_EQ(plugins::podlifetime::stableHash("a"), 0xaf63dc4c8601ec8cULL);  // FNV-1a 64
+  EXPECT_EQ(plugins::podlifetime::LifetimeJitter{}.extraSeconds(*a), 0u);
+}
+
+TEST(PodLifeTime, CompatUpstreamHasNoJitter) {
+  ClusterBuilder b;
+  b.add(NodeBuilder("node1").build());
+  b.add(NodeBuilder("node2").build());
+  auto pod = rolloutPod(3);
+  ASSERT_GT(plugins::podlifetime::LifetimeJitter{600}.extraSeconds(*pod), 0u);
+  b.add(pod);
+  auto out = runPolicy(policyWith(kPlugin, "deschedule", kMaxHour, "", kJitter10m + "  compat: upstream\n"),
+                       *b.snapshot(), kNow + 3601);
+  EXPECT_EQ(out.evicted, std::vector<std::string>{"default/web-3"});
+}
+
+// The reason and the skip say the pod's own deadline where they say the lifetime.
+TEST(PodLifeTime, JitterIsSaidWithTheDeadline) {
+  plugins::podlifetime::Args args;
+  args.maxPodLifeTimeSeconds = 3600;
+  const plugins::podlifetime::LifetimeJitter jitter{600};
+  auto pod = rolloutPod(5);
+  const std::uint64_t extra = jitter.extraSeconds(*pod);
+  ASSERT_GT(extra, 0u);
+  plugins::podlifetime::PodLifeTime plugin(args, jitter, framework::WallSeconds::pinned(kNow));
+  const auto ends = kNow + 3600 + static_cast<api::Timestamp>(extra);
+  const auto daySeconds = ends - 86400;  // kNow is on 1970-01-02
+  const std::string endsText =
+      fmt::format("1970-01-02T{:02}:{:02}:{:02}Z", daySeconds / 3600, daySeconds % 3600 / 60, daySeconds % 60);
+  auto skip = plugin.judge(*pod, ends);
+  ASSERT_FALSE(skip.isCandidate());
+  const std::string lifetime =
+      "maxPodLifeTimeSeconds is 3600 (1h) plus jitter " + plugins::podlifetime::formatAge(extra) + ": lifetime ends ";
+  EXPECT_NE(skip.reason.text().find(lifetime + endsText), std::string::npos) << skip.reason.text();
+  auto evict = plugin.judge(*pod, ends + 1);
+  ASSERT_TRUE(evict.isCandidate());
+  EXPECT_EQ(evict.reason.text(), "pod is " + plugins::podlifetime::formatAge(3601 + extra) +
+                                     " old, maxPodLifeTimeSeconds is 3600 plus jitter " +
+                                     plugins::podlifetime::formatAge(extra) + ": lifetime ends " + endsText);
+  EXPECT_EQ(plugin.eligibleAt(*pod, kNow), ends + 1);
 }
 
 TEST(PodLifeTime, FormatsAges) {
