@@ -103,6 +103,9 @@ std::optional<EvictResult> BudgetGate::pacingRefusal(const State& s, const Decis
       if (s.budget.unavailablePercent)
         detail += " (maxUnavailablePerOwner " + std::to_string(*s.budget.maxUnavailablePerOwner) + "% of " +
                   std::to_string(c.pods) + " pods, rounded down, at least 1)";
+      // When a replacement turns Ready is not known in advance: the daemon looks again shortly
+      // (a scoped run of the refused pods, not the interval's whole cycle).
+      retries_.push_back({api::PodName::of(*d.pod), d.plugin, kUnavailableRecheckSeconds});
       return EvictResult::refused(Refusal::Budget, by, std::move(detail));
     }
   }

@@ -52,6 +52,8 @@ class BudgetGate : public EvictionGate {
 
   // A pod a scheduled budget refused, and how long until that budget's window ends: the daemon
   // looks at it again then, as no event may come to re-trigger it.
+  // How soon a pod maxUnavailablePerOwner refused is looked at again (with event triggers on).
+  static constexpr double kUnavailableRecheckSeconds = 5;
   struct Retry {
     api::PodName pod;
     std::string plugin;

@@ -127,10 +127,17 @@ void AntiFlapping::evicted(const evictor::Decision& d) {
     if (owner.empty()) return;
     Owner& o = owners_[owner];
     std::string rule = ruleOf(d.reason);
-    // The same rule broken again on the same node by the same owner: the last eviction did not help
+    // The same rule broken again on the same node by the same owner, by a pod created since the
+    // last eviction (its replacement, as far as we can tell): the last eviction did not help
     // (counted once per eviction: not again when its replacement was already seen landing back).
-    bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node && !o.lastCounted;
+    // A sibling already running then is not a replacement: evicting the owner's pods off one node
+    // one after another (a paced drain) is not flapping. No creation time: counted.
+    const double wall = clock_->unixSeconds();
+    const bool replacement =
+        !d.pod->creationTimestamp || static_cast<double>(*d.pod->creationTimestamp) >= std::floor(o.lastEvictionWall);
+    bool repeat = !o.lastRule.empty() && o.lastRule == rule && o.lastNode == d.node && !o.lastCounted && replacement;
     o.lastEviction = now;
+    o.lastEvictionWall = wall;
     o.lastRun = inRun_ ? run_ : 0;
     o.lastNode = d.node;
     o.lastRule = rule;

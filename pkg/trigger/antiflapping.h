@@ -51,7 +51,8 @@ class AntiFlapping : public evictor::EvictionGate {
  private:
   struct Owner {
     double lastEviction = -1e18;
-    std::uint64_t lastRun = 0;  // the run that evicted last (0: outside any run)
+    double lastEvictionWall = -1e18;  // Unix seconds, to compare with pods' creationTimestamp
+    std::uint64_t lastRun = 0;        // the run that evicted last (0: outside any run)
     std::string lastNode;
     std::string lastRule;
     bool awaitingReplacement = false;

@@ -92,6 +92,11 @@ TEST(BudgetPacing, MaxUnavailablePerOwnerCapsTheRun) {
             "(maxUnavailablePerOwner 20% of 10 pods, rounded down, at least 1)");
   // Not an eviction count: the budget has no remaining-evictions line in --explain.
   EXPECT_TRUE(g->active().empty());
+  // When the replacements turn Ready is not known: each refused pod is looked at again shortly.
+  auto retries = g->takeRetries();
+  ASSERT_EQ(retries.size(), 8u);
+  EXPECT_EQ(retries[0].pod.key(), "default/web-2");
+  EXPECT_DOUBLE_EQ(retries[0].inSeconds, evictor::BudgetGate::kUnavailableRecheckSeconds);
 }
 
 TEST(BudgetPacing, ACountNamesTheOwnerAndTheRule) {

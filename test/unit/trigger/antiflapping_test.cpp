@@ -127,6 +127,41 @@ TEST(AntiFlapping, ReplacementElsewhereIsNotAFlap) {
   EXPECT_EQ(f.gate->flaps("rs-uid"), 0);
 }
 
+// Evicting one owner's pods off one node one after another (a budget's maxUnavailablePerOwner
+// pacing a drain) is not flapping: only a pod created since the owner's last eviction, its
+// replacement, counts when the same rule is broken on the same node again. A pod whose creation
+// time is unknown counts (when in doubt, back off).
+TEST(AntiFlapping, APacedDrainOfSiblingsIsNotAFlapButAReplacementIs) {
+  Fixture f;
+  f.config.ownerCooldownSeconds = 0;
+  f.config.backoffAfter = 3;
+  f.make();
+  const auto wall = static_cast<api::Timestamp>(f.clock->unixSeconds());
+  for (int i = 0; i < 6; ++i) {
+    auto sibling = PodBuilder("web-" + std::to_string(i))
+                       .ownerUid("ReplicaSet", "rs", "rs-uid")
+                       .node("node2")
+                       .created(wall - 600)
+                       .build();
+    ASSERT_EQ(f.gate->admit(decide(*sibling)).refusal, framework::Refusal::None) << i;
+    f.gate->evicted(decide(*sibling));
+    f.clock->advanceSeconds(4);
+  }
+  EXPECT_EQ(f.gate->flaps("rs-uid"), 0) << "six siblings drained off node2";
+  EXPECT_FALSE(f.gate->inBackoff("rs-uid"));
+
+  auto replacement = PodBuilder("web-6")
+                         .ownerUid("ReplicaSet", "rs", "rs-uid")
+                         .node("node2")
+                         .created(static_cast<api::Timestamp>(f.clock->unixSeconds()) - 1)
+                         .build();
+  f.gate->evicted(decide(*replacement));
+  EXPECT_EQ(f.gate->flaps("rs-uid"), 1) << "created after the last eviction, back on node2";
+  auto unknown = PodBuilder("web-7").ownerUid("ReplicaSet", "rs", "rs-uid").node("node2").noCreationTimestamp().build();
+  f.gate->evicted(decide(*unknown));
+  EXPECT_EQ(f.gate->flaps("rs-uid"), 2) << "no creation time: counted";
+}
+
 TEST(AntiFlapping, BarePodsHaveNoLedger) {
   Fixture f;
   f.make();
