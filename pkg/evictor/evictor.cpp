@@ -176,9 +176,9 @@ EvictResult EvictionChain::admitsAll(const std::vector<const api::Pod*>& pods) {
   for (const api::Pod* pod : pods) {
     if (state_->isEvicted(*pod)) return EvictResult::refused(Refusal::Filter, "evictor", "already evicted");
     if (limits_.total && ++total > *limits_.total)
-      return EvictResult::refused(Refusal::TotalLimit, "maxNoOfPodsToEvictTotal",
-                                  "maximum number of evicted pods per cycle reached (" +
-                                      std::to_string(*limits_.total) + ")");
+      return EvictResult::refused(
+          Refusal::TotalLimit, "maxNoOfPodsToEvictTotal",
+          "maximum number of evicted pods per cycle reached (" + std::to_string(*limits_.total) + ")");
     if (limits_.perNode && ++perNode[pod->nodeName] + perNode_[pod->nodeName] > *limits_.perNode)
       return EvictResult::refused(Refusal::NodeLimit, "maxNoOfPodsToEvictPerNode",
                                   "maximum number of evicted pods per node reached (" +
