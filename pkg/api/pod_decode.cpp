@@ -251,6 +251,14 @@ Status decodePodSpec(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
       }));
       pod.hasResourceClaims = n > 0;
     }
+    if (key == "schedulingGates") {
+      std::size_t n = 0;
+      KD_TRY(forEachElement(c, f, [&](od::value&) {
+        ++n;
+        return Status::ok();
+      }));
+      pod.schedulingGated = n > 0;
+    }
     return Status::ok();
   });
 }
@@ -359,6 +367,7 @@ Status decodePodStatus(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
     if (key == "conditions") return decodePodConditions(c, f, pod, parts.status.conditions);
     if (key == "startTime") return readTimestamp(c, f, pod.startTime);
     if (key == "reason") return readSymbol(c, f, parts.status.reason);
+    if (key == "nominatedNodeName") return readSymbol(c, f, parts.status.nominatedNodeName);
     if (key == "containerStatuses")
       return decodeContainerStatuses(c, f, ContainerKind::Regular, parts.status.containers, &parts.containerResize);
     if (key == "initContainerStatuses")

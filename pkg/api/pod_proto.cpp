@@ -43,7 +43,7 @@ constexpr Fields<2> kResources{{{1, "limits"}, {2, "requests"}}};
 constexpr Fields<2> kVolume{{{1, "name"}, {2, ""}}};  // volumeSource is inlined in JSON
 constexpr Fields<4> kVolumeSource{{{1, "hostPath"}, {2, "emptyDir"}, {10, "persistentVolumeClaim"}, {29, "ephemeral"}}};
 constexpr Fields<1> kClaimSource{{{1, "claimName"}}};
-constexpr Fields<12> kPodSpec{{{1, "volumes"},
+constexpr Fields<13> kPodSpec{{{1, "volumes"},
                                {2, "containers"},
                                {7, "nodeSelector"},
                                {10, "nodeName"},
@@ -54,6 +54,7 @@ constexpr Fields<12> kPodSpec{{{1, "volumes"},
                                {25, "priority"},
                                {32, "overhead"},
                                {33, "topologySpreadConstraints"},
+                               {38, "schedulingGates"},
                                {39, "resourceClaims"}}};
 constexpr Fields<2> kContainerState{{{1, "waiting"}, {3, "terminated"}}};
 constexpr Fields<1> kWaiting{{{1, "reason"}}};
@@ -61,13 +62,14 @@ constexpr Fields<2> kTerminated{{{1, "exitCode"}, {3, "reason"}}};
 constexpr Fields<5> kContainerStatus{
     {{1, "name"}, {2, "state"}, {5, "restartCount"}, {10, "allocatedResources"}, {11, "resources"}}};
 constexpr Fields<4> kPodCondition{{{1, "type"}, {2, "status"}, {4, "lastTransitionTime"}, {5, "reason"}}};
-constexpr Fields<8> kPodStatus{{{1, "phase"},
+constexpr Fields<9> kPodStatus{{{1, "phase"},
                                 {2, "conditions"},
                                 {4, "reason"},
                                 {7, "startTime"},
                                 {8, "containerStatuses"},
                                 {9, "qosClass"},
                                 {10, "initContainerStatuses"},
+                                {11, "nominatedNodeName"},
                                 {13, "ephemeralContainerStatuses"}}};
 constexpr Fields<8> kObjectMeta{{{1, "name"},
                                  {3, "namespace"},
@@ -272,6 +274,7 @@ Status decodePodSpec(FieldPath& c, const Field& f, Pod& pod, PodParts& parts) {
         At at(c, sc.topologySpreadConstraints.size());
         return decodeTopologySpread(c, x, sc.topologySpreadConstraints.emplace_back());
       }
+      case 38: pod.schedulingGated = true; return Status::ok();  // a repeated field present is non-empty
       default: pod.hasResourceClaims = true; return Status::ok();
     }
   }));
@@ -366,6 +369,7 @@ Status decodePodStatus(FieldPath& c, const Field& f, Pod& pod, PodParts& parts) 
         return Status::ok();
       }
       case 10: return decodeContainerStatus(c, x, ContainerKind::Init, init++, statuses, &parts.initContainerResize);
+      case 11: return readSymbol(c, x, parts.status.nominatedNodeName);
       default: return decodeContainerStatus(c, x, ContainerKind::Ephemeral, ephemeral++, statuses, nullptr);
     }
   });

@@ -284,7 +284,10 @@ struct PodStatusDetail {
   Symbol reason;                            // status.reason (e.g. Evicted, NodeLost)
   std::vector<ContainerStatus> containers;  // only the non-default ones, in API order per kind
   std::vector<PodCondition> conditions;     // in API order
-  bool empty() const { return reason.empty() && containers.empty() && conditions.empty(); }
+  // status.nominatedNodeName: the scheduler's preemption picked this node for the pod and is
+  // making room there.
+  Symbol nominatedNodeName;
+  bool empty() const { return reason.empty() && containers.empty() && conditions.empty() && nominatedNodeName.empty(); }
   bool operator==(const PodStatusDetail&) const = default;
 };
 
@@ -317,6 +320,7 @@ struct Pod {
   bool hasLocalStorage = false;                         // an emptyDir or hostPath volume
   bool hasResourceClaims = false;                       // spec.resourceClaims non-empty
   bool ready = false;                                   // status condition Ready=True
+  bool schedulingGated = false;                         // spec.schedulingGates non-empty
 
   // Annotations kdesched honours.
   bool annotationEvict = false;             // descheduler.alpha.kubernetes.io/evict

@@ -92,11 +92,12 @@ void Store::trim(api::Object& object) const {
   auto* pod = std::get_if<api::Pod>(&object);
   if (!pod || !pod->statusDetail || pod->statusDetail->conditions.empty()) return;
   const api::PodStatusDetail& d = *pod->statusDetail;
-  if (d.reason.empty() && d.containers.empty()) {
+  if (d.reason.empty() && d.containers.empty() && d.nominatedNodeName.empty()) {
     pod->statusDetail.reset();  // the usual running pod: nothing else in its status detail
     return;
   }
-  pod->statusDetail = std::make_shared<const api::PodStatusDetail>(api::PodStatusDetail{d.reason, d.containers, {}});
+  pod->statusDetail = std::make_shared<const api::PodStatusDetail>(
+      api::PodStatusDetail{d.reason, d.containers, {}, d.nominatedNodeName});
 }
 
 void Store::upsert(api::Object object) {

@@ -25,6 +25,26 @@ Status checkBudgetPlugins(const policy::Extension& e, const framework::Registry&
   return Status::ok();
 }
 
+// `compat: upstream` asks for upstream's decisions exactly; a kdesched-only plugin enabled there
+// would make others, so the policy is refused rather than the plugin silently dropped.
+Status checkKdeschedOnly(const policy::DeschedulerPolicy& pol, const policy::Extension& e,
+                         const framework::Registry& registry) {
+  if (!(e.compat == policy::Compat::upstream())) return Status::ok();
+  for (const policy::Profile& p : pol.profiles) {
+    const std::pair<const policy::PluginSet*, const char*> points[] = {{&p.plugins.deschedule, "deschedule"},
+                                                                       {&p.plugins.balance, "balance"}};
+    for (const auto& [set, point] : points)
+      for (std::size_t k = 0; k < set->enabled.size(); ++k) {
+        const framework::PluginRegistration* r = registry.find(set->enabled[k]);
+        if (!r || !r->kdeschedOnly) continue;
+        return Status::error(p.path + ".plugins." + point + ".enabled[" + std::to_string(k) + "]: plugin \"" + r->name +
+                             "\" is kdesched-only and kdesched.compat is upstream (upstream's decisions " +
+                             "exactly); remove the plugin, or the compat line");
+      }
+  }
+  return Status::ok();
+}
+
 Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::BuildContext& ctx) {
   if (!pol.isOk()) return pol.status();
   framework::Registry registry;
@@ -42,6 +62,8 @@ Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::Bui
   if (!extension.isOk()) return Status::error(e.policy.sourceName + ": " + extension.error());
   e.extension = std::move(extension.value());
   if (Status s = checkBudgetPlugins(e.extension, registry); !s.isOk())
+    return Status::error(e.policy.sourceName + ": " + s.message());
+  if (Status s = checkKdeschedOnly(e.policy, e.extension, registry); !s.isOk())
     return Status::error(e.policy.sourceName + ": " + s.message());
   e.clock = ctx.now.clock();
   return e;

@@ -40,6 +40,10 @@ class EvictionChain::ProfileEvictor : public framework::Evictor {
     return chain_.evict(profile_, pod, reason, h);
   }
 
+  EvictResult admitsAll(const std::vector<const api::Pod*>& pods, const framework::Handle&) override {
+    return chain_.admitsAll(pods);
+  }
+
  private:
   EvictionChain& chain_;
   const framework::Profile& profile_;
@@ -161,6 +165,33 @@ EvictResult EvictionChain::evict(const framework::Profile& profile, const api::P
   ++perNamespace_[pod.ns];
   if (gate_) gate_->evicted(d);
   return res;
+}
+
+// evict()'s limits and PDB budget for the pods in turn, on copies of the counters: nothing spent.
+EvictResult EvictionChain::admitsAll(const std::vector<const api::Pod*>& pods) {
+  if (!state_ || !pdb_) return EvictResult::refused(Refusal::Filter, "evictor", "no cycle in progress");
+  PdbBudget pdb = *pdb_;
+  std::size_t total = total_;
+  std::unordered_map<api::Symbol, std::uint32_t> perNode, perNamespace;
+  for (const api::Pod* pod : pods) {
+    if (state_->isEvicted(*pod)) return EvictResult::refused(Refusal::Filter, "evictor", "already evicted");
+    if (limits_.total && ++total > *limits_.total)
+      return EvictResult::refused(
+          Refusal::TotalLimit, "maxNoOfPodsToEvictTotal",
+          "maximum number of evicted pods per cycle reached (" + std::to_string(*limits_.total) + ")");
+    if (limits_.perNode && ++perNode[pod->nodeName] + perNode_[pod->nodeName] > *limits_.perNode)
+      return EvictResult::refused(Refusal::NodeLimit, "maxNoOfPodsToEvictPerNode",
+                                  "maximum number of evicted pods per node reached (" +
+                                      std::to_string(*limits_.perNode) + " on " + pod->nodeName.str() + ")");
+    if (limits_.perNamespace && ++perNamespace[pod->ns] + perNamespace_[pod->ns] > *limits_.perNamespace)
+      return EvictResult::refused(Refusal::NamespaceLimit, "maxNoOfPodsToEvictPerNamespace",
+                                  "maximum number of evicted pods per namespace reached (" +
+                                      std::to_string(*limits_.perNamespace) + " in " + pod->ns.str() + ")");
+    PdbCheck check = pdb.check(*pod);
+    if (!check.allowed) return EvictResult::refused(Refusal::Pdb, "PodDisruptionBudget " + check.pdb, check.detail);
+    pdb.consume(*pod);
+  }
+  return EvictResult::success();
 }
 
 }  // namespace kdesched::evictor

@@ -71,6 +71,7 @@ class EvictionChain : public framework::EvictorProvider {
   framework::EvictResult evict(const framework::Profile& profile, const api::Pod& pod, const std::string& reason,
                                const framework::Handle& h);
   framework::EvictResult refuse(const Decision& d, framework::EvictResult r);
+  framework::EvictResult admitsAll(const std::vector<const api::Pod*>& pods);
 
   EvictionLimits limits_;
   Sink& sink_;

@@ -49,7 +49,10 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
   CycleState state(compat);
   evictors.beginCycle(snapshot, state);
   const ScopeByNode byNode = scope.pods ? scopeByNode(snapshot, *scope.pods) : ScopeByNode{};
-  if (scope.explain) scope.explain->cycleStarts(snapshot, nodes, nodeSelector, "");
+  if (scope.explain) {
+    scope.explain->setUnboundJudged(judgesUnboundPods(profiles));
+    scope.explain->cycleStarts(snapshot, nodes, nodeSelector, "");
+  }
 
   auto selected = [&](const Plugin& plugin) {
     return scope.plugins.empty() ||
@@ -89,6 +92,13 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
 
   result.seconds = clock.secondsSince(start);
   return result;
+}
+
+bool judgesUnboundPods(const std::vector<Profile>& profiles) {
+  for (const Profile& profile : profiles)
+    for (const auto& instance : profile.instances)
+      if (instance->judgesUnboundPods()) return true;
+  return false;
 }
 
 bool readsPodConditions(const std::vector<Profile>& profiles) {

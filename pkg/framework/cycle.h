@@ -68,6 +68,8 @@ CycleResult runCycle(const std::vector<Profile>& profiles, const cluster::Snapsh
 
 // What the profiles' usage plugins need from the metrics sources.
 usage::Needs usageNeeds(const std::vector<Profile>& profiles);
+// Whether any plugin of the profiles judges unbound pods (Plugin::judgesUnboundPods).
+bool judgesUnboundPods(const std::vector<Profile>& profiles);
 // Whether any plugin of the profiles reads pod status conditions (Plugin::readsPodConditions).
 bool readsPodConditions(const std::vector<Profile>& profiles);
 

@@ -43,6 +43,7 @@ std::string_view toString(ExplainOutcome o) {
     case ExplainOutcome::Refused: return "refused";
     case ExplainOutcome::Evicted: return "evicted";
     case ExplainOutcome::Moved: return "moved";
+    case ExplainOutcome::Helped: return "helped";
   }
   return "?";
 }
@@ -89,6 +90,8 @@ void Explainer::cycleStarts(const cluster::Snapshot& snapshot, const std::vector
   open_.clear();
   for (const api::Pod* pod : snapshot.pods()) {
     if (!wants(*pod)) continue;
+    // The plugin that judges unbound pods answers for it (a skipped cycle still says so).
+    if (unboundJudged_ && skipped.empty() && pod->nodeName.empty()) continue;
     std::string why = skipped.empty() ? outsideCycle(*pod, snapshot, nodes, nodeSelector)
                                       : "no plugin considered it: the cycle was skipped (" + skipped + ")";
     if (why.empty())

@@ -21,8 +21,9 @@ namespace kdesched::framework {
 // skipped: the plugin passed over the pod (not a candidate, excluded by namespaces or
 // labelSelector, out of scope); refused: the evictor (a filter, a limit, a PDB, anti-flapping)
 // said no; evicted: it went; moved: its Deployment was restarted to replace it (pkg/moves);
-// excluded: before any plugin (its node is not among the cycle's).
-enum class ExplainOutcome { Excluded, Skipped, Refused, Evicted, Moved };
+// excluded: before any plugin (its node is not among the cycle's); helped: a pending pod a plugin
+// evicted others to make room for (MakeRoomForPendingPods).
+enum class ExplainOutcome { Excluded, Skipped, Refused, Evicted, Moved, Helped };
 std::string_view toString(ExplainOutcome o);
 
 struct ExplainStep {
@@ -54,6 +55,9 @@ class Explainer {
   // Before the plugins run: an asked pod no plugin can see (unbound, its node not among the
   // cycle's, or the cycle skipped for `skipped`, when not empty) gets its one answer. The others
   // stay open for afterPlugin.
+  // Some plugin of the cycle judges unbound pods (Plugin::judgesUnboundPods): an asked unbound pod
+  // gets its answer from it, not "not bound to a node". Set before cycleStarts.
+  void setUnboundJudged(bool judged) { unboundJudged_ = judged; }
   void cycleStarts(const cluster::Snapshot& snapshot, const std::vector<const api::Node*>& nodes,
                    const std::optional<api::LabelSelector>& nodeSelector, const std::string& skipped);
   // After a plugin run: an open pod the plugin said nothing about still gets its line (evicted
@@ -66,6 +70,7 @@ class Explainer {
   Asked* find(const api::Pod& pod);
   bool has(const Asked& a, std::string_view profile, std::string_view plugin) const;
   std::vector<const api::Pod*> open_;  // asked pods the plugins may see
+  bool unboundJudged_ = false;
   std::vector<Asked> asked_;
 };
 

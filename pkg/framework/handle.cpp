@@ -100,6 +100,15 @@ EvictResult Handle::evict(const api::Pod& pod, const Reason& why) const {
   return r;
 }
 
+EvictResult Handle::admitsAll(const std::vector<const api::Pod*>& pods) const {
+  if (!evictor_) return EvictResult::refused(Refusal::Filter, "handle", "no evictor in this context");
+  return evictor_->admitsAll(pods, *this);
+}
+
+void Handle::helped(const api::Pod& pod, const Reason& why) const {
+  if (asked(pod)) explainer_->record(pod, {profile_, plugin_, ExplainOutcome::Helped, "", "", why.text()});
+}
+
 }  // namespace kdesched::framework
 
 namespace kdesched::framework {

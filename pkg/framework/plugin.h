@@ -151,6 +151,15 @@ class Evictor {
   virtual FilterResult preEvictionFilter(const api::Pod& pod, const Handle& h) = 0;
   // Filter, PreEvictionFilter, limits, PDB budget, then the sink. `reason` names the rule broken.
   virtual EvictResult evict(const api::Pod& pod, const std::string& reason, const Handle& h) = 0;
+  // Whether evict() of each of `pods`, one after the other, would pass the limits and the PDB
+  // budget, each eviction counting against the next (two pods under one PDB need a budget of two).
+  // Spends and records nothing; the filters and the live gates (anti-flapping, budgets) are not
+  // asked. The first refusal, or success. For a plugin whose evictions help only all together.
+  virtual EvictResult admitsAll(const std::vector<const api::Pod*>& pods, const Handle& h) {
+    (void)pods;
+    (void)h;
+    return EvictResult::success();
+  }
 };
 
 class Plugin {
@@ -160,6 +169,9 @@ class Plugin {
   // Whether it reads pod status conditions (Pod::status().conditions): the daemon's cache keeps
   // them only when some plugin does (cluster::Store::keepPodConditions).
   virtual bool readsPodConditions() const { return false; }
+  // Whether it judges pods not bound to a node (MakeRoomForPendingPods): `plan --explain` then
+  // leaves an unbound pod's answer to it instead of "not bound to a node".
+  virtual bool judgesUnboundPods() const { return false; }
 };
 
 class DeschedulePlugin : public virtual Plugin {
@@ -276,7 +288,10 @@ class Handle {
   // A candidate: the eviction chain (filters, limits, PDB budget, the sink) decides; the answer is
   // recorded.
   EvictResult evict(const api::Pod& pod, const Reason& why) const;
-
+  // Evictor::admitsAll through the profile's evictor (nothing is recorded).
+  EvictResult admitsAll(const std::vector<const api::Pod*>& pods) const;
+  // A pod the plugin does not evict but acts for (a pending pod it makes room for), and how.
+  void helped(const api::Pod& pod, const Reason& why) const;
   // `plan --explain`: the explainer, null unless someone asked (the cycle runner sets it).
   void setExplainer(Explainer* e) { explainer_ = e; }
   // The scope's pods by node (the cycle sets it for a scoped run); without it, candidatesOnNode

@@ -66,6 +66,9 @@ using PluginFactory =
 struct PluginRegistration {
   std::string name;
   PluginFactory factory;
+  // Upstream has no such plugin: a policy with `kdesched: {compat: upstream}` may not enable it
+  // (engine.cpp), as upstream's decisions exactly cannot include it.
+  bool kdeschedOnly = false;
 };
 
 class Registry {

@@ -6,6 +6,7 @@
 #include "pkg/plugins/defaultevictor/defaultevictor.h"
 #include "pkg/plugins/highnodeutilization/highnodeutilization.h"
 #include "pkg/plugins/lownodeutilization/lownodeutilization.h"
+#include "pkg/plugins/makeroomforpendingpods/makeroomforpendingpods.h"
 #include "pkg/plugins/nodeaffinity/nodeaffinity.h"
 #include "pkg/plugins/podlifetime/podlifetime.h"
 #include "pkg/plugins/removeduplicates/removeduplicates.h"
@@ -41,6 +42,7 @@ void registerDefaultPlugins(framework::Registry& registry) {
   mustAdd(registry, removefailedpods::registration());
   mustAdd(registry, removepodshavingtoomanyrestarts::registration());
   mustAdd(registry, topologyspread::registration());
+  mustAdd(registry, makeroomforpendingpods::registration());
 }
 
 }  // namespace kdesched::plugins

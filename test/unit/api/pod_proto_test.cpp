@@ -197,7 +197,8 @@ TEST(PodProtoTest, RealisticPodDecodesAsItsJson) {
 }
 
 // A pod with what the realistic one lacks: terminating, a mirror pod's annotations, every kind of
-// container status, resize status, hostPath, resource claims, pod affinity, a deleted zero time.
+// container status, resize status, hostPath, resource claims, pod affinity, a deleted zero time,
+// scheduling gates and a nominated node.
 constexpr std::string_view kStatusPodJson = R"({
   "metadata": {"name": "batch-1", "namespace": "jobs", "uid": "u-1",
     "creationTimestamp": "2024-05-02T08:00:00Z", "deletionTimestamp": "2024-05-02T09:00:00Z",
@@ -217,8 +218,9 @@ constexpr std::string_view kStatusPodJson = R"({
     "initContainers": [{"name": "side", "image": "envoy", "restartPolicy": "Always",
                         "resources": {"requests": {"cpu": "300m"}}}],
     "volumes": [{"name": "h", "hostPath": {"path": "/var"}}],
-    "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu-claim"}]},
-  "status": {"phase": "Failed", "reason": "Evicted",
+    "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu-claim"}],
+    "schedulingGates": [{"name": "example.com/quota"}]},
+  "status": {"phase": "Failed", "reason": "Evicted", "nominatedNodeName": "n2",
     "conditions": [{"type": "Ready", "status": "False", "reason": "PodFailed"},
                    {"type": "PodResizePending", "status": "True", "reason": "Infeasible"}],
     "containerStatuses": [{"name": "main", "restartCount": 7,
@@ -260,6 +262,7 @@ Proto statusPod() {
       .msg(22, toleration("k2", "Later", "", "PreferNoSchedule"))
       .i32(25, -5)
       .msg(33, Proto().i32(1, 1).str(2, "host").str(3, "DoNotSchedule"))
+      .msg(38, Proto().str(1, "example.com/quota"))
       .msg(39, Proto().str(1, "gpu").str(3, "gpu-claim"));
   Proto status;
   status.str(1, "Failed")
@@ -277,6 +280,7 @@ Proto statusPod() {
                    .msg(2, Proto().msg(1, Proto().str(1, "CrashLoopBackOff")))
                    .i32(5, 2)
                    .msg(11, Proto().quantity(2, "cpu", "200m")))
+      .str(11, "n2")
       .msg(13, Proto().str(1, "debug").msg(2, Proto().msg(3, Proto())).i32(5, 0));
   return Proto().msg(1, meta).msg(2, spec).msg(3, status);
 }
@@ -292,6 +296,8 @@ TEST(PodProtoTest, StatusAndTheRestDecodeAsTheirJson) {
   EXPECT_TRUE(fromProto.annotationEvict);
   EXPECT_TRUE(fromProto.hasLocalStorage);
   EXPECT_TRUE(fromProto.hasResourceClaims);
+  EXPECT_TRUE(fromProto.schedulingGated);
+  EXPECT_EQ(fromProto.status().nominatedNodeName.view(), "n2");
   EXPECT_EQ(fromProto.priority, -5);
   EXPECT_EQ(fromProto.status().containers.size(), 3u);
   EXPECT_EQ(fromProto.constraints().tolerations.at(1).op, TolerationOp::Unknown);

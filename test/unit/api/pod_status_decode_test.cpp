@@ -115,6 +115,26 @@ TEST(DecodePodStatusTest, AbsentFieldsLeaveNothing) {
   EXPECT_TRUE(pod->status().reason.empty());
 }
 
+// What MakeRoomForPendingPods reads of a pending pod: PodScheduled's reason and transition time,
+// the scheduling gates and the nominated node.
+TEST(DecodePodStatusTest, APendingPodKeepsWhatMakeRoomReads) {
+  auto pod = podFromJson(
+      R"({"metadata":{"name":"big"},"spec":{"schedulingGates":[{"name":"example.com/quota"}]},
+          "status":{"phase":"Pending","nominatedNodeName":"node2","conditions":[{"type":"PodScheduled",
+          "status":"False","reason":"Unschedulable","lastTransitionTime":"2024-05-02T08:00:00Z"}]}})");
+  ASSERT_TRUE(pod.isOk()) << pod.error();
+  EXPECT_TRUE(pod->schedulingGated);
+  EXPECT_EQ(pod->status().nominatedNodeName.view(), "node2");
+  ASSERT_EQ(pod->status().conditions.size(), 1u);
+  EXPECT_EQ(pod->status().conditions[0].reason(), "Unschedulable");
+  EXPECT_EQ(pod->status().conditions[0].lastTransitionTime(), 1714636800);
+
+  auto open = podFromJson(R"({"spec":{"schedulingGates":[]},"status":{"nominatedNodeName":null}})");
+  ASSERT_TRUE(open.isOk()) << open.error();
+  EXPECT_FALSE(open->schedulingGated);
+  EXPECT_EQ(open->statusDetail, nullptr);
+}
+
 TEST(DecodePodStatusTest, NullsMeanAbsent) {
   auto pod = podFromJson(
       R"({"spec":{"containers":[{"name":"a","image":null}]},

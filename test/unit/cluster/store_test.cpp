@@ -213,6 +213,18 @@ TEST(Store, PodConditionsAreDroppedWhenNoPluginReadsThem) {
   EXPECT_EQ(b->status().containers[0].restartCount, 4);
 }
 
+// A pending pod's nominated node is not a condition: a store that drops conditions keeps it
+// (MakeRoomForPendingPods leaves a nominated pod to preemption).
+TEST(Store, DroppingConditionsKeepsTheNominatedNode) {
+  cluster::Store s;
+  s.keepPodConditions(false);
+  s.upsert(api::Object(*PodBuilder("big").condition("PodScheduled", "False", "Unschedulable").nominated("n2").build()));
+  const cluster::SnapshotPtr snap = s.snapshot();
+  ASSERT_EQ(snap->pods().size(), 1u);
+  EXPECT_TRUE(snap->pods()[0]->status().conditions.empty());
+  EXPECT_EQ(snap->pods()[0]->status().nominatedNodeName.view(), "n2");
+}
+
 // The snapshot loader makes its shared objects itself: it drops conditions too.
 TEST(Store, TheLoaderKeepsWhatTheStoreKeeps) {
   const std::string json = R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"a","namespace":"default"},)"

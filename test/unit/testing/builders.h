@@ -233,6 +233,16 @@ class PodBuilder {
     if (type == "Ready") p_.ready = status == "True";
     return *this;
   }
+  // spec.schedulingGates non-empty.
+  PodBuilder& gated() {
+    p_.schedulingGated = true;
+    return *this;
+  }
+  // status.nominatedNodeName.
+  PodBuilder& nominated(std::string_view n) {
+    s_.nominatedNodeName = api::Symbol(n);
+    return *this;
+  }
   PodBuilder& nodeSelector(std::string k, std::string v) {
     c_.nodeSelector.emplace_back(std::move(k), std::move(v));
     return *this;

@@ -115,6 +115,7 @@ inline std::string dumpPod(const api::Pod& p) {
   os << "\n";
   const api::PodStatusDetail& s = p.status();
   os << "status.reason: " << s.reason.view() << "\n";
+  os << "status.nominatedNodeName: " << s.nominatedNodeName.view() << "\n";
   for (const auto& c : s.containers) {
     os << "containerStatus: kind" << int(c.kind) << " restarts=" << c.restartCount
        << " waiting=" << c.waitingReason.view() << " terminated=" << c.terminatedReason.view()
@@ -126,7 +127,8 @@ inline std::string dumpPod(const api::Pod& p) {
   }
   os << "configSource: " << p.configSource.view() << "\n";
   os << "flags: localStorage=" << p.hasLocalStorage << " resourceClaims=" << p.hasResourceClaims << " ready=" << p.ready
-     << " evict=" << p.annotationEvict << " preferNoEviction=" << p.annotationPreferNoEviction << " mirror=" << p.mirror
+     << " schedulingGated=" << p.schedulingGated << " evict=" << p.annotationEvict
+     << " preferNoEviction=" << p.annotationPreferNoEviction << " mirror=" << p.mirror
      << " statusDetail=" << (p.statusDetail != nullptr) << " images=" << (p.images != nullptr) << "\n";
   return os.str();
 }

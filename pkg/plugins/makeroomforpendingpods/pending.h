@@ -1,0 +1,39 @@
+// Which pending pods MakeRoomForPendingPods helps, and in which order. A pod is helped when the
+// scheduler has tried and given up for long enough, and nothing else is already acting for it:
+// PodScheduled=False with reason Unschedulable for at least minPendingSeconds, no scheduling gate
+// (the scheduler is not even trying), no nominated node (preemption is making room already), and a
+// priority of at least minPriority.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/framework/plugin.h"
+#include "pkg/plugins/makeroomforpendingpods/args.h"
+
+namespace kdesched::plugins::makeroomforpendingpods {
+
+// Why a pending pod is not helped before any node is looked at.
+enum class NotPending { None, ListFilter, Gated, Nominated, NotUnschedulable, TooRecent, LowPriority };
+
+struct PendingSkip {
+  NotPending why;
+  const Args* args;
+  const api::Pod* pod;
+  api::Timestamp now;
+  std::string text() const;
+};
+
+// Unbound, phase Pending and not terminating: the pods this plugin judges at all.
+bool isUnboundPending(const api::Pod& pod);
+// NotPending::None when the pod is helped (isUnboundPending must hold).
+NotPending judgePending(const Args& args, const api::Pod& pod, api::Timestamp now);
+
+// The snapshot's pods to help, highest priority first, then oldest (creationTimestamp), then by
+// namespace and name. Those left out are skipped on `h` with their reason. O(pods).
+std::vector<const api::Pod*> pendingPodsToHelp(const framework::Handle& h, const Args& args, api::Timestamp now);
+
+inline std::int32_t priorityOf(const api::Pod& pod) { return pod.priority.value_or(0); }
+
+}  // namespace kdesched::plugins::makeroomforpendingpods
