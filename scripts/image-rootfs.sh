@@ -60,8 +60,11 @@ ln -s /etc/ssl/certs "${OUT}${ssldir}/certs"
 ln -s /etc/ssl/certs/ca-certificates.crt "${OUT}${ssldir}/cert.pem"
 
 # The tz database, for disruption budgets' timeZone (libdate-tz reads the system's, tzdata).
+# Without right/ and posix/: the leap-second ("right/Europe/Berlin") and duplicate zone trees,
+# half the files, which no cron schedule wants (a zone named so is refused at load: unknown).
 mkdir -p "${OUT}/usr/share"
 cp -a /usr/share/zoneinfo "${OUT}/usr/share/zoneinfo"
+rm -rf "${OUT}/usr/share/zoneinfo/right" "${OUT}/usr/share/zoneinfo/posix"
 
 # Users and groups: root, and nonroot, the image's USER (65532, distroless' number).
 printf '%s\n' 'root:x:0:0:root:/root:/usr/sbin/nologin' \
