@@ -174,22 +174,6 @@ kdesched:
       labelSelector: {matchLabels: {app: paced}}
 EOP
 
-# watch_pods APP: one WATCH of the app's pods into WORK/watch-APP.jsonl, each event as it arrives
-# (as moves.sh's). Python is kubectl's parent, and takes it along when it is stopped.
-watch_pods() {
-  python3 -u -c 'import json, signal, subprocess, sys, time
-watch = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-signal.signal(signal.SIGTERM, lambda *_: (watch.kill(), sys.exit(0)))
-for line in watch.stdout:
-    e = json.loads(line); o = e["object"]; m = o["metadata"]
-    ready = any(c["type"] == "Ready" and c["status"] == "True" for c in o.get("status", {}).get("conditions", []))
-    print(json.dumps({"t": int(time.time() * 1000), "type": e["type"], "name": m["name"], "ready": ready,
-                      "deleting": "deletionTimestamp" in m, "node": o["spec"].get("nodeName", "")}), flush=True)' \
-    "${KD_BIN_DIR}/kubectl" --kubeconfig "${KUBECONFIG}" get --raw \
-    "/api/v1/namespaces/${KDS_NS}/pods?watch=1&labelSelector=app%3D$1" >"${WORK}/watch-$1.jsonl" &
-  WATCH_PID=$!
-  KDS_EXTRA_PIDS+=("${WATCH_PID}")
-}
 # outstanding WATCH REPLICAS: in the watch's order of events (one stream, no clocks compared), once
 # all REPLICAS pods were available: the unavailable count after each event (REPLICAS minus the
 # pods Ready and not terminating, as the Deployment controller counts) and the most of it;
@@ -232,7 +216,7 @@ audit_evictions() {
     and (.objectRef.name | startswith("paced-"))) | "\(.objectRef.name) \(.responseStatus.code)"' "${AUDIT}" 2>/dev/null
 }
 
-watch_pods paced
+kds_watch_pods paced
 must "the watcher saw the ${PACED} pods" kd_wait_for "watcher" 10 \
   bash -c "[ \"\$(grep -c '\"ready\": true' '${WORK}/watch-paced.jsonl')\" -ge ${PACED} ]"
 kd_kubectl label node node2 node3 e2e-pace=on --overwrite >/dev/null

@@ -591,3 +591,21 @@ kds_pdb_settled() {
     .status.observedGeneration == .metadata.generation and .status.disruptionsAllowed == 0
     and .status.currentHealthy == 1 and .status.desiredHealthy == 1 and .status.expectedPods == 1' >/dev/null
 }
+
+# kds_watch_pods APP: one WATCH of the app's pods into WORK/watch-APP.jsonl, each event stamped (ms) as
+# it arrives. Python is kubectl's parent, and takes it along when it is stopped (a pipeline would
+# leave kubectl waiting). Sets WATCH_PID (stopped with the other KDS_EXTRA_PIDS at exit).
+kds_watch_pods() {
+  python3 -u -c 'import json, signal, subprocess, sys, time
+watch = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+signal.signal(signal.SIGTERM, lambda *_: (watch.kill(), sys.exit(0)))
+for line in watch.stdout:
+    e = json.loads(line); o = e["object"]; m = o["metadata"]
+    ready = any(c["type"] == "Ready" and c["status"] == "True" for c in o.get("status", {}).get("conditions", []))
+    print(json.dumps({"t": int(time.time() * 1000), "type": e["type"], "name": m["name"], "ready": ready,
+                      "deleting": "deletionTimestamp" in m, "node": o["spec"].get("nodeName", "")}), flush=True)' \
+    "${KD_BIN_DIR}/kubectl" --kubeconfig "${KUBECONFIG}" get --raw \
+    "/api/v1/namespaces/${KDS_NS}/pods?watch=1&labelSelector=app%3D$1" >"${WORK}/watch-$1.jsonl" &
+  WATCH_PID=$!
+  KDS_EXTRA_PIDS+=("${WATCH_PID}")
+}

@@ -123,22 +123,6 @@ check "explain: vault refused, no move: a StatefulSet cannot surge" plan_has "no
 check "plan wrote nothing: payment intact" kds_pod_intact "${PAYMENT_POD}" "${PAYMENT_UID}"
 
 # ---------------------------------------------------------------------------
-# watch_pods APP: one WATCH of the app's pods into WORK/watch-APP.jsonl, each event stamped (ms) as
-# it arrives. Python is kubectl's parent, and takes it along when it is stopped (a pipeline would
-# leave kubectl waiting).
-watch_pods() {
-  python3 -u -c 'import json, signal, subprocess, sys, time
-watch = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-signal.signal(signal.SIGTERM, lambda *_: (watch.kill(), sys.exit(0)))
-for line in watch.stdout:
-    e = json.loads(line); o = e["object"]; m = o["metadata"]
-    ready = any(c["type"] == "Ready" and c["status"] == "True" for c in o.get("status", {}).get("conditions", []))
-    print(json.dumps({"t": int(time.time() * 1000), "type": e["type"], "name": m["name"], "ready": ready,
-                      "deleting": "deletionTimestamp" in m, "node": o["spec"].get("nodeName", "")}), flush=True)' \
-    "${KD_BIN_DIR}/kubectl" --kubeconfig "${KUBECONFIG}" get --raw \
-    "/api/v1/namespaces/${KDS_NS}/pods?watch=1&labelSelector=app%3D$1" >"${WORK}/watch-$1.jsonl" &
-  KDS_EXTRA_PIDS+=("$!")
-}
 
 # timeline WATCH OLD_POD DECISION_MS: the watched events relative to the decision, the Ready count
 # after each; then MIN_READY= and DECISION_TO_GONE_MS= (the old pod's DELETED event).
@@ -165,7 +149,7 @@ PY
 }
 
 phase "5. kdesched with moves: payment replaced on another node, never without a Ready pod"
-watch_pods payment
+kds_watch_pods payment
 WATCH="${WORK}/watch-payment.jsonl"
 kd_wait_for "watcher saw the current pod" 10 grep -q "${PAYMENT_POD}" "${WATCH}" || die "payment watcher"
 kds_free_port PORT
@@ -237,7 +221,7 @@ EOF2
   kd_kubectl -n "${KDS_NS}" create deployment order-real --image=nginx:1.24 --dry-run=client -o json |
     jq '.spec.template.spec.nodeName = "node1"' | kd_kubectl -n "${KDS_NS}" apply -f - >/dev/null
   must "order-real Running beside it (the violation)" kd_wait_pods_ready "${KDS_NS}" app=order-real 1 60
-  watch_pods payment-real
+  kds_watch_pods payment-real
   WATCH="${WORK}/watch-payment-real.jsonl"
   kd_wait_for "watcher saw the current pod" 10 grep -q "${OLD_REAL}" "${WATCH}" || die "payment-real watcher"
   kds_start real --policy-config-file "${WORK}/moves.yaml" --descheduling-interval 1h
