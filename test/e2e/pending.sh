@@ -218,14 +218,18 @@ check "the fillers were not touched" fillers_intact
 sleep 1
 # From the decision (the "made room" line, logged as the evictions are submitted: the pipelined
 # POST's own "Evicted pod" line comes when its answer does, and the scheduler may bind big before).
-log_ms() { kds_log_ts_ms "$(grep -m1 -- "$2" "$(kds_log "$1")")"; }
-DECIDED_MS="$(log_ms oneshot 'msg="made room for pending pod"')"
-EVICTED_MS="$(log_ms oneshot 'msg="Evicted pod"')"
+# log_ms NAME REGEX: the time of NAME's first log line matching REGEX (empty when none does).
+log_ms() { local line; line="$(grep -m1 -- "$2" "$(kds_log "$1")")" && kds_log_ts_ms "${line}"; }
+DECIDED_MS="$(log_ms oneshot 'msg="made room for pending pod"' || true)"
+EVICTED_MS="$(log_ms oneshot 'msg="Evicted pod"' || true)"
 first_ms() { jq -s -r "[.[] | select(.name == \"big\" and $1)][0].t // empty" "${WORK}/watch-big.jsonl"; }
 BOUND_MS="$(first_ms '.node != ""')"
 READY_MS="$(first_ms '.ready')"
-jq -c "{t: (.t - ${DECIDED_MS}), type, node, ready}" "${WORK}/watch-big.jsonl" | sed 's/^/     big (ms after the decision): /'
-watched_after_decision() { [ -n "${BOUND_MS}" ] && [ -n "${READY_MS}" ] && [ "${BOUND_MS}" -ge "${DECIDED_MS}" ]; }
+jq -c "{t: (.t - ${DECIDED_MS:-0}), type, node, ready}" "${WORK}/watch-big.jsonl" | sed 's/^/     big (ms after the decision): /'
+watched_after_decision() {
+  [ -n "${DECIDED_MS}" ] && [ -n "${EVICTED_MS}" ] && [ -n "${BOUND_MS}" ] && [ -n "${READY_MS}" ] &&
+    [ "${BOUND_MS}" -ge "${DECIDED_MS}" ]
+}
 check "the watch saw big bound, then Ready, after the decision" watched_after_decision
 if watched_after_decision; then
   timing "pending: kdesched start -> decision (made room)" "$(ms_str $((DECIDED_MS - $(log_ms oneshot '^ts='))))"
