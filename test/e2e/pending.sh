@@ -6,9 +6,12 @@
 #  1. Set-up: bare filler pods pinned by nodeName (fill-1 2 CPU on node1, fill-2 and fill-3
 #     2.5 CPU on node2 and node3; fill-3 of a higher PriorityClass), the Deployment mover
 #     (1 replica, 0.5 CPU) placed on node1 (node2 and node3 cordoned meanwhile), then the bare pod
-#     big (2 CPU): Pending, PodScheduled=False reason Unschedulable. Memory is what makes the
-#     scheduler's score send mover's replacement to node2 or node3 (node1 is 7Gi full), not the
-#     test: kube-scheduler places both pods itself.
+#     big (2 CPU): Pending, PodScheduled=False reason Unschedulable. kube-scheduler places both
+#     big and mover's replacement itself. kwok deletes an evicted pod at once, so big is retried
+#     (on the deletion) before the ReplicaSet's replacement exists; node1's memory (7Gi of 8Gi)
+#     also tilts the score away from node1 should the replacement come first. With a kubelet's
+#     grace period the replacement does come first and may take the room back: the plugin does
+#     not reserve it (not tested here).
 #  2. Upstream v0.36 (bench/build-upstream.sh), one-shot, with every plugin it has that could act
 #     on these pods (LowNodeUtilization, HighNodeUtilization, RemoveDuplicates, the affinity,
 #     taint, spread, restart, lifetime and failed-pod plugins): nothing evicted, big stays Pending.
