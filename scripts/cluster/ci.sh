@@ -7,7 +7,7 @@
 #      silent.sh, saturate.sh, maybe.sh, triggers.sh,      skips them)
 #      budgets.sh,
 #      plugins.sh, prometheus.sh, watchlist.sh, wire.sh, usage.sh,
-#      liveplan.sh, kubectl_plugin.sh, moves.sh, serving.sh, chaos.sh,
+#      liveplan.sh, kubectl_plugin.sh, moves.sh, pending.sh, serving.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
 #   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh,
@@ -108,6 +108,7 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/liveplan.sh
   run_test test/e2e/kubectl_plugin.sh
   run_test test/e2e/moves.sh
+  run_test test/e2e/pending.sh
   # The metrics port under attack, alone and (--cluster) on a leader whose renewals must keep pace.
   # A 15 s attack here (30 s by default when run alone): the same bounds, half the wall time.
   ATTACK_SECONDS="${ATTACK_SECONDS:-15}" run_test test/e2e/serving.sh --cluster
