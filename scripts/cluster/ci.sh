@@ -32,6 +32,13 @@ source "${ROOT}/scripts/cluster/lib.sh"
 t0="$(kd_now_ms)"
 missing=()
 for tool in openssl jq curl; do command -v "${tool}" >/dev/null 2>&1 || missing+=("${tool}"); done
+# As root, the real node too (scripts/cluster/realnode.sh): runc's build needs libseccomp, the node
+# its network tools and the CNI plugins. A fresh machine has none of them.
+if [ "$(id -u)" -eq 0 ]; then
+  for p in libseccomp-dev pkg-config iproute2 iptables conntrack containernetworking-plugins; do
+    dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q "install ok installed" || missing+=("${p}")
+  done
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || kd_die "missing ${missing[*]}; install them (apt-get install ${missing[*]})"
   kd_log "installing ${missing[*]}"
