@@ -2,23 +2,14 @@
 
 #include <cmath>
 
+#include "pkg/base/duration_text.h"
+
 namespace kdesched::evictor {
 
 using framework::EvictResult;
 using framework::Refusal;
 
 namespace {
-
-// A Go-style duration for messages, whole seconds and up: "12s", "1m", "1m30s", "2h5m".
-std::string durationText(double secondsValue) {
-  if (secondsValue > 0 && secondsValue < 1) return std::to_string(static_cast<long long>(secondsValue * 1000)) + "ms";
-  auto total = static_cast<long long>(secondsValue);
-  std::string out;
-  if (total >= 3600) out += std::to_string(total / 3600) + "h";
-  if (total % 3600 >= 60) out += std::to_string(total % 3600 / 60) + "m";
-  if (total % 60 != 0 || out.empty()) out += std::to_string(total % 60) + "s";
-  return out;
-}
 
 std::string ownerText(const std::string& ns, const api::Workload& w) { return w.kind + " " + ns + "/" + w.name; }
 
@@ -69,10 +60,23 @@ void BudgetGate::cycleBegan(const cluster::Snapshot& snapshot) {
         if (!p->ready || p->isTerminating()) ++c.unavailable;
       }
     }
+    s.youngest.clear();
     if (s.budget.minIntervalPerOwnerSeconds) {
       const auto interval = std::chrono::duration_cast<Clock::Duration>(seconds(*s.budget.minIntervalPerOwnerSeconds));
       const Clock::TimePoint mono = clock_->now();
       std::erase_if(s.lastEviction, [&](const auto& e) { return mono - e.second >= interval; });
+      // The owner's youngest pod: a replacement created after an eviction this process did not make
+      // (before a restart, by a CronJob's previous run, by an earlier leader).
+      const auto since =
+          static_cast<api::Timestamp>(std::floor(clock_->unixSeconds() - *s.budget.minIntervalPerOwnerSeconds));
+      for (const api::Pod* p : snapshot.pods()) {
+        if (p->isTerminal() || !p->creationTimestamp || *p->creationTimestamp < since) continue;
+        if (!s.budget.scope.selectsPod(p->ns.str(), p->labels)) continue;
+        if (const std::optional<OwnerKey> key = ownerOf(*p)) {
+          api::Timestamp& y = s.youngest[*key];
+          y = std::max(y, *p->creationTimestamp);
+        }
+      }
     }
     report(s);
   }
@@ -109,22 +113,31 @@ std::optional<EvictResult> BudgetGate::pacingRefusal(const State& s, const Decis
       return EvictResult::refused(Refusal::Budget, by, std::move(detail));
     }
   }
-  if (s.budget.minIntervalPerOwnerSeconds) {
-    const auto it = s.lastEviction.find(*key);
-    if (it != s.lastEviction.end()) {
-      const double ago = std::chrono::duration<double>(clock_->now() - it->second).count();
-      const double interval = *s.budget.minIntervalPerOwnerSeconds;
-      if (ago < interval) {
-        // Nothing else may bring the pod back before the interval ends: the daemon looks again then.
-        retries_.push_back({api::PodName::of(*d.pod), d.plugin, interval - ago});
-        return EvictResult::refused(Refusal::Budget, by,
-                                    "owner " + ownerText(key->ns, key->workload) + " had a pod evicted " +
-                                        durationText(std::floor(ago)) + " ago, minIntervalPerOwner " +
-                                        durationText(interval));
-      }
-    }
-  }
+  if (s.budget.minIntervalPerOwnerSeconds) return intervalRefusal(s, d, *key);
   return std::nullopt;
+}
+
+// minIntervalPerOwner: from this process's last eviction of the owner or, when later by more than
+// the API's one-second timestamp precision, the creation of the owner's youngest pod.
+std::optional<EvictResult> BudgetGate::intervalRefusal(const State& s, const Decision& d, const OwnerKey& key) {
+  const double interval = *s.budget.minIntervalPerOwnerSeconds;
+  std::optional<double> evictedAgo;
+  if (const auto it = s.lastEviction.find(key); it != s.lastEviction.end())
+    evictedAgo = std::chrono::duration<double>(clock_->now() - it->second).count();
+  std::optional<double> createdAgo;
+  if (const auto it = s.youngest.find(key); it != s.youngest.end())
+    createdAgo = std::max(0.0, clock_->unixSeconds() - static_cast<double>(it->second));
+  const bool byCreation = createdAgo && (!evictedAgo || *createdAgo + 2 < *evictedAgo);
+  const std::optional<double> ago = byCreation ? createdAgo : evictedAgo;
+  if (!ago || *ago >= interval) return std::nullopt;
+  // Nothing else may bring the pod back before the interval ends: the daemon looks again then.
+  retries_.push_back({api::PodName::of(*d.pod), d.plugin, interval - *ago});
+  const std::string what = byCreation ? " has a pod created " + durationText(std::floor(*ago)) +
+                                            " ago (an earlier eviction's replacement, a scale-up or a rollout)"
+                                      : " had a pod evicted " + durationText(std::floor(*ago)) + " ago";
+  return EvictResult::refused(
+      Refusal::Budget, "budget \"" + s.budget.name + "\"",
+      "owner " + ownerText(key.ns, key.workload) + what + ", minIntervalPerOwner " + durationText(interval));
 }
 
 // Every budget in scope must allow. Of those that do not, the refusal names the one that holds the

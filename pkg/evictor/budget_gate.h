@@ -8,7 +8,9 @@
 // A budget may also pace each workload (api::workloadOf: a Deployment across its ReplicaSets) in
 // its scope: maxUnavailablePerOwner counts the owner's unavailable pods from the run's snapshot
 // (not Ready, or terminating) plus the ones evicted earlier in the run, so it holds across a
-// restart; minIntervalPerOwner spaces this process's evictions of one owner's pods (in memory).
+// restart; minIntervalPerOwner spaces evictions of one owner's pods from the later of this
+// process's last eviction and the owner's youngest pod's creation (a replacement's creation marks an
+// earlier process's eviction), so it holds across a restart too.
 #pragma once
 
 #include <chrono>
@@ -84,12 +86,14 @@ class BudgetGate : public EvictionGate {
     std::uint32_t windowUsed = 0;
     std::uint32_t runUsed = 0;
     std::map<OwnerKey, OwnerCount> owners;              // with maxUnavailablePerOwner, rebuilt each run
+    std::map<OwnerKey, api::Timestamp> youngest;        // with minIntervalPerOwner, rebuilt each run
     std::map<OwnerKey, Clock::TimePoint> lastEviction;  // with minIntervalPerOwner, kept across runs
   };
   static std::optional<OwnerKey> ownerOf(const api::Pod& pod);
   bool selects(const State& s, const Decision& d) const;
   // A per-owner rule of `s` refusing `d`: its refusal, with a retry when the rule ends at a known time.
   std::optional<framework::EvictResult> pacingRefusal(const State& s, const Decision& d);
+  std::optional<framework::EvictResult> intervalRefusal(const State& s, const Decision& d, const OwnerKey& key);
   std::uint32_t used(const State& s) const { return s.budget.schedule ? s.windowUsed : s.runUsed; }
   std::string allowanceText(const State& s) const;
   framework::EvictResult refusal(const State& s) const;

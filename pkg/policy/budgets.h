@@ -6,7 +6,7 @@
 //     duration: 10h                  # each tick opens a window this long
 //     maxEvictions: 0                # a count, or "10%" of the pods in scope (rounded down); 0: a freeze
 //     maxUnavailablePerOwner: "20%"  # per workload: a count, or a percentage of its pods (down, at least 1)
-//     minIntervalPerOwner: 1m        # per workload: between this process's evictions of its pods
+//     minIntervalPerOwner: 1m        # per workload: after an eviction or a new pod of its
 //     scope: {plugins: [...], namespaces: {include|exclude: [...]}, labelSelector: {...}}
 // The evictor enforces them (pkg/evictor/budget_gate.h); this file decodes them and says when a
 // budget's window is open. Time zones come from the system's tz database (Debian's tzdata) through

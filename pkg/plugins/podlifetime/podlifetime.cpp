@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "pkg/base/duration_text.h"
 #include "pkg/plugins/common/registration.h"
 
 namespace kdesched::plugins::podlifetime {
@@ -186,14 +187,7 @@ std::uint64_t LifetimeJitter::extraSeconds(const api::Pod& pod) const {
   return stableHash(key) % seconds;
 }
 
-std::string formatAge(std::uint64_t seconds) {
-  if (seconds == 0) return "0s";
-  std::string out;
-  if (auto h = seconds / 3600) out += std::to_string(h) + "h";
-  if (auto m = seconds / 60 % 60) out += std::to_string(m) + "m";
-  if (auto s = seconds % 60) out += std::to_string(s) + "s";
-  return out;
-}
+std::string formatAge(std::uint64_t seconds) { return durationText(static_cast<double>(seconds)); }
 
 framework::Verdict PodLifeTime::judge(const api::Pod& pod, api::Timestamp now) const {
   const std::uint64_t extra = args_.maxPodLifeTimeSeconds ? jitter_.extraSeconds(pod) : 0;

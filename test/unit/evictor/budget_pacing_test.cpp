@@ -22,6 +22,7 @@ struct Web {
   int unready = 0;
   int terminating = 0;
   std::vector<std::string> hashes = {"5d8f7c9b4"};
+  std::optional<api::Timestamp> newPodCreated = std::nullopt;  // one more Ready pod on the quiet node, created then
 };
 
 cluster::SnapshotPtr webSnapshot(const Web& w) {
@@ -43,6 +44,7 @@ cluster::SnapshotPtr webSnapshot(const Web& w) {
   for (int n = 0; n < w.unready; ++n) b.add(pod("web-unready-" + std::to_string(n)).node("quiet").notReady().build());
   for (int n = 0; n < w.terminating; ++n)
     b.add(pod("web-terminating-" + std::to_string(n)).node("quiet").terminating().build());
+  if (w.newPodCreated) b.add(pod("web-new").node("quiet").created(*w.newPodCreated).build());
   return b.snapshot();
 }
 
@@ -185,6 +187,33 @@ TEST(BudgetPacing, MinIntervalPerOwnerSpacesEvictions) {
   out = f.run(*g, *snapshot);
   EXPECT_EQ(out.evicted.size(), 1u);
   EXPECT_EQ(out.refused.size(), 2u);
+}
+
+// minIntervalPerOwner across a restart: a new process has no eviction in memory, but the owner's
+// youngest pod, created 12 s ago (the replacement of the last process's eviction), starts the
+// interval; one created 2 minutes ago does not hold anything.
+TEST(BudgetPacing, MinIntervalPerOwnerHoldsAcrossARestart) {
+  PacingFixture f;
+  const auto now = static_cast<api::Timestamp>(f.clock->unixSeconds());
+  auto fresh = f.gate("  - {name: web-pacing, minIntervalPerOwner: 1m}\n");
+  auto out = f.run(*fresh, *webSnapshot({.violating = 2, .newPodCreated = now - 12}));
+  EXPECT_TRUE(out.evicted.empty());
+  ASSERT_EQ(out.refused.size(), 2u);
+  EXPECT_EQ(out.refusedDetails[0],
+            "budget \"web-pacing\": owner Deployment default/web has a pod created 12s ago (an earlier eviction's "
+            "replacement, a scale-up or a rollout), minIntervalPerOwner 1m");
+  auto retries = fresh->takeRetries();
+  ASSERT_EQ(retries.size(), 2u);
+  EXPECT_DOUBLE_EQ(retries[0].inSeconds, 48);
+
+  auto later = f.gate("  - {name: web-pacing, minIntervalPerOwner: 1m}\n");
+  out = f.run(*later, *webSnapshot({.violating = 2, .newPodCreated = now - 120}));
+  EXPECT_EQ(out.evicted, std::vector<std::string>{"default/web-0"});
+  // This process's own eviction, and its replacement created within the second: the eviction is named.
+  out = f.run(*later, *webSnapshot({.violating = 2, .newPodCreated = now}));
+  ASSERT_EQ(out.refused.size(), 2u);
+  EXPECT_EQ(out.refusedDetails[0],
+            "budget \"web-pacing\": owner Deployment default/web had a pod evicted 0s ago, minIntervalPerOwner 1m");
 }
 
 // Both rules in one budget, alongside maxEvictions: each must allow.
