@@ -1,7 +1,8 @@
 // Per-plugin micro-benchmarks on generated clusters (3k, 30k, 150k pods): one cycle of one plugin
 // through the real engine and evictor with the plan sink. Reported per pod, so near-linear growth
 // shows as a flat ns/pod across sizes. BM_AllFour runs the four strategies together (the engine
-// benchmark's policy), BM_AllEleven every plugin in one profile; BM_TriggeredRun/pods/scope a run
+// benchmark's policy), BM_AllEleven every plugin in one profile; BM_MakeRoomForPendingPods with
+// 1% of the pods pending; BM_TriggeredRun/pods/scope a run
 // of its deschedule plugins on a scope of pods, as after pod events; BM_DecodeSnapshot / BM_DecodeWire measure JSON →
 // store throughput on the compact and on API-server-shaped (~4 KB/pod) objects. BM_*Usage and
 // BM_LowNodeUtilizationPrometheus balance by measured usage (kdesched-gen --metrics): the usage is
@@ -74,6 +75,37 @@ const Fixture& fixture(int pods) {
     if (Status st = usage::decodePrometheusAnswer(answer, prom); !st.isOk()) throw std::runtime_error(st.message());
     f->usage.prometheus.emplace(kPrometheusQuery, std::move(prom));
     f->usage.asOf = bench::kMetricsUnixTime + 15;  // the cycle starts 15 s after the scrape
+  }
+  return *f;
+}
+
+// The cluster of `fixture(pods)` plus 1% more pods, Pending and Unschedulable for an hour, ten per
+// ReplicaSet (a scale-up each), each asking for 31 CPU: no node has that free, and no two moves
+// free it, so MakeRoomForPendingPods looks at every node for every pending pod it searches (its
+// worst case: nothing to do, everything to look at).
+const Fixture& pendingFixture(int pods) {
+  static std::map<int, std::unique_ptr<Fixture>> cache;
+  auto& f = cache[pods];
+  if (!f) {
+    f = std::make_unique<Fixture>();
+    auto r = cluster::loadSnapshot(bench::generateSnapshotJson(sized(pods)), "generated", f->store);
+    if (!r.isOk()) throw std::runtime_error(r.error());
+    std::ostringstream list;
+    list << R"({"apiVersion":"v1","kind":"List","items":[)";
+    for (int i = 0; i < pods / 100; ++i) {
+      list << (i ? "," : "") << R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"pending-)" << i
+           << R"(","namespace":"default","uid":"pending-uid-)" << i
+           << R"(","creationTimestamp":"2027-01-15T07:00:00Z","ownerReferences":[{"apiVersion":"apps/v1","kind":)"
+           << R"("ReplicaSet","name":"scale-up-)" << i / 10 << R"(","uid":"rs-uid-)" << i / 10
+           << R"(","controller":true}]},"spec":{"containers":[{"name":"app","image":"registry.example/big:1.0",)"
+           << R"("resources":{"requests":{"cpu":"31","memory":"1Gi"}}}]},"status":{"phase":"Pending","conditions":)"
+           << R"([{"type":"PodScheduled","status":"False","reason":"Unschedulable",)"
+           << R"("lastTransitionTime":"2027-01-15T07:00:00Z"}]}})";
+    }
+    list << "]}";
+    r = cluster::loadSnapshot(list.str(), "pending", f->store);
+    if (!r.isOk()) throw std::runtime_error(r.error());
+    f->snapshot = f->store.snapshot();
   }
   return *f;
 }
@@ -202,6 +234,28 @@ void BM_TriggeredRun(benchmark::State& state) {
   state.counters["scope"] = static_cast<double>(names->size());
 }
 
+// MakeRoomForPendingPods with 1% of the pods pending (pendingFixture): per pod of the cluster, as
+// the other plugins, so growth with the cluster shows as a rising ns/pod.
+void BM_MakeRoomForPendingPods(benchmark::State& state) {
+  const Fixture& f = pendingFixture(static_cast<int>(state.range(0)));
+  framework::BuildContext ctx;
+  ctx.now = framework::WallSeconds::pinned(1800000000);
+  auto engine = engine::buildEngineFromText(policyFor("MakeRoomForPendingPods", "deschedule", ""), "bench.yaml", ctx);
+  if (!engine.isOk()) {
+    state.SkipWithError(engine.error().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    evictor::PlanSink sink;
+    evictor::EvictionChain chain(engine->limits(), sink);
+    benchmark::DoNotOptimize(engine->runCycle(*f.snapshot, chain));
+  }
+  state.counters["pods"] = static_cast<double>(f.snapshot->podCount());
+  state.counters["ns_per_pod"] =
+      benchmark::Counter(static_cast<double>(f.snapshot->podCount()),
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 void BM_InterPodAntiAffinity(benchmark::State& s) {
   runPlugin(s, policyFor("RemovePodsViolatingInterPodAntiAffinity", "deschedule", ""));
 }
@@ -293,6 +347,7 @@ BENCHMARK(BM_PodLifeTime) SIZES;
 BENCHMARK(BM_RemoveFailedPods) SIZES;
 BENCHMARK(BM_TooManyRestarts) SIZES;
 BENCHMARK(BM_AllEleven) SIZES;
+BENCHMARK(BM_MakeRoomForPendingPods) SIZES;
 BENCHMARK(BM_DecodeSnapshot) SIZES;
 BENCHMARK(BM_DecodeWire) SIZES;
 

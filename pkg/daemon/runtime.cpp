@@ -107,6 +107,21 @@ bool Runtime::loadPolicy() {
   ctx.priorityClassValue = [client = client_.get()](const std::string& name) {
     return readPriorityClass(*client, name);
   };
+  // A MakeRoomForPendingPods try's outcome: counted, and an Event on the pending pod (set up after
+  // the policy: both are there before the first run).
+  ctx.pendingOutcome = [this](const framework::PendingOutcome& o) {
+    if (metrics_) metrics_->pendingHelped(o.result);
+    if (!events_ || options_.dryRun) return;
+    const bool placed = o.result == "scheduled" || o.result == "scheduled_elsewhere";
+    events_->recordEvent({.ns = o.ns,
+                          .podName = o.name,
+                          .podUid = o.uid,
+                          .type = placed ? "Normal" : "Warning",
+                          .reason = placed ? "PendingPodHelped" : "PendingPodNotHelped",
+                          .action = "MakingRoom",
+                          .note = o.note,
+                          .background = true});
+  };
   auto engine = engine::buildEngine(options_.policyPath, ctx);
   if (!engine.isOk()) {
     log::error("bad policy", {{"error", engine.error()}});

@@ -55,7 +55,11 @@ Result<Engine> build(Result<policy::DeschedulerPolicy> pol, const framework::Bui
   // profiles' ones.
   auto extension = policy::decodeExtension(e.policy.extension);
   framework::BuildContext withExtension = ctx;
-  if (extension.isOk()) withExtension.podLifeTimeJitterSeconds = extension.value().podLifeTime.jitterSeconds;
+  if (extension.isOk()) {
+    withExtension.podLifeTimeJitterSeconds = extension.value().podLifeTime.jitterSeconds;
+    withExtension.pendingRetryInitialSeconds = extension.value().antiFlapping.backoffInitialSeconds;
+    withExtension.pendingRetryMaxSeconds = extension.value().antiFlapping.backoffMaxSeconds;
+  }
   auto profiles = framework::buildProfiles(e.policy, registry, withExtension);
   if (!profiles.isOk()) return profiles.status();
   e.profiles = std::move(profiles.value());

@@ -34,6 +34,13 @@ class WallSeconds {
   std::shared_ptr<Clock> clock_;
 };
 
+// How a MakeRoomForPendingPods try for one pending pod ended (pkg/plugins/makeroomforpendingpods/
+// tries.h): `result` is scheduled, scheduled_elsewhere, gone or still_pending; `note` says it for
+// people (the Event's note).
+struct PendingOutcome {
+  std::string ns, name, uid, result, note;
+};
+
 // What a plugin factory may consult while decoding its args.
 struct BuildContext {
   // Resolves a PriorityClass name to its value (DefaultEvictor's priorityThreshold.name). In plan
@@ -53,6 +60,12 @@ struct BuildContext {
   // PodLifeTime's lifetime jitter in seconds (the policy's `kdesched.podLifeTime.jitter`; 0: off).
   // The engine fills it from the decoded extension.
   std::uint64_t podLifeTimeJitterSeconds = 0;
+  // MakeRoomForPendingPods: the wait before a pending pod is tried again, doubling per try (the
+  // engine fills them from `kdesched.antiFlapping`'s backoffInitial and backoffMax), and where each
+  // try's outcome goes besides the log (the daemon: kdesched_pending_helped_total and an Event).
+  double pendingRetryInitialSeconds = 600;
+  double pendingRetryMaxSeconds = 6 * 3600;
+  std::function<void(const PendingOutcome&)> pendingOutcome;
   void warn(std::string line) const {
     if (warnings) warnings->push_back(std::move(line));
   }

@@ -103,6 +103,10 @@ Metrics::Metrics(const std::string& version, const std::vector<StrategyId>& stra
   moveReady_ = add(prometheus::BuildHistogram()
                        .Name("kdesched_move_ready_seconds")
                        .Help("From a move's rollout restart to its new pod Ready"));
+  pendingHelped_ = add(prometheus::BuildCounter()
+                           .Name("kdesched_pending_helped_total")
+                           .Help("MakeRoomForPendingPods tries (one run's evictions for one pending pod), by outcome: "
+                                 "scheduled, scheduled_elsewhere, gone, still_pending"));
   suppressed_ = add(prometheus::BuildCounter()
                         .Name("kdesched_evictions_suppressed_total")
                         .Help("Evictions suppressed by anti-flapping (cooldown, rate limit, backoff)"));
@@ -211,6 +215,7 @@ void Metrics::moveFinished(bool succeeded, double readySeconds) {
   moves_->Add({{"result", succeeded ? "succeeded" : "failed"}}).Increment();
   if (readySeconds >= 0) moveReady_->Add({}, kMoveBuckets).Observe(readySeconds);
 }
+void Metrics::pendingHelped(const std::string& result) { pendingHelped_->Add({{"result", result}}).Increment(); }
 void Metrics::evictionSuppressed(const std::string& reason) { suppressed_->Add({{"reason", reason}}).Increment(); }
 
 void Metrics::usageSourceUp(const std::string& source, bool up) { usageUp_->Add({{"source", source}}).Set(up ? 1 : 0); }

@@ -73,6 +73,8 @@ class Metrics {
   // A make-before-break move ended (pkg/moves): kdesched_moves_total{result}, and the time from its
   // restart to the new pod Ready (kdesched_move_ready_seconds; -1: it never was).
   void moveFinished(bool succeeded, double readySeconds);
+  // A MakeRoomForPendingPods try ended: kdesched_pending_helped_total{result}.
+  void pendingHelped(const std::string& result);
   // Balancing by measured usage: kdesched_usage_source_up{source} is 1 when the source's last
   // collection or query answered, 0 when it failed; kdesched_usage_nodes_left_out{source} the
   // nodes of the last cycle whose sample was missing, stale or not a number.
@@ -141,6 +143,7 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>* eventToEviction_;
   prometheus::Family<prometheus::Counter>* suppressed_;
   prometheus::Family<prometheus::Counter>* moves_;
+  prometheus::Family<prometheus::Counter>* pendingHelped_;
   prometheus::Family<prometheus::Histogram>* moveReady_;
   prometheus::Family<prometheus::Gauge>* usageUp_;
   prometheus::Family<prometheus::Gauge>* usageLeftOut_;

@@ -17,6 +17,7 @@ namespace kdesched::trigger {
 inline constexpr const char* kAntiAffinityPlugin = "RemovePodsViolatingInterPodAntiAffinity";
 inline constexpr const char* kNodeAffinityPlugin = "RemovePodsViolatingNodeAffinity";
 inline constexpr const char* kNodeTaintsPlugin = "RemovePodsViolatingNodeTaints";
+inline constexpr const char* kMakeRoomPlugin = "MakeRoomForPendingPods";
 // The plugins that judge a pod by its status: a status change may make it a candidate.
 inline constexpr std::array<const char*, 3> kStatusPlugins = {"RemoveFailedPods", "RemovePodsHavingTooManyRestarts",
                                                               "PodLifeTime"};
@@ -24,6 +25,9 @@ inline constexpr std::array<const char*, 3> kStatusPlugins = {"RemoveFailedPods"
 // Which kinds of event the configured plugins can act on; the rest are not worth a run.
 struct Interest {
   bool podStatus = false;  // a status plugin is enabled in some profile
+  // MakeRoomForPendingPods is enabled: a capacity change (the debounced balance run's events: a
+  // pod gone, a node added or Ready) looks at the pending pods too.
+  bool pendingPods = false;
 };
 
 // What changed, reduced to what the mapping needs (the objects themselves may be gone by the time

@@ -10,6 +10,8 @@ Interest interestOf(const std::vector<framework::Profile>& profiles) {
     for (const framework::DeschedulePlugin* d : p.deschedule)
       if (std::find(kStatusPlugins.begin(), kStatusPlugins.end(), d->name()) != kStatusPlugins.end())
         interest.podStatus = true;
+      else if (d->name() == kMakeRoomPlugin)
+        interest.pendingPods = true;
   return interest;
 }
 
@@ -19,8 +21,11 @@ DeadlineFn deadlinesOf(const std::vector<framework::Profile>& profiles) {
   if (plugins.empty()) return nullptr;
   return [plugins](const api::Pod& pod, api::Timestamp now) {
     std::vector<PodDeadline> out;
-    for (const framework::DeadlinePlugin* d : plugins)
+    for (const framework::DeadlinePlugin* d : plugins) {
+      // An unbound pod is only for a plugin that judges unbound pods (MakeRoomForPendingPods).
+      if (pod.nodeName.empty() && !d->judgesUnboundPods()) continue;
       if (auto at = d->eligibleAt(pod, now)) out.push_back({*at, std::string(d->name())});
+    }
     return out;
   };
 }

@@ -51,6 +51,7 @@ TriggeredRuns::~TriggeredRuns() {
 
 void TriggeredRuns::setInterest(Interest interest) {
   std::lock_guard<std::mutex> lock(mu_);
+  pendingPods_ = interest.pendingPods;
   schedule_.setInterest(interest);
 }
 
@@ -67,7 +68,7 @@ void TriggeredRuns::subscribe() {
 }
 
 std::optional<DeadlineEntry> TriggeredRuns::deadlineOf(const api::Pod& pod) {
-  if (pod.nodeName.empty() || pod.isTerminating()) return std::nullopt;
+  if (pod.isTerminating()) return std::nullopt;
   const Clock::WallTime wallNow = clock_->wallNow();
   const auto nowSeconds = std::chrono::floor<std::chrono::seconds>(wallNow.time_since_epoch()).count();
   std::optional<DeadlineEntry> entry;
@@ -275,7 +276,23 @@ void TriggeredRuns::run(DueWork due, Clock::TimePoint now) {
     scope.runDeschedule = false;
     log::info("triggered balance run");
     runner_.runScoped(scope, due.balanceFirstEvent);
+    if (pendingPods_) runPending(due.balanceFirstEvent);
   }
+}
+
+void TriggeredRuns::runPending(Clock::TimePoint firstEvent) {
+  const cluster::SnapshotPtr snapshot = store_.snapshot();
+  auto pods = std::make_shared<api::PodNames>();
+  for (const api::Pod* p : snapshot->pods())
+    if (p->nodeName.empty() && p->phase == api::PodPhase::Pending && !p->isTerminating())
+      pods->insert(api::PodName::of(*p));
+  if (pods->empty()) return;
+  framework::CycleScope scope;
+  scope.runBalance = false;
+  scope.plugins = {kMakeRoomPlugin};
+  scope.pods = pods;
+  log::info("triggered run for pending pods", {{"pods", pods->size()}});
+  runner_.runScoped(scope, firstEvent);
 }
 
 void TriggeredRuns::runDeadlines(const std::vector<DeadlineEntry>& due) {

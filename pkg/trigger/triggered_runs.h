@@ -88,6 +88,9 @@ class TriggeredRuns {
   void loop();
   void run(DueWork due, Clock::TimePoint now);
   void runDeadlines(const std::vector<DeadlineEntry>& due);
+  // After a capacity change's balance run, with MakeRoomForPendingPods enabled: its run scoped to
+  // every unbound pending pod (what is still fragmented once the scheduler has had its retry).
+  void runPending(Clock::TimePoint firstEvent);
   // The pod's earliest deadline within reach, as an entry of the queue.
   std::optional<DeadlineEntry> deadlineOf(const api::Pod& pod);
   void updateDeadline(const cluster::StoreEvent& e);
@@ -106,6 +109,7 @@ class TriggeredRuns {
   EventCounter counter_;
   AntiFlapping* antiFlapping_;
   DeadlineFn deadlineFn_;
+  bool pendingPods_ = false;  // Interest::pendingPods
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -1,5 +1,9 @@
 #include "pkg/plugins/makeroomforpendingpods/makeroomforpendingpods.h"
 
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
 #include "pkg/base/log.h"
 #include "pkg/plugins/common/registration.h"
 #include "pkg/plugins/makeroomforpendingpods/pending.h"
@@ -25,9 +29,10 @@ std::string keys(const std::vector<const api::Pod*>& pods) {
   return out;
 }
 
-// Evicts the plan's pods; the pending pod's explain row says what came of it. False when the
-// plugin must stop (a total limit, a run-wide rate limit).
-bool carryOut(const framework::Handle& h, const api::Pod& pending, const RoomPlan& plan) {
+// Evicts the plan's pods; the pending pod's explain row says what came of it, and `tries` has it
+// when any pod went. False when the plugin must stop (a total limit, a run-wide rate limit).
+bool carryOut(const framework::Handle& h, const api::Pod& pending, const RoomPlan& plan, Tries& tries,
+              api::Timestamp now) {
   std::size_t evicted = 0;
   std::string refused;
   bool stop = false;
@@ -42,6 +47,7 @@ bool carryOut(const framework::Handle& h, const api::Pod& pending, const RoomPla
     break;
   }
   const std::string moved = keys(plan.moves);
+  if (evicted > 0) tries.tried(pending, plan.node->name, now);
   if (refused.empty()) {
     h.helped(pending, "made room on node " + plan.node->name + " by evicting " + moved);
     log::info("made room for pending pod",
@@ -56,28 +62,82 @@ bool carryOut(const framework::Handle& h, const api::Pod& pending, const RoomPla
   return !stop;
 }
 
+// Pending pods of one controller (a scale-up's) with the same namespace, requests, constraints,
+// labels and priority get the same answer from a search while nothing was moved in between: the
+// first one's "not helped" stands for the others, so many replicas cost one search.
+class AlikeAnswers {
+ public:
+  const std::string* answerFor(const api::Pod& pod) const {
+    const api::OwnerReference* c = pod.controllerRef();
+    if (!c) return nullptr;
+    const auto it = byController_.find(c->uid);
+    if (it == byController_.end()) return nullptr;
+    for (const auto& [first, why] : it->second)
+      if (alike(*first, pod)) return &why;
+    return nullptr;
+  }
+  void remember(const api::Pod& pod, const std::string& why) {
+    if (const api::OwnerReference* c = pod.controllerRef()) byController_[c->uid].emplace_back(&pod, why);
+  }
+  void clear() { byController_.clear(); }
+
+ private:
+  static bool alike(const api::Pod& a, const api::Pod& b) {
+    return a.ns == b.ns && priorityOf(a) == priorityOf(b) && a.requests == b.requests &&
+           a.constraints() == b.constraints() && a.labels == b.labels;
+  }
+  std::unordered_map<std::string, std::vector<std::pair<const api::Pod*, std::string>>> byController_;
+};
+
 }  // namespace
 
+std::optional<api::Timestamp> MakeRoomForPendingPods::eligibleAt(const api::Pod& pod, api::Timestamp now) const {
+  if (!isUnboundPending(pod)) return std::nullopt;
+  switch (judgePending(args_, pod, now)) {
+    case NotPending::TooRecent: return unschedulableSince(pod).value_or(now) + args_.minPendingSeconds;
+    case NotPending::None:
+      if (const std::optional<api::Timestamp> until = tries_.heldUntil(pod); until && *until > now) return until;
+      return std::nullopt;         // one to help now: the runs see it
+    default: return std::nullopt;  // time alone will not make it one (a gate, a nomination, a filter)
+  }
+}
+
 Status MakeRoomForPendingPods::deschedule(framework::Handle& h) {
-  // An event-triggered run names the pods it may act on; the pods this plugin moves are not those.
-  if (h.scoped()) return Status::ok();
   const api::Timestamp now = now_();
+  tries_.observe(h.snapshot(), now);
   RoomLedger ledger(h);
+  RunCache cache(h);
+  AlikeAnswers alike;
   for (const api::Pod* pending : pendingPodsToHelp(h, args_, now)) {
-    RoomSearchResult found = searchRoom(h, args_, *pending, ledger, now);
+    if (std::optional<std::string> held = tries_.holds(*pending, now)) {
+      h.skip(*pending, *held);
+      continue;
+    }
+    if (const std::string* same = alike.answerFor(*pending)) {
+      h.skip(*pending, *same);
+      continue;
+    }
+    RoomSearchResult found = searchRoom(h, args_, *pending, ledger, cache, now);
     if (!found.found) {
       const std::string why = found.text(*pending, args_);
       h.skip(*pending, why);
+      alike.remember(*pending, why);
       log::debug("no room for pending pod", {{"plugin", kName}, {"pod", pending->key()}, {"reason", why}});
       continue;
     }
-    if (!carryOut(h, *pending, found.plan)) break;
+    alike.clear();  // the room changed: an answer found before may not hold
+    if (!carryOut(h, *pending, found.plan, tries_, now)) break;
   }
   return Status::ok();
 }
 
 framework::PluginRegistration registration() {
-  framework::PluginRegistration r = common::registrationOf<MakeRoomForPendingPods>(kName, decodeArgs);
+  framework::PluginRegistration r = common::registrationOf<MakeRoomForPendingPods>(
+      kName, decodeArgs, [](const Args&, const policy::RawArgs&, const framework::BuildContext& ctx) {
+        return Result<Tries::Settings>(Tries::Settings{
+            .backoff = {.initialSeconds = ctx.pendingRetryInitialSeconds, .maxSeconds = ctx.pendingRetryMaxSeconds},
+            .sink = ctx.pendingOutcome});
+      });
   r.kdeschedOnly = true;
   return r;
 }

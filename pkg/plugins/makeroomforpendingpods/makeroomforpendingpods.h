@@ -7,28 +7,35 @@
 // them and the scheduler places them elsewhere, and the pending pod in the room they leave.
 //
 // It never preempts (a moved pod's priority is at most the pending pod's, and it must fit
-// elsewhere) and never asks for a node. Opt-in, and refused under `compat: upstream`
-// (engine.cpp): upstream has no such plugin. An event-triggered run (a scoped run) leaves it out
-// for now: it acts in full cycles only.
+// elsewhere) and never asks for a node. A pod it made room for is not tried again while the
+// anti-flapping backoff holds, and each try's outcome is reported once (tries.h). Opt-in, and
+// refused under `compat: upstream` (engine.cpp): upstream has no such plugin.
 #pragma once
 
 #include <string>
 
 #include "pkg/framework/registry.h"
 #include "pkg/plugins/makeroomforpendingpods/args.h"
+#include "pkg/plugins/makeroomforpendingpods/tries.h"
 
 namespace kdesched::plugins::makeroomforpendingpods {
 
-class MakeRoomForPendingPods : public framework::DeschedulePlugin {
+class MakeRoomForPendingPods : public framework::DeschedulePlugin, public framework::DeadlinePlugin {
  public:
-  MakeRoomForPendingPods(Args args, framework::WallSeconds now) : args_(std::move(args)), now_(std::move(now)) {}
+  MakeRoomForPendingPods(Args args, Tries::Settings tries, framework::WallSeconds now)
+      : args_(std::move(args)), tries_(tries.backoff, std::move(tries.sink)), now_(std::move(now)) {}
   std::string_view name() const override { return kName; }
   bool readsPodConditions() const override { return true; }
   bool judgesUnboundPods() const override { return true; }
   Status deschedule(framework::Handle& h) override;
+  // When a pending pod becomes one to help: minPendingSeconds after the scheduler gave up on it,
+  // or when the backoff after a try runs out. The daemon's deadline queue runs the plugin for it
+  // then (a scoped run: it helps the scope's pending pods only, and may move any pod for them).
+  std::optional<api::Timestamp> eligibleAt(const api::Pod& pod, api::Timestamp now) const override;
 
  private:
   Args args_;
+  Tries tries_;  // the pods this instance made room for (kept across the daemon's runs)
   framework::WallSeconds now_;
 };
 

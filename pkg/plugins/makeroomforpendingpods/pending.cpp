@@ -5,18 +5,14 @@
 #include <optional>
 
 namespace kdesched::plugins::makeroomforpendingpods {
-namespace {
 
-// PodScheduled=False, reason Unschedulable: the scheduler found no node. Its transition time, or
-// nullopt when the pod has no such condition (a time of 0 when the condition has none).
+// Nullopt when the pod has no such condition; a time of 0 when the condition has none.
 std::optional<api::Timestamp> unschedulableSince(const api::Pod& pod) {
   for (const api::PodCondition& c : pod.status().conditions)
     if (c.type() == "PodScheduled" && c.status() == "False" && c.reason() == "Unschedulable")
       return c.lastTransitionTime().value_or(0);
   return std::nullopt;
 }
-
-}  // namespace
 
 std::string PendingSkip::text() const {
   switch (why) {
@@ -59,7 +55,8 @@ NotPending judgePending(const Args& args, const api::Pod& pod, api::Timestamp no
 std::vector<const api::Pod*> pendingPodsToHelp(const framework::Handle& h, const Args& args, api::Timestamp now) {
   std::vector<const api::Pod*> out;
   for (const api::Pod* pod : h.snapshot().pods()) {
-    if (!isUnboundPending(*pod)) continue;
+    // A scoped run (the deadline queue's) helps the pending pods it names.
+    if (!isUnboundPending(*pod) || !h.inScope(*pod)) continue;
     if (NotPending why = judgePending(args, *pod, now); why != NotPending::None) {
       h.skip(*pod, PendingSkip{why, &args, pod, now});
       continue;

@@ -30,9 +30,14 @@ bool isUnboundPending(const api::Pod& pod);
 // NotPending::None when the pod is helped (isUnboundPending must hold).
 NotPending judgePending(const Args& args, const api::Pod& pod, api::Timestamp now);
 
-// The snapshot's pods to help, highest priority first, then oldest (creationTimestamp), then by
-// namespace and name. Those left out are skipped on `h` with their reason. O(pods).
+// The snapshot's pods to help (in a scoped run, of the scope's), highest priority first, then
+// oldest (creationTimestamp), then by namespace and name. Those left out are skipped on `h` with
+// their reason. O(pods).
 std::vector<const api::Pod*> pendingPodsToHelp(const framework::Handle& h, const Args& args, api::Timestamp now);
+
+// When the scheduler last gave up on it (PodScheduled=False, reason Unschedulable): the
+// condition's lastTransitionTime.
+std::optional<api::Timestamp> unschedulableSince(const api::Pod& pod);
 
 inline std::int32_t priorityOf(const api::Pod& pod) { return pod.priority.value_or(0); }
 

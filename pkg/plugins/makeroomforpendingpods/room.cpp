@@ -104,13 +104,13 @@ struct NodePods {
 
 class Search {
  public:
-  Search(const framework::Handle& h, const Args& args, const api::Pod& pending, RoomLedger& ledger, api::Timestamp now)
-      : h_(h), args_(args), pending_(pending), ledger_(ledger), now_(now), spread_(h, pending) {}
+  Search(const framework::Handle& h, const Args& args, const api::Pod& pending, RoomLedger& ledger, RunCache& cache,
+         api::Timestamp now)
+      : h_(h), args_(args), pending_(pending), ledger_(ledger), cache_(cache), now_(now), spread_(h, pending) {}
 
   RoomSearchResult run();
 
  private:
-  bool evictable(const api::Pod& pod);
   NodePods podsOn(const api::Node& node);
   void optionsOn(const api::Node& node, const Shortfall& s, std::vector<const api::Pod*> movable);
   bool tryOption(const Option& o);
@@ -119,30 +119,24 @@ class Search {
   const Args& args_;
   const api::Pod& pending_;
   RoomLedger& ledger_;
+  RunCache& cache_;
   api::Timestamp now_;
   framework::SpreadFit spread_;
-  std::unordered_map<const api::Pod*, bool> evictable_;
   std::vector<Option> options_;
   std::size_t fewest_ = 0;  // the fewest moves of any option so far (0: none yet)
   RoomSearchResult result_;
 };
 
-bool Search::evictable(const api::Pod& pod) {
-  auto [it, fresh] = evictable_.try_emplace(&pod, false);
-  if (fresh) it->second = h_.filter(pod).ok && h_.preEvictionFilter(pod).ok;
-  return it->second;
-}
-
 NodePods Search::podsOn(const api::Node& node) {
   NodePods out;
-  for (const api::Pod* p : h_.podsOnNode(node)) {
-    if (p->isTerminating()) continue;  // it is leaving: its room comes without a move
-    if (priorityOf(*p) > priorityOf(pending_))
-      out.higher.push_back(p);
-    else if (!evictable(*p))
-      out.kept.push_back(p);
+  for (RunCache::Resident& r : cache_.residentsOn(node)) {
+    if (h_.isEvicted(*r.pod)) continue;  // moved for another pending pod earlier in the run
+    if (priorityOf(*r.pod) > priorityOf(pending_))
+      out.higher.push_back(r.pod);
+    else if (!cache_.evictable(r))
+      out.kept.push_back(r.pod);
     else
-      out.movable.push_back(p);
+      out.movable.push_back(r.pod);
   }
   return out;
 }
@@ -263,6 +257,19 @@ std::string tally(const std::map<std::string, std::size_t>& counts, const char* 
 
 }  // namespace
 
+std::vector<RunCache::Resident>& RunCache::residentsOn(const api::Node& node) {
+  auto [it, fresh] = byNode_.try_emplace(node.nameSym);
+  if (fresh)
+    for (const api::Pod* p : h_->podsOnNode(node))
+      if (!p->isTerminating()) it->second.push_back({p});  // a terminating pod's room comes without a move
+  return it->second;
+}
+
+bool RunCache::evictable(Resident& r) {
+  if (r.evictable < 0) r.evictable = h_->filter(*r.pod).ok && h_->preEvictionFilter(*r.pod).ok ? 1 : 0;
+  return r.evictable == 1;
+}
+
 const api::ResourceList& RoomLedger::freeOn(const api::Node& node) {
   auto [it, fresh] = free_.try_emplace(node.nameSym);
   if (fresh) {
@@ -302,8 +309,8 @@ std::string RoomSearchResult::text(const api::Pod& pending, const Args& args) co
 }
 
 RoomSearchResult searchRoom(const framework::Handle& h, const Args& args, const api::Pod& pending, RoomLedger& ledger,
-                            api::Timestamp now) {
-  return Search(h, args, pending, ledger, now).run();
+                            RunCache& cache, api::Timestamp now) {
+  return Search(h, args, pending, ledger, cache, now).run();
 }
 
 }  // namespace kdesched::plugins::makeroomforpendingpods

@@ -15,8 +15,11 @@
 //     must fit another node, by nodeFit and the room left there once the pending pod and the other
 //     moved pods are placed (RoomLedger).
 //
-// Cost per pending pod: one nodeFit per cycle node, plus the bounded subset sums of the nodes left,
-// plus at most kPlansTried × maxMovesPerPod × nodes nodeFits for landings: linear in nodes and pods.
+// Cost per pending pod: one nodeFit per cycle node, a pass over the pods of the nodes left (their
+// filters asked once per run: RunCache), plus the bounded subset sums of the nodes left, plus at
+// most kPlansTried × maxMovesPerPod × nodes nodeFits for landings: linear in nodes and pods. Pending
+// pods of one controller with the same requests, constraints, labels and priority share one search
+// while nothing was moved in between (makeroomforpendingpods.cpp).
 #pragma once
 
 #include <cstddef>
@@ -51,6 +54,26 @@ class RoomLedger {
   std::unordered_map<api::Symbol, api::ResourceList> free_;
 };
 
+// What every pending pod's search in one run reads alike: each node's pods that are not
+// terminating, and whether the profile's filters let each go, asked once per pod per run (not once
+// per pending pod) and only of a pod some search may move. Pods evicted later in the run are
+// skipped by the reader.
+class RunCache {
+ public:
+  explicit RunCache(const framework::Handle& h) : h_(&h) {}
+  struct Resident {
+    const api::Pod* pod;
+    signed char evictable = -1;  // -1: not asked yet
+  };
+  std::vector<Resident>& residentsOn(const api::Node& node);
+  // The profile's Filter and PreEvictionFilter plugins let it go (asked on first use).
+  bool evictable(Resident& r);
+
+ private:
+  const framework::Handle* h_;
+  std::unordered_map<api::Symbol, std::vector<Resident>> byNode_;
+};
+
 // What was decided for one pending pod.
 struct RoomPlan {
   const api::Node* node = nullptr;
@@ -72,6 +95,6 @@ struct RoomSearchResult {
 // Finds the plan for `pending` (and, when found, records it in `ledger`). Evicts nothing.
 // `now` ranks moves by the pods' ages (the youngest lose least).
 RoomSearchResult searchRoom(const framework::Handle& h, const Args& args, const api::Pod& pending, RoomLedger& ledger,
-                            api::Timestamp now);
+                            RunCache& cache, api::Timestamp now);
 
 }  // namespace kdesched::plugins::makeroomforpendingpods

@@ -179,5 +179,60 @@ TEST_F(DeadlineTest, AConditionDeadlineWaitsForTheAgeToo) {
   EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(40.05));
 }
 
+// MakeRoomForPendingPods: an unbound pod the scheduler gave up on is looked at minPendingSeconds
+// after it did, in a scoped run naming it.
+TEST_F(DeadlineTest, APendingPodIsLookedAtWhenMinPendingSecondsHavePassed) {
+  store.upsert(NodeBuilder("node1").build());
+  store.upsert(PodBuilder("big")
+                   .phase(api::PodPhase::Pending)
+                   .notReady()
+                   .noStartTime()
+                   .created(wallSeconds() - 30)
+                   .condition("PodScheduled", "False", "Unschedulable", wallSeconds() - 20)
+                   .build());
+  const Clock::TimePoint t0 = clock->now();
+  start("MakeRoomForPendingPods", "          minPendingSeconds: 60\n");
+  ASSERT_TRUE(triggered->nextWakeup());
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(40.05));
+  clock->advanceSeconds(40.05);
+  EXPECT_TRUE(triggered->runDue());
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_EQ(sortedKeys(*rec.runs[0].pods), std::vector<std::string>{"default/big"});
+  EXPECT_EQ(rec.runs[0].plugins, std::vector<std::string>{"MakeRoomForPendingPods"});
+}
+
+// A capacity change (a pod gone) runs the balance plugins after the debounce, then, with
+// MakeRoomForPendingPods enabled, that plugin for every unbound pending pod.
+TEST_F(DeadlineTest, ACapacityChangeLooksAtThePendingPods) {
+  store.upsert(NodeBuilder("node1").build());
+  store.upsert(PodBuilder("small").node("node1").build());
+  store.upsert(PodBuilder("big")
+                   .phase(api::PodPhase::Pending)
+                   .notReady()
+                   .noStartTime()
+                   .created(wallSeconds() - 600)
+                   .condition("PodScheduled", "False", "Unschedulable", wallSeconds() - 500)
+                   .build());
+  start("MakeRoomForPendingPods", "");
+  store.remove(api::Kind::Pod, "default/small");
+  clock->advanceSeconds(30);
+  EXPECT_TRUE(triggered->runDue());
+  ASSERT_EQ(rec.runs.size(), 2u);
+  EXPECT_FALSE(rec.runs[0].runDeschedule);  // the balance run
+  ASSERT_TRUE(rec.runs[1].pods);
+  EXPECT_EQ(sortedKeys(*rec.runs[1].pods), std::vector<std::string>{"default/big"});
+  EXPECT_EQ(rec.runs[1].plugins, std::vector<std::string>{"MakeRoomForPendingPods"});
+  EXPECT_FALSE(rec.runs[1].runBalance);
+}
+
+// The other deadline plugins judge bound pods only: an unbound pod gets no deadline from them.
+TEST_F(DeadlineTest, PodLifeTimeIsNotAskedAboutAnUnboundPod) {
+  store.upsert(PodBuilder("waiting").phase(api::PodPhase::Pending).created(wallSeconds() - 5).build());
+  const Clock::TimePoint t0 = clock->now();
+  start("PodLifeTime", "          maxPodLifeTimeSeconds: 20\n");
+  ASSERT_TRUE(triggered->nextWakeup());
+  EXPECT_EQ(*triggered->nextWakeup(), t0 + seconds(300));  // the rescan only
+}
+
 }  // namespace
 }  // namespace kdesched::testing

@@ -299,6 +299,18 @@ std::vector<Case> priorityAndRoomCases() {
 
 std::vector<Case> choiceCases() {
   std::vector<Case> cs;
+  cs.push_back({.name = "a scale-up's replicas: after one is helped, the next gets its own search",
+                .cluster = fragmented,
+                .pods = {pending("big", 1500).nodeSelector("pool", "main").owner("ReplicaSet", "scale").build(),
+                         pending("big-2", 1500).nodeSelector("pool", "main").owner("ReplicaSet", "scale").build()},
+                .wantEvicted = {"default/a", "default/b"},
+                .wantExplain = "helped: made room on node node1 by evicting default/a"});
+  cs.push_back({.name = "one controller's pending pods that differ do not share an answer",
+                .cluster = fragmented,
+                .pods = {pending("big", 5000).nodeSelector("pool", "main").owner("ReplicaSet", "scale").build(),
+                         pending("big-2", 1500).nodeSelector("pool", "main").owner("ReplicaSet", "scale").build()},
+                .wantEvicted = {"default/a"},
+                .wantExplain = "larger than the node's allocatable"});
   cs.push_back({.name = "two pending pods compete for one freed slot: the higher priority gets it",
                 .cluster =
                     [](ClusterBuilder& b) {
@@ -417,6 +429,30 @@ TEST(MakeRoomPolicyTest, WithoutThePluginAnUnboundPodIsNotConsidered) {
   engine->runCycle(*b.snapshot(), chain, nullptr, scope);
   ASSERT_EQ(explain.asked()[0].steps.size(), 1u);
   EXPECT_EQ(explain.asked()[0].steps[0].why, "no plugin considered it: it is not bound to a node");
+}
+
+// A scoped run (the deadline queue's, naming a pending pod) helps that pod, moving pods outside
+// the scope; one naming other pods helps none.
+TEST(MakeRoomPolicyTest, AScopedRunHelpsThePendingPodsItNames) {
+  ClusterBuilder b;
+  fragmented(b);
+  b.add(pending("big", 1500).nodeSelector("pool", "main").build());
+  auto engine = engineFor(policyWith(kPlugin, "deschedule"), kNow);
+  ASSERT_TRUE(engine.isOk()) << engine.error();
+  auto snapshot = b.snapshot();
+  for (const auto& [scopePods, want] :
+       std::vector<std::pair<std::shared_ptr<const api::PodNames>, std::vector<std::string>>>{
+           {podNames({"default/big"}), {"default/a"}}, {podNames({"default/w1"}), {}}}) {
+    evictor::PlanSink sink;
+    evictor::EvictionChain chain(engine->limits(), sink);
+    framework::CycleScope scope;
+    scope.pods = scopePods;
+    scope.plugins = {kPlugin};
+    engine->runCycle(*snapshot, chain, nullptr, scope);
+    std::vector<std::string> evicted;
+    for (const auto& d : sink.evictions()) evicted.push_back(d.pod->key());
+    EXPECT_EQ(evicted, want) << sortedKeys(*scopePods)[0];
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fragmentation, MakeRoomTest, ::testing::ValuesIn(cases()), caseName);
