@@ -68,37 +68,59 @@ api::ResourceList nodeRequestedResources(const Handle& h, const api::Node& node)
   return used;
 }
 
-FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node) {
-  if (node.unschedulable) return {false, "node " + node.name + " is unschedulable", "unschedulable"};
+namespace {
+
+// `reason` builds the text only when asked for (on a loop over every node, the strings were most
+// of the cost).
+template <typename Reason>
+FitResult notFit(bool withReason, const char* check, const Reason& reason) {
+  return {false, withReason ? reason() : std::string(), check};
+}
+
+}  // namespace
+
+FitResult staticFit(const api::Pod& pod, const api::Node& node, bool withReason) {
+  if (node.unschedulable)
+    return notFit(withReason, "unschedulable", [&] { return "node " + node.name + " is unschedulable"; });
   if (!api::podMatchesNodeSelectorAndAffinity(pod, node))
-    return {false, "node " + node.name + " does not match the pod's node selector/affinity", "node selector/affinity"};
+    return notFit(withReason, "node selector/affinity",
+                  [&] { return "node " + node.name + " does not match the pod's node selector/affinity"; });
   for (const auto& taint : node.taints) {
     if (taint.effect != api::TaintEffect::NoSchedule && taint.effect != api::TaintEffect::NoExecute) continue;
     if (!api::toleratesTaint(pod.constraints().tolerations, taint))
-      return {false,
-              "node " + node.name + " has taint " + taint.key + (taint.value.empty() ? "" : "=" + taint.value) + ":" +
-                  std::string(api::toString(taint.effect)) + " that the pod does not tolerate",
-              "untolerated taint"};
+      return notFit(withReason, "untolerated taint", [&] {
+        return "node " + node.name + " has taint " + taint.key + (taint.value.empty() ? "" : "=" + taint.value) + ":" +
+               std::string(api::toString(taint.effect)) + " that the pod does not tolerate";
+      });
   }
+  return {};
+}
+
+FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node, bool withReason) {
+  auto no = [&](const char* check, const auto& reason) { return notFit(withReason, check, reason); };
+  if (FitResult r = staticFit(pod, node, withReason); !r.fits) return r;
   if (const api::Pod* other = antiAffinityConflict(h, pod, node))
-    return {false, "pod anti-affinity conflicts with pod " + other->key() + " on node " + node.name,
-            "pod anti-affinity"};
+    return no("pod anti-affinity",
+              [&] { return "pod anti-affinity conflicts with pod " + other->key() + " on node " + node.name; });
 
   if (pod.nodeName == node.nameSym) return {};
-  api::ResourceList used = nodeRequestedResources(h, node);
+  const api::ResourceList used = nodeRequestedResources(h, node);
   if (node.allocatable.get(api::kPods()) - used.get(api::kPods()) < 1000)
-    return {false, "node " + node.name + " has no free pod slot", "too many pods"};
+    return no("too many pods", [&] { return "node " + node.name + " has no free pod slot"; });
   // Upstream compares every resource the pod names, so a request of 0 fails on an over-committed
   // node; the scheduler skips it.
   const bool skipZero = h.state().compat().zeroRequestSkipsResource;
   for (const auto& [res, amount] : pod.requests) {
     if (amount < 0 || (amount == 0 && skipZero)) continue;
     std::int64_t available = node.allocatable.get(res) - used.get(res);
-    if (amount > available)
-      return {false,
-              "node " + node.name + " has insufficient " + res.str() + " (requested " + fmt(res, amount) +
-                  ", available " + fmt(res, std::max<std::int64_t>(available, 0)) + ")",
-              "insufficient " + res.str()};
+    if (amount > available) {
+      FitResult r = no("", [&] {
+        return "node " + node.name + " has insufficient " + res.str() + " (requested " + fmt(res, amount) +
+               ", available " + fmt(res, std::max<std::int64_t>(available, 0)) + ")";
+      });
+      r.check = "insufficient " + res.str();
+      return r;
+    }
   }
   return {};
 }
@@ -106,14 +128,14 @@ FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node) {
 bool podFitsAnyOtherNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes) {
   for (const api::Node* n : nodes) {
     if (n->nameSym == pod.nodeName) continue;
-    if (nodeFit(h, pod, *n).fits) return true;
+    if (nodeFit(h, pod, *n, false).fits) return true;
   }
   return false;
 }
 
 bool podFitsAnyNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes) {
   for (const api::Node* n : nodes)
-    if (nodeFit(h, pod, *n).fits) return true;
+    if (nodeFit(h, pod, *n, false).fits) return true;
   return false;
 }
 

@@ -23,7 +23,11 @@ struct FitResult {
   std::string check = {};
 };
 
-FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node);
+// nodeFit's checks that depend on the node alone, not on the pods on it: cordon, node
+// selector/affinity, NoSchedule/NoExecute taints (the first of nodeFit's checks, in its order).
+FitResult staticFit(const api::Pod& pod, const api::Node& node, bool withReason = true);
+// `withReason` false: FitResult::reason stays empty (check is set), for callers that only branch.
+FitResult nodeFit(const Handle& h, const api::Pod& pod, const api::Node& node, bool withReason = true);
 // Some node of `nodes` other than the pod's own fits it.
 bool podFitsAnyOtherNode(const Handle& h, const api::Pod& pod, const std::vector<const api::Node*>& nodes);
 // Some node of `nodes` (the pod's own included) fits it.

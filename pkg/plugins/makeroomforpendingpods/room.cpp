@@ -112,6 +112,10 @@ class Search {
 
  private:
   NodePods podsOn(const api::Node& node);
+  // Even the node's maxMovesPerPod largest pods, whatever their priority, cannot cover `s`: the
+  // node is tallied as needing more moves without looking at its pods one by one (most nodes, for
+  // a pod much larger than any node's free room).
+  bool beyondAnyMoves(const api::Node& node, const Shortfall& s);
   void optionsOn(const api::Node& node, const Shortfall& s, std::vector<const api::Pod*> movable);
   bool tryOption(const Option& o);
 
@@ -139,6 +143,18 @@ NodePods Search::podsOn(const api::Node& node) {
       out.movable.push_back(r.pod);
   }
   return out;
+}
+
+bool Search::beyondAnyMoves(const api::Node& node, const Shortfall& s) {
+  const auto most = static_cast<std::size_t>(args_.maxMovesPerPod);
+  for (const auto& [res, amount] : s.need) {
+    if (cache_.mostFreedBy(node, res, most) >= amount) continue;
+    ++result_.notHere[cache_.allFreedBy(node, res) < amount
+                          ? std::string("not enough room even with every pod moved")
+                          : "needs more than maxMovesPerPod (" + std::to_string(most) + ") moves"];
+    return true;
+  }
+  return false;
 }
 
 // The smallest sets of the node's best kCandidatesPerNode movable pods that cover the shortfall.
@@ -184,7 +200,7 @@ bool Search::tryOption(const Option& o) {
   for (const api::Pod* p : o.pods) {
     const api::Node* to = nullptr;
     for (const api::Node* m : h_.nodes()) {
-      if (m == o.node || !framework::nodeFit(h_, *p, *m).fits || !trial.roomFor(*p, *m)) continue;
+      if (m == o.node || !framework::nodeFit(h_, *p, *m, false).fits || !trial.roomFor(*p, *m)) continue;
       to = m;
       break;
     }
@@ -203,7 +219,22 @@ bool Search::tryOption(const Option& o) {
 
 RoomSearchResult Search::run() {
   for (const api::Node* node : h_.nodes()) {
-    const framework::FitResult fit = framework::nodeFit(h_, pending_, *node);
+    // The cheap checks first: what the node alone rules out, then whether any moves could make
+    // the room at all; the pods on the node (anti-affinity, spread, the movable ones) only after.
+    if (const framework::FitResult st = framework::staticFit(pending_, *node, false); !st.fits) {
+      ++result_.notHere[st.check];
+      continue;
+    }
+    const bool tooBig = std::any_of(pending_.requests.begin(), pending_.requests.end(), [&](const auto& r) {
+      return r.second > 0 && r.second > node->allocatable.get(r.first);
+    });
+    if (tooBig) {
+      ++result_.notHere["larger than the node's allocatable"];
+      continue;
+    }
+    const Shortfall s = shortfallOn(h_, pending_, ledger_.freeOn(*node));
+    if (beyondAnyMoves(*node, s)) continue;
+    const framework::FitResult fit = framework::nodeFit(h_, pending_, *node, false);
     if (!fit.fits && !isCapacityCheck(fit.check)) {
       ++result_.notHere[fit.check];
       continue;
@@ -217,14 +248,6 @@ RoomSearchResult Search::run() {
       result_.fitsAlready = node;
       return result_;
     }
-    const bool tooBig = std::any_of(pending_.requests.begin(), pending_.requests.end(), [&](const auto& r) {
-      return r.second > 0 && r.second > node->allocatable.get(r.first);
-    });
-    if (tooBig) {
-      ++result_.notHere["larger than the node's allocatable"];
-      continue;
-    }
-    const Shortfall s = shortfallOn(h_, pending_, ledger_.freeOn(*node));
     NodePods pods = podsOn(*node);
     if (!covers(s, pods.movable)) {
       std::vector<const api::Pod*> all = pods.movable;
@@ -264,6 +287,31 @@ std::vector<RunCache::Resident>& RunCache::residentsOn(const api::Node& node) {
       if (!p->isTerminating()) it->second.push_back({p});  // a terminating pod's room comes without a move
   return it->second;
 }
+
+const RunCache::Freed& RunCache::freedOf(const api::Node& node, api::Symbol resource) {
+  auto [it, fresh] = freed_.try_emplace({node.nameSym, resource});
+  Freed& f = it->second;
+  if (fresh) {
+    for (const Resident& r : residentsOn(node)) {
+      f.largest.push_back(std::max<std::int64_t>(r.pod->requests.get(resource), 0));
+      f.total += f.largest.back();
+    }
+    const std::size_t keep = std::min(f.largest.size(), static_cast<std::size_t>(kMaxMovesPerPod));
+    std::partial_sort(f.largest.begin(), f.largest.begin() + static_cast<std::ptrdiff_t>(keep), f.largest.end(),
+                      std::greater<>());
+    f.largest.resize(keep);
+  }
+  return f;
+}
+
+std::int64_t RunCache::mostFreedBy(const api::Node& node, api::Symbol resource, std::size_t k) {
+  const Freed& f = freedOf(node, resource);
+  return std::accumulate(f.largest.begin(),
+                         f.largest.begin() + static_cast<std::ptrdiff_t>(std::min(k, f.largest.size())),
+                         std::int64_t{0});
+}
+
+std::int64_t RunCache::allFreedBy(const api::Node& node, api::Symbol resource) { return freedOf(node, resource).total; }
 
 bool RunCache::evictable(Resident& r) {
   if (r.evictable < 0) r.evictable = h_->filter(*r.pod).ok && h_->preEvictionFilter(*r.pod).ok ? 1 : 0;

@@ -68,10 +68,22 @@ class RunCache {
   std::vector<Resident>& residentsOn(const api::Node& node);
   // The profile's Filter and PreEvictionFilter plugins let it go (asked on first use).
   bool evictable(Resident& r);
+  // At most what moving `k` of the node's pods (k <= kMaxMovesPerPod), any of them, frees of
+  // `resource`: the sum of the k largest requests. An upper bound (priorities, filters and this
+  // run's evictions aside), so a node it rules out is out for certain; O(1) after the first call.
+  std::int64_t mostFreedBy(const api::Node& node, api::Symbol resource, std::size_t k);
+  // What moving all of them frees of `resource` (the same bound, k unbounded).
+  std::int64_t allFreedBy(const api::Node& node, api::Symbol resource);
 
  private:
   const framework::Handle* h_;
   std::unordered_map<api::Symbol, std::vector<Resident>> byNode_;
+  struct Freed {
+    std::int64_t total = 0;
+    std::vector<std::int64_t> largest;  // at most kMaxMovesPerPod, descending
+  };
+  const Freed& freedOf(const api::Node& node, api::Symbol resource);
+  std::map<std::pair<api::Symbol, api::Symbol>, Freed> freed_;
 };
 
 // What was decided for one pending pod.
