@@ -73,7 +73,7 @@ class AlikeAnswers {
     const auto it = byController_.find(c->uid);
     if (it == byController_.end()) return nullptr;
     for (const auto& [first, why] : it->second)
-      if (alike(*first, pod)) return &why;
+      if (alikePending(*first, pod)) return &why;
     return nullptr;
   }
   void remember(const api::Pod& pod, const std::string& why) {
@@ -82,10 +82,6 @@ class AlikeAnswers {
   void clear() { byController_.clear(); }
 
  private:
-  static bool alike(const api::Pod& a, const api::Pod& b) {
-    return a.ns == b.ns && priorityOf(a) == priorityOf(b) && a.requests == b.requests &&
-           a.constraints() == b.constraints() && a.labels == b.labels;
-  }
   std::unordered_map<std::string, std::vector<std::pair<const api::Pod*, std::string>>> byController_;
 };
 
@@ -102,19 +98,38 @@ std::optional<api::Timestamp> MakeRoomForPendingPods::eligibleAt(const api::Pod&
   }
 }
 
+// Why a pending pod the cap left out was not searched (rotation.h).
+std::string notSearchedText(std::size_t pending) {
+  return "not searched this run: " + std::to_string(pending) + " pending pods to help, and a run searches at most " +
+         std::to_string(kSearchesPerRun) +
+         " (those searched least recently come first, then by priority and age); a later run searches it";
+}
+
 Status MakeRoomForPendingPods::deschedule(framework::Handle& h) {
   const api::Timestamp now = now_();
+  const std::uint64_t run = rotation_.startRun();
   tries_.observe(h.snapshot(), now);
+  std::vector<const api::Pod*> toSearch;
+  for (const api::Pod* pending : pendingPodsToHelp(h, args_, now)) {
+    if (std::optional<std::string> held = tries_.holds(*pending, now))
+      h.skip(*pending, *held);
+    else
+      toSearch.push_back(pending);
+  }
+  const SearchRotation::Choice choice = rotation_.choose(toSearch, kSearchesPerRun, !h.scoped());
+  if (!choice.left.empty()) {
+    const std::string why = notSearchedText(toSearch.size());
+    for (const api::Pod* left : choice.left) h.skip(*left, why);
+    log::debug("pending pods not searched this run",
+               {{"plugin", kName}, {"pending", toSearch.size()}, {"not_searched", choice.left.size()}});
+  }
   RoomLedger ledger(h);
   RunCache cache(h);
   AlikeAnswers alike;
-  for (const api::Pod* pending : pendingPodsToHelp(h, args_, now)) {
-    if (std::optional<std::string> held = tries_.holds(*pending, now)) {
-      h.skip(*pending, *held);
-      continue;
-    }
+  for (const api::Pod* pending : choice.searched) {
     if (const std::string* same = alike.answerFor(*pending)) {
       h.skip(*pending, *same);
+      rotation_.fruitless(*pending, run);
       continue;
     }
     RoomSearchResult found = searchRoom(h, args_, *pending, ledger, cache, now);
@@ -122,6 +137,7 @@ Status MakeRoomForPendingPods::deschedule(framework::Handle& h) {
       const std::string why = found.text(*pending, args_);
       h.skip(*pending, why);
       alike.remember(*pending, why);
+      rotation_.fruitless(*pending, run);
       log::debug("no room for pending pod", {{"plugin", kName}, {"pod", pending->key()}, {"reason", why}});
       continue;
     }

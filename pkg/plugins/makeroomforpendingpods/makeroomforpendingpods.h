@@ -9,13 +9,16 @@
 // It never preempts (a moved pod's priority is at most the pending pod's, and it must fit
 // elsewhere) and never asks for a node. A pod it made room for is not tried again while the
 // anti-flapping backoff holds, and each try's outcome is reported once (tries.h). Opt-in, and
-// refused under `compat: upstream` (engine.cpp): upstream has no such plugin.
+// refused under `compat: upstream` (engine.cpp): upstream has no such plugin. A run searches at
+// most kSearchesPerRun pending pods, in rotation (rotation.h), so its cost stays linear in nodes
+// and pods however many pods are pending.
 #pragma once
 
 #include <string>
 
 #include "pkg/framework/registry.h"
 #include "pkg/plugins/makeroomforpendingpods/args.h"
+#include "pkg/plugins/makeroomforpendingpods/rotation.h"
 #include "pkg/plugins/makeroomforpendingpods/tries.h"
 
 namespace kdesched::plugins::makeroomforpendingpods {
@@ -35,7 +38,8 @@ class MakeRoomForPendingPods : public framework::DeschedulePlugin, public framew
 
  private:
   Args args_;
-  Tries tries_;  // the pods this instance made room for (kept across the daemon's runs)
+  Tries tries_;              // the pods this instance made room for (kept across the daemon's runs)
+  SearchRotation rotation_;  // which pending pods a run searches, at most kSearchesPerRun
   framework::WallSeconds now_;
 };
 

@@ -37,6 +37,11 @@ std::string PendingSkip::text() const {
   return "not helped";
 }
 
+bool alikePending(const api::Pod& a, const api::Pod& b) {
+  return a.ns == b.ns && priorityOf(a) == priorityOf(b) && a.requests == b.requests &&
+         a.constraints() == b.constraints() && a.labels == b.labels;
+}
+
 bool isUnboundPending(const api::Pod& pod) {
   return pod.nodeName.empty() && pod.phase == api::PodPhase::Pending && !pod.isTerminating();
 }

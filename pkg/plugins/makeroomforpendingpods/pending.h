@@ -41,4 +41,9 @@ std::optional<api::Timestamp> unschedulableSince(const api::Pod& pod);
 
 inline std::int32_t priorityOf(const api::Pod& pod) { return pod.priority.value_or(0); }
 
+// Two pending pods a search answers alike (the same namespace, requests, constraints, labels and
+// priority): one's "not helped" stands for the other while nothing was moved in between. Callers
+// compare pods of one controller (a scale-up's replicas).
+bool alikePending(const api::Pod& a, const api::Pod& b);
+
 }  // namespace kdesched::plugins::makeroomforpendingpods
