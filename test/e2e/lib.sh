@@ -214,6 +214,16 @@ kds_require_tools() {
   [ -x "${KDESCHED}" ] || die "kdesched binary not found at ${KDESCHED} (build it, or set KDESCHED_BIN)"
 }
 
+# kds_upstream_bin: builds upstream descheduler v0.36 (bench/build-upstream.sh, cached) and sets
+# UPSTREAM to its binary; the build's log is ${WORK}/build-upstream.log.
+kds_upstream_bin() {
+  phase "upstream v0.36 binary (bench/build-upstream.sh, cached)"
+  "${ROOT}/bench/build-upstream.sh" >"${WORK}/build-upstream.log" 2>&1 ||
+    { cat "${WORK}/build-upstream.log"; die "bench/build-upstream.sh"; }
+  UPSTREAM="$("${ROOT}/bench/build-upstream.sh" --print-bin)"
+  must "upstream descheduler built" test -x "${UPSTREAM}"
+}
+
 # kds_cluster_up NODES: the test's own cluster with NODES kwok nodes; its env loaded.
 kds_cluster_up() {
   must "cluster.sh up --nodes $1" quietly "${KDS_CLUSTER}" up --nodes "$1"

@@ -30,12 +30,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 e2e_begin moves --cluster
 kds_require_tools
-STRATEGY=RemovePodsViolatingInterPodAntiAffinity
 
-phase "upstream v0.36 binary (bench/build-upstream.sh, cached)"
-"${ROOT}/bench/build-upstream.sh" >"${WORK}/build-upstream.log" 2>&1 || { cat "${WORK}/build-upstream.log"; die "bench/build-upstream.sh"; }
-UPSTREAM="$("${ROOT}/bench/build-upstream.sh" --print-bin)"
-must "upstream descheduler built" test -x "${UPSTREAM}"
+kds_upstream_bin
 
 { cat "${KDS_POLICY}"; printf 'kdesched:\n  moves: {enabled: true, deadline: 60s}\n'; } >"${WORK}/moves.yaml"
 

@@ -34,10 +34,7 @@ e2e_begin pending --cluster
 kds_require_tools
 PLUGIN=MakeRoomForPendingPods
 
-phase "upstream v0.36 binary (bench/build-upstream.sh, cached)"
-"${ROOT}/bench/build-upstream.sh" >"${WORK}/build-upstream.log" 2>&1 || { cat "${WORK}/build-upstream.log"; die "bench/build-upstream.sh"; }
-UPSTREAM="$("${ROOT}/bench/build-upstream.sh" --print-bin)"
-must "upstream descheduler built" test -x "${UPSTREAM}"
+kds_upstream_bin
 
 # Upstream's plugins, each with args under which it could act on running pods here. Two profiles:
 # LowNodeUtilization and HighNodeUtilization pull in opposite directions.
