@@ -248,6 +248,9 @@ bool Runtime::lead(std::function<void()> onLost) {
   if (!elector_) return true;
   if (!elector_->acquire(stop_)) return false;
   elector_->startRenewing(std::move(onLost));
+  // The API server just granted the Lease: a reflector still backing off from an outage it saw
+  // while standby retries now, so the new leader's first cycle does not wait out up to 30 s.
+  for (auto& r : reflectors_) r->retryNow();
   return true;
 }
 

@@ -428,7 +428,31 @@ void Reflector::backoff() {
   const Clock::Duration wait = backoff_.next();
   log::debug("reflector backoff", {{"resource", resource_.name},
                                    {"wait_ms", std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()}});
-  clock_->sleepFor(wait, &cancel_);
+  // Ends at stop() or at retryNow(): the wait's own cancellation, which stop() cancels too (shared,
+  // as a callback may run after the subscription ends).
+  auto wake = std::make_shared<Cancellation>();
+  CancelSubscription onStop(&cancel_, [wake] { wake->cancel(); });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    waking_ = wake;
+  }
+  clock_->sleepFor(wait, wake.get());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    waking_.reset();
+  }
+  if (wake->cancelled() && !cancel_.cancelled())
+    log::info("reflector retries now", {{"resource", resource_.name},
+                                        {"reason", "the API server answered another request (leadership granted)"}});
+}
+
+void Reflector::retryNow() {
+  std::shared_ptr<Cancellation> waking;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    waking = waking_;
+  }
+  if (waking) waking->cancel();
 }
 
 void Reflector::restartWatch(const std::string& reason, const std::string& detail) {

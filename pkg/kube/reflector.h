@@ -141,6 +141,11 @@ class Reflector {
   bool synced() const { return synced_.load(); }
   // The resourceVersion the next watch resumes from.
   std::string lastResourceVersion() const;
+  // The API server just answered another request (the daemon was granted the Lease): a backoff
+  // wait in progress ends now and the loop retries at once, so a standby that becomes leader does
+  // not sit out up to 30 s of a backoff left from an outage. The backoff's growth is kept: a
+  // server that still fails this resource is not retried in a tight loop. No-op when not waiting.
+  void retryNow();
 
  private:
   // What the loop does next. List: sync by the paged LIST now (no backoff).
@@ -205,6 +210,7 @@ class Reflector {
   Backoff backoff_;
 
   Cancellation cancel_;
+  std::shared_ptr<Cancellation> waking_;  // the backoff wait in progress, for retryNow (under mu_)
   std::thread thread_;
   mutable std::mutex mu_;
   bool started_ = false;

@@ -117,6 +117,24 @@ TEST_F(ReflectorTest, ListErrorsBackOffExponentially) {
   EXPECT_THAT(observer_.lists, ElementsAre(1u));
 }
 
+// A standby that saw an outage is still backing off when it is granted the Lease: retryNow ends
+// the wait at once (the clock never moves), and a retryNow while not waiting changes nothing.
+TEST_F(ReflectorTest, RetryNowEndsABackoffWaitInProgress) {
+  clock_->blockingSleeps();
+  transport_->onSend(Scripted::json(statusJson(500, "InternalError", "etcdserver: request timed out"), 500));
+  transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
+  auto r = start();
+  ASSERT_TRUE(waitUntil([&] { return clock_->sleeps().size() == 1; })) << "the failed LIST backs off";
+  EXPECT_FALSE(r->synced());
+  r->retryNow();
+  waitForWatches(1);
+  EXPECT_TRUE(r->synced());
+  EXPECT_THAT(clock_->sleeps(), ElementsAre(800ms));
+  r->retryNow();  // not waiting: nothing to end
+  r->stop();
+  EXPECT_EQ(transport_->watched().size(), 1u);
+}
+
 TEST_F(ReflectorTest, WatchErrorsBackOffAndRewatchWithoutRelisting) {
   transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
   transport_->onWatch(failedWatch(429, "TooManyRequests", "too many requests"));
