@@ -85,30 +85,31 @@ class CpprestLineStream final : public LineStream {
     cancel();
   }
 
+  // Lines and frames are taken from buffer_ at start_, not erased from its front: an erase per
+  // event moved the rest of the chunk read (up to 64 KB) for every watch event. readMore()
+  // compacts once the consumed part is at least half the buffer, so each byte moves at most once.
   bool next(std::string& line) override {
     for (;;) {
-      const auto nl = buffer_.find('\n', scanned_);
+      const auto nl = buffer_.find('\n', std::max(scanned_, start_));
       if (nl != std::string::npos) {
         std::size_t end = nl;
-        if (end > 0 && buffer_[end - 1] == '\r') --end;
-        line.assign(buffer_, 0, end);
-        buffer_.erase(0, nl + 1);
-        scanned_ = 0;
+        if (end > start_ && buffer_[end - 1] == '\r') --end;
+        line.assign(buffer_, start_, end - start_);
+        start_ = scanned_ = nl + 1;
         return true;
       }
       scanned_ = buffer_.size();
       if (ended_) {
         // A last line without a newline at a clean end is still a line; after an error it is a
         // fragment and is dropped.
-        if (!buffer_.empty() && status_.isOk()) {
-          line = std::move(buffer_);
-          buffer_.clear();
-          scanned_ = 0;
+        if (start_ < buffer_.size() && status_.isOk()) {
+          line.assign(buffer_, start_, std::string::npos);
+          clear();
           return true;
         }
         return false;
       }
-      if (buffer_.size() > kMaxLine) {
+      if (buffer_.size() - start_ > kMaxLine) {
         finish(Status::error("a watch line exceeds " + std::to_string(kMaxLine) + " bytes"));
         continue;
       }
@@ -117,15 +118,14 @@ class CpprestLineStream final : public LineStream {
   }
 
   bool read(std::size_t n, std::string& out) override {
-    while (buffer_.size() < n && !ended_) readMore();
-    scanned_ = 0;
-    if (buffer_.size() < n) {
-      out = std::move(buffer_);
-      buffer_.clear();
+    while (buffer_.size() - start_ < n && !ended_) readMore();
+    if (buffer_.size() - start_ < n) {
+      out.assign(buffer_, start_, std::string::npos);
+      clear();
       return false;
     }
-    out.assign(buffer_, 0, n);
-    buffer_.erase(0, n);
+    out.assign(buffer_, start_, n);
+    start_ = scanned_ = start_ + n;
     return true;
   }
 
@@ -140,7 +140,21 @@ class CpprestLineStream final : public LineStream {
   static constexpr std::size_t kChunk = 64 * 1024;
   static constexpr std::size_t kMaxLine = 64 * 1024 * 1024;
 
+  void clear() {
+    buffer_.clear();
+    start_ = scanned_ = 0;
+  }
+
+  // Drops the consumed front of buffer_ once it is at least half of it (all of it: no move).
+  void compact() {
+    if (start_ == 0 || start_ < buffer_.size() - start_) return;
+    buffer_.erase(0, start_);
+    scanned_ -= start_;
+    start_ = 0;
+  }
+
   void readMore() {
+    compact();
     std::size_t got = 0;
     Status st = guarded("reading the watch stream", [&] {
       // Wait for at least one byte, then take whatever else already arrived.
@@ -173,7 +187,8 @@ class CpprestLineStream final : public LineStream {
   concurrency::streams::streambuf<uint8_t> body_;
   std::vector<uint8_t> chunk_;
   std::string buffer_;
-  std::size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
+  std::size_t start_ = 0;    // where the unread part of buffer_ begins
+  std::size_t scanned_ = 0;  // buffer_[start_, scanned_) is known to hold no newline
   bool ended_ = false;
   Status status_;
   std::atomic<bool> cancelled_{false};

@@ -18,6 +18,7 @@ and query constraints match, and takes that rule's next response (the last one r
        {"status": 200, "stream": ["line", ...],         # chunked; a newline is added per line
         "delay_ms": 20,                                 # pause before each chunk
         "split": true,                                  # send each line as two chunks
+        "together": true,                               # or all lines in one chunk
         "end": "close" | "cut" | "hang"}                # last chunk / cut mid-chunk / stay open
        {"status": 200, "json": {...}, "reset_after_ms": 100}  # then, as if restarted, reset the
      ]}]}                                               # kept-alive connection (RST) after 100 ms
@@ -180,7 +181,10 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         delay = response.get("delay_ms", 0) / 1000.0
         try:
-            for line in response["stream"]:
+            if response.get("together"):
+                # Every line in one chunk: the client reads many events from one buffer.
+                self.chunk("".join(line + "\n" for line in response["stream"]).encode(), delay)
+            for line in ([] if response.get("together") else response["stream"]):
                 data = (line + "\n").encode()
                 if response.get("split") and len(data) > 1:
                     half = len(data) // 2

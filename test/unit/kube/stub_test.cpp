@@ -164,6 +164,30 @@ TEST_F(StubTest, ConnectionCutMidChunkRewatchesFromTheLastVersion) {
   EXPECT_TRUE(observer.relists.empty());
 }
 
+// Many events in one HTTP chunk (the client's buffer holds them all at once), then one split in
+// two: every event arrives, in order, whatever the reader does with the consumed front.
+TEST_F(StubTest, ManyEventsInOneChunkAllArriveInOrder) {
+  std::vector<std::string> lines;
+  std::set<std::string> want;
+  for (int i = 0; i < 300; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    lines.push_back(event("ADDED", podJson(name, std::to_string(11 + i))));
+    want.insert("default/" + name);
+  }
+  json together = stream(lines, "hang");
+  together["together"] = true;
+  startStub(json::array({
+      rule("/api/v1/pods", {{"watch", nullptr}}, json::array({{{"json", list({}, "10")}}})),
+      rule("/api/v1/pods", {{"watch", "true"}, {"resourceVersion", "10"}}, json::array({together})),
+  }));
+  auto c = client(config());
+  Reflector r(*c, kPods, store_, fastOptions());
+  r.start();
+  ASSERT_TRUE(waitUntil([&] { return r.lastResourceVersion() == "310"; }, 10s)) << r.lastResourceVersion();
+  ASSERT_TRUE(returns([&] { r.stop(); }));
+  EXPECT_EQ(podKeys(store_), want);
+}
+
 // The watch-list over real HTTP, its lines split across chunks: the state is replaced at the
 // closing bookmark, then the same connection carries the changes; no LIST at all.
 TEST_F(StubTest, WatchListOverHttp) {
