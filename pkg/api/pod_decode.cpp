@@ -240,6 +240,20 @@ Status decodePodSpec(Ctx& c, od::value& v, Pod& pod, PodParts& parts) {
       });
     }
     if (key == "overhead") return readResourceList(c, f, parts.overhead);
+    if (key == "resources") {  // pod-level resources
+      bool null = false;
+      KD_TRY(isNull(c, f, null));
+      if (null) {
+        parts.podLevel.reset();
+        return Status::ok();
+      }
+      ContainerResources& r = parts.podLevel.emplace();
+      return forEachField(c, f, [&](std::string_view k, od::value& x) -> Status {
+        if (k == "requests") return readResourceList(c, x, r.requests);
+        if (k == "limits") return readResourceList(c, x, r.limits);
+        return Status::ok();
+      });
+    }
     if (key == "volumes") {
       return forEachElement(c, f, [&](od::value& e) { return decodeVolume(c, e, pod, parts); });
     }

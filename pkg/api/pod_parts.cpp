@@ -86,9 +86,12 @@ void finishPod(Pod& out, PodParts& parts) {
   for (const auto& [ephemeral, name] : parts.claims) {
     out.pvcClaimNames.push_back(ephemeral ? out.name + "-" + std::string(name) : std::string(name));
   }
+  if (parts.podLevel) defaultPodLevelRequests(*parts.podLevel, parts.containers, parts.initContainers);
   applyResizeStatus(parts);
-  out.requests = computePodRequests(parts.containers, parts.initContainers, parts.overhead);
-  if (!parts.qosFromStatus) out.qos = computeQos(parts.containers, parts.initContainers);
+  out.requests = computePodRequests(parts.containers, parts.initContainers, parts.overhead,
+                                    parts.podLevel ? &parts.podLevel->requests : nullptr);
+  if (!parts.qosFromStatus)
+    out.qos = parts.podLevel ? computePodLevelQos(*parts.podLevel) : computeQos(parts.containers, parts.initContainers);
   out.scheduling = internConstraints(std::move(parts.constraints));
   if (!parts.images.empty()) out.images = internImages(std::move(parts.images));
   if (!parts.status.empty()) {

@@ -43,7 +43,7 @@ constexpr Fields<2> kResources{{{1, "limits"}, {2, "requests"}}};
 constexpr Fields<2> kVolume{{{1, "name"}, {2, ""}}};  // volumeSource is inlined in JSON
 constexpr Fields<4> kVolumeSource{{{1, "hostPath"}, {2, "emptyDir"}, {10, "persistentVolumeClaim"}, {29, "ephemeral"}}};
 constexpr Fields<1> kClaimSource{{{1, "claimName"}}};
-constexpr Fields<13> kPodSpec{{{1, "volumes"},
+constexpr Fields<14> kPodSpec{{{1, "volumes"},
                                {2, "containers"},
                                {7, "nodeSelector"},
                                {10, "nodeName"},
@@ -55,7 +55,8 @@ constexpr Fields<13> kPodSpec{{{1, "volumes"},
                                {32, "overhead"},
                                {33, "topologySpreadConstraints"},
                                {38, "schedulingGates"},
-                               {39, "resourceClaims"}}};
+                               {39, "resourceClaims"},
+                               {40, "resources"}}};
 constexpr Fields<2> kContainerState{{{1, "waiting"}, {3, "terminated"}}};
 constexpr Fields<1> kWaiting{{{1, "reason"}}};
 constexpr Fields<2> kTerminated{{{1, "exitCode"}, {3, "reason"}}};
@@ -270,6 +271,11 @@ Status decodePodSpec(FieldPath& c, const Field& f, Pod& pod, PodParts& parts) {
       case 24: return readSymbol(c, x, pod.priorityClassName);
       case 25: return readOptInt(c, x, pod.priority);
       case 32: return addResource(c, x, parts.overhead);
+      case 40: {  // pod-level resources
+        ContainerResources& r = parts.podLevel.emplace();
+        return forEachField(c, x, kResources,
+                            [&](const Field& q) { return addResource(c, q, q.number == 1 ? r.limits : r.requests); });
+      }
       case 33: {
         At at(c, sc.topologySpreadConstraints.size());
         return decodeTopologySpread(c, x, sc.topologySpreadConstraints.emplace_back());

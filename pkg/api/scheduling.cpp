@@ -177,8 +177,24 @@ bool toleratesNoScheduleNoExecute(const std::vector<Toleration>& tolerations, co
 
 // --- pod requests and QoS ---------------------------------------------------------------------
 
+bool isPodLevelResource(const Symbol& name) {
+  return name == kCpu() || name == kMemory() || name.view().starts_with("hugepages-");
+}
+
+void defaultPodLevelRequests(ContainerResources& podLevel, const std::vector<ContainerResources>& containers,
+                             const std::vector<ContainerResources>& initContainers) {
+  if (podLevel.limits.empty()) return;
+  // Overcommit is allowed for cpu and memory only (hugepages must be requested as limited).
+  const ResourceList aggregate = computePodRequests(containers, initContainers, ResourceList{});
+  for (const auto& [name, milli] : aggregate)
+    if ((name == kCpu() || name == kMemory()) && !podLevel.requests.has(name)) podLevel.requests.set(name, milli);
+  for (const auto& [name, milli] : podLevel.limits)
+    if (isPodLevelResource(name) && !podLevel.requests.has(name)) podLevel.requests.set(name, milli);
+}
+
 ResourceList computePodRequests(const std::vector<ContainerResources>& containers,
-                                const std::vector<ContainerResources>& initContainers, const ResourceList& overhead) {
+                                const std::vector<ContainerResources>& initContainers, const ResourceList& overhead,
+                                const ResourceList* podLevelRequests) {
   ResourceList reqs;
   for (const auto& c : containers) reqs.addAll(c.requests);
 
@@ -198,6 +214,9 @@ ResourceList computePodRequests(const std::vector<ContainerResources>& container
     }
   }
   reqs.maxWith(initPeak);
+  if (podLevelRequests)
+    for (const auto& [name, milli] : *podLevelRequests)
+      if (isPodLevelResource(name)) reqs.set(name, milli);
   reqs.addAll(overhead);
   return reqs;
 }
@@ -215,6 +234,20 @@ bool podResizeInfeasible(const std::vector<PodCondition>& conditions) {
     if (c.type() == "PodResizePending") return c.reason() == "Infeasible";
   }
   return false;
+}
+
+QosClass computePodLevelQos(const ContainerResources& podLevel) {
+  // Only positive cpu and memory amounts count. Limits that do not name both cpu and memory (or
+  // any limits at all, counted by every resource) rule Guaranteed out; an empty limit list does not.
+  const std::int64_t rc = podLevel.requests.get(kCpu()), rm = podLevel.requests.get(kMemory());
+  const std::int64_t lc = podLevel.limits.get(kCpu()), lm = podLevel.limits.get(kMemory());
+  const bool hasRc = rc > 0, hasRm = rm > 0, hasLc = lc > 0, hasLm = lm > 0;
+  if (!hasRc && !hasRm && !hasLc && !hasLm) return QosClass::BestEffort;
+  bool guaranteed = podLevel.limits.empty() || (hasLc && hasLm);
+  if (hasRc && (!hasLc || lc != rc)) guaranteed = false;
+  if (hasRm && (!hasLm || lm != rm)) guaranteed = false;
+  if (guaranteed && hasRc + hasRm == hasLc + hasLm) return QosClass::Guaranteed;
+  return QosClass::Burstable;
 }
 
 QosClass computeQos(const std::vector<ContainerResources>& containers,

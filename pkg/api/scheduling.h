@@ -36,8 +36,19 @@ bool toleratesNoScheduleNoExecute(const std::vector<Toleration>& tolerations, co
 //   max( sum(app containers) + sum(restartable init sidecars),
 //        for each init container i in order: its request + sum(sidecars started before i) )
 //   + pod overhead.
+//   With pod-level resources (spec.resources), each of its requests for cpu, memory or
+//   hugepages-* replaces the containers' figure before the overhead is added
+//   (resourcehelper.PodRequests, as upstream's GetResourceRequestQuantity and the scheduler call it).
 ResourceList computePodRequests(const std::vector<ContainerResources>& containers,
-                                const std::vector<ContainerResources>& initContainers, const ResourceList& overhead);
+                                const std::vector<ContainerResources>& initContainers, const ResourceList& overhead,
+                                const ResourceList* podLevelRequests = nullptr);
+// A resource pod-level resources may set: cpu, memory, hugepages-* (IsSupportedPodLevelResource).
+bool isPodLevelResource(const Symbol& name);
+// SetDefaults_Pod's defaultPodRequests, for a pod with pod-level limits: a request the pod-level
+// resources lack is the containers' sum (cpu and memory), else the pod-level limit. API-server
+// objects carry it already; manifests read from files may not.
+void defaultPodLevelRequests(ContainerResources& podLevel, const std::vector<ContainerResources>& containers,
+                             const std::vector<ContainerResources>& initContainers);
 // A container being resized in place counts, per resource, by the largest of its spec's requests,
 // the requests the kubelet has actuated (status.resources.requests) and those it has allocated
 // (status.allocatedResources): until the resize completes the node holds whichever is larger
@@ -48,6 +59,8 @@ ResourceList effectiveResizeRequests(const ResourceList& spec, const ResourceLis
 // The first PodResizePending condition has reason Infeasible (k8s resourcehelper.IsPodResizeInfeasible).
 bool podResizeInfeasible(const std::vector<PodCondition>& conditions);
 // QoS class from cpu/memory requests and limits (k8s qos.GetPodQOS).
+// qos.ComputePodQOS for a pod with spec.resources: the pod-level requests and limits alone.
+QosClass computePodLevelQos(const ContainerResources& podLevel);
 QosClass computeQos(const std::vector<ContainerResources>& containers,
                     const std::vector<ContainerResources>& initContainers);
 

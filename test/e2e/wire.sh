@@ -7,9 +7,10 @@
 #     kdesched honours, a PriorityClass, a RuntimeClass's overhead, init and sidecar containers,
 #     requests and limits, node selector and affinity with matchFields, pod (anti-)affinity with
 #     namespace selectors and match/mismatch label keys, tolerations, spread constraints with every
-#     policy, emptyDir, hostPath, PVC and ephemeral volumes; Running by kwok, Pending for good, a
-#     terminating pod, a failed one with container statuses patched in) and KDESCHED_WIRE_PODS
-#     (2,000) generated pods (kdesched-gen --kwok, bench/load_cluster.py).
+#     policy, emptyDir, hostPath, PVC and ephemeral volumes, pod-level resources; Running by kwok,
+#     Pending for good, a terminating pod, a failed one with container statuses patched in) and
+#     KDESCHED_WIRE_PODS (2,000) generated pods (kdesched-gen --kwok, bench/load_cluster.py). The
+#     pod-level requests the API server defaults are those kdesched's defaulting gives.
 #  2. One LIST of pods at one resourceVersion (resourceVersionMatch=Exact), asked in JSON and in
 #     protobuf (Content-Type application/vnd.kubernetes.protobuf, "k8s\0"): kdesched-wire-compare
 #     decodes both as the reflector does and finds every pod identical, field by field; the same
@@ -68,6 +69,10 @@ kd_kubectl create -f - >/dev/null <<'JSON' || die "creating plain-node"
  "spec": {"taints": [{"key": "plain", "effect": "NoSchedule"}]}}
 JSON
 must "apply wire-pods.yaml" quietly kd_kubectl apply -f "${KDS_MANIFESTS}/wire-pods.yaml"
+# defaultPodRequests: memory from the containers' sum (64Mi), cpu as written; kdesched's defaulting
+# (pkg/api/scheduling.cpp defaultPodLevelRequests) gives the same for a manifest read from a file.
+check "pod-level requests as the API server defaulted them: cpu 600m, memory 64Mi" test \
+  "$(kd_kubectl -n wire get pod pod-level -o 'jsonpath={.spec.resources.requests.cpu} {.spec.resources.requests.memory}')" = "600m 64Mi"
 must "rich: 2 pods Running and Ready" kd_wait_pods_ready wire app=rich 2 90
 must "failed pod: status patched in" quietly kd_kubectl -n wire patch pod failed --subresource=status --type=merge -p '
 {"status": {"phase": "Failed", "reason": "Evicted", "message": "The node was low on resource: memory.",

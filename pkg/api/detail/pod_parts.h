@@ -7,6 +7,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -92,6 +93,9 @@ struct PodParts {
   std::vector<ContainerResizeStatus> containerResize;  // from containerStatuses
   std::vector<ContainerResizeStatus> initContainerResize;
   ResourceList overhead;
+  // spec.resources (pod-level resources), when the pod has the field: its requests override the
+  // containers' sum for cpu, memory and hugepages-*, and it alone decides the QoS class.
+  std::optional<ContainerResources> podLevel;
   // Volumes that name a PVC, in volume order: the claim name, or for an ephemeral volume its
   // volume name (the PVC is "<pod>-<volume>", and the pod name may come later in the document).
   std::vector<std::pair<bool, std::string_view>> claims;
