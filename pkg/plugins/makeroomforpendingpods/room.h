@@ -19,7 +19,8 @@
 // filters asked once per run: RunCache), plus the bounded subset sums of the nodes left, plus at
 // most kPlansTried × maxMovesPerPod × nodes nodeFits for landings: linear in nodes and pods. Pending
 // pods of one controller with the same requests, constraints, labels and priority share one search
-// while nothing was moved in between (makeroomforpendingpods.cpp).
+// while nothing was moved in between (makeroomforpendingpods.cpp), and a run searches at most
+// kSearchesPerRun pending pods (rotation.h): a run is linear in nodes and pods.
 #pragma once
 
 #include <cstddef>
