@@ -151,11 +151,14 @@ class PodIndex {
  private:
   // Where `pod` is in b (b.end() if it is not): a scan of the pointers in a short bucket, a
   // binary search by name in a long one (name comparisons cost more than 64 pointer compares).
+  // One search, for the first entry not before `pod`: only a pod of the same namespace and name
+  // (an older version, or the pod itself listed twice) can follow it before `pod` does.
   static typename Bucket::iterator locate(Bucket& b, const api::Pod* pod) {
     if (b.size() <= 64) return std::find(b.begin(), b.end(), pod);
-    auto [lo, hi] = std::equal_range(b.begin(), b.end(), pod, podOrder);
-    auto at = std::find(lo, hi, pod);
-    return at == hi ? b.end() : at;
+    auto at = std::lower_bound(b.begin(), b.end(), pod, podOrder);
+    for (; at != b.end() && *at != pod; ++at)
+      if (podOrder(pod, *at)) return b.end();
+    return at;
   }
 
   // Whether `p` is held by nobody but the store: then it may change in place. The fence pairs

@@ -57,9 +57,10 @@ Listing fromScratch(std::vector<const api::Pod*> pods, bool labelKeys = false) {
 
 class RandomPods {
  public:
-  explicit RandomPods(unsigned seed) : rng_(seed) {}
+  // names: pod names per namespace; above ~200, some buckets pass 64 pods (binary search).
+  explicit RandomPods(unsigned seed, std::size_t names = 30) : rng_(seed), names_(names) {}
   std::shared_ptr<const api::Pod> next() {
-    const std::string name = "p" + std::to_string(pick(30));
+    const std::string name = "p" + std::to_string(pick(names_));
     PodBuilder b(name, std::vector<std::string>{"a", "b", "kube-system"}[pick(3)]);
     if (pick(5) > 0) b.node("n" + std::to_string(pick(4)));
     if (pick(2)) b.label("app", "v" + std::to_string(pick(3)));
@@ -75,6 +76,7 @@ class RandomPods {
 
  private:
   std::mt19937 rng_;
+  std::size_t names_;
   int version_ = 0;
 };
 
@@ -133,12 +135,11 @@ TEST(PodIndexes, KeptUpToDateTheyEqualIndexesBuiltFromScratch) {
   }
 }
 
-TEST(PodIndexes, EditsMatchABuildOfTheSamePods) {
-  RandomPods gen(7);
+void editsMatchABuild(RandomPods gen, int steps, std::size_t longestAtLeast) {
   std::map<std::string, std::shared_ptr<const api::Pod>> live;  // the pods the index holds, by key
   PodIndexes index;
   std::vector<PodIndexes::Views> views;  // shared shards: edits after this must copy them
-  for (int step = 0; step < 2000; ++step) {
+  for (int step = 0; step < steps; ++step) {
     auto pod = gen.next();
     auto& slot = live[objectKey(*pod)];
     if (gen.pick(5) == 0 && slot) {
@@ -160,11 +161,20 @@ TEST(PodIndexes, EditsMatchABuildOfTheSamePods) {
       pods.push_back(p);
       raw.push_back(p.get());
     }
-  EXPECT_EQ(listing(index.views()), fromScratch(raw));
+  const Listing edited = listing(index.views());
+  EXPECT_EQ(edited, fromScratch(raw));
   PodIndexes built;
   built.build(pods);
   EXPECT_EQ(listing(built.views()), fromScratch(raw));
+  std::size_t longest = 0;
+  for (const auto& [key, names] : edited) longest = std::max(longest, names.size());
+  EXPECT_GE(longest, longestAtLeast);
 }
+
+TEST(PodIndexes, EditsMatchABuildOfTheSamePods) { editsMatchABuild(RandomPods(7), 2000, 20); }
+
+// Buckets past 64 pods find a pod by binary search on (namespace, name), not by a pointer scan.
+TEST(PodIndexes, EditsOfLongBucketsMatchABuildOfTheSamePods) { editsMatchABuild(RandomPods(11, 400), 20000, 200); }
 
 }  // namespace
 }  // namespace kdesched::cluster
