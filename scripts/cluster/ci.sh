@@ -10,10 +10,10 @@
 #      liveplan.sh, kubectl_plugin.sh, moves.sh, pending.sh, serving.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
-#   -> test/helm/run.sh, test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh,
-#      incluster.sh (the image on a real node)             (the chart; KDESCHED_CI_HELM=0 skips them)
-#   -> test/differential/ci.sh                             (no cluster: runs whatever came before,
-#                                                           in incluster.sh's 9-min token wait;
+#   -> incluster.sh (the image on a real node), and in its 9-min token wait: test/helm/run.sh,
+#      test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
+#                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
+#      then test/differential/ci.sh                        (no cluster: runs whatever came before;
 #                                                           KDESCHED_CI_DIFFERENTIAL=0 skips it)
 # A failure skips the later groups (a failing smoke or fault test means the cluster itself is
 # broken); inside a group every test runs. The last lines list each test's result and wall time.
@@ -142,17 +142,14 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   fi
 fi
 # The Helm chart: offline lint/golden/drift checks, the Dockerfile's runtime libraries, then
-# install into a real control plane with the RBAC proof.
+# install into a real control plane with the RBAC proof; and the image (built above by
+# --build-only, else by incluster.sh itself) on a real kubelet node. incluster.sh's last story waits
+# about 9 minutes for a projected token to expire, so it starts first, in the background, and the
+# chart tests and the differential test run in that wait, at a lower priority than the token
+# release's renewals: none of them touches what that story or incluster.sh's machine-state check
+# looks at (links, iptables rules, mounts, containerd/kubelet processes; helm.sh's control plane
+# is kwok's, on ports of its own). incluster.sh's output is printed after them.
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
-  run_test test/helm/run.sh
-  # Upstream's own published policies through `kdesched plan` (helm renders the chart's default).
-  run_test test/upstream/published_policies.py "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
-  run_test test/e2e/dockerfile.sh "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
-  run_test test/e2e/helm.sh
-  # The image (built above by --build-only, else by incluster.sh itself) on a real kubelet node.
-  # Its last story waits about 9 minutes for a projected token to expire; the differential test
-  # (no cluster, no mounts or links: nothing that story or the machine-state check looks at) runs
-  # in that wait, so incluster.sh starts in the background and its output is printed after.
   incluster_t="$(kd_now_ms)"
   incluster_log="$(mktemp)"
   incluster_waiting="$(mktemp -u)"
@@ -160,10 +157,14 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
   incluster_pid=$!
   while kill -0 "${incluster_pid}" 2>/dev/null && [ ! -e "${incluster_waiting}" ]; do sleep 1; done
   kd_log "incluster.sh: $([ -e "${incluster_waiting}" ] && echo "waiting for its token" || echo "ended") after $(kd_elapsed "${incluster_t}")"
+  run_test_nice=1 run_test test/helm/run.sh
+  # Upstream's own published policies through `kdesched plan` (helm renders the chart's default).
+  run_test_nice=1 run_test test/upstream/published_policies.py "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
+  run_test_nice=1 run_test test/e2e/dockerfile.sh "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
+  run_test_nice=1 run_test test/e2e/helm.sh
 fi
 # kdesched's decisions against upstream v0.36's own plugin code on a fixed seed set (needs Go, not
-# the cluster, so a failed group above does not skip it). At a lower priority than the token
-# release's renewals on the real node.
+# the cluster, so a failed group above does not skip it).
 if [ "${KDESCHED_CI_DIFFERENTIAL:-1}" = 1 ]; then
   RUN_LABEL=test/differential/ci.sh run_test_nice=1 run_test test/differential/ci.sh \
     --kdesched "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
@@ -171,7 +172,7 @@ fi
 if [ -n "${incluster_pid:-}" ]; then
   incluster_rc=0
   wait "${incluster_pid}" || incluster_rc=$?
-  echo "== test/e2e/incluster.sh (run beside the differential test, its output here)"
+  echo "== test/e2e/incluster.sh (the chart and differential tests ran in its token wait; its output here)"
   cat "${incluster_log}"
   record_test test/e2e/incluster.sh "${incluster_rc}" "${incluster_log}" "${incluster_t}"
   rm -f "${incluster_log}" "${incluster_waiting}"
