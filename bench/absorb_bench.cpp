@@ -22,6 +22,7 @@
 //   BM_DecodeStoreMapIndexed  the same with the store's pod indexes kept up to date (a snapshot
 //                      taken first and with each batch of seeds), as in a daemon.
 // BM_SnapshotAfterEvent: one event, then a snapshot (what a triggered run takes).
+// BM_MallocTrimAfterChurn: what the daemon's malloc_trim(0) after a periodic cycle costs.
 // And BM_FreshLabelValues: relabels only, each with a value never seen before (a rollout's
 // pod-template-hash, a Job's controller-uid, a counter), decoded into the store; its counter
 // heap_bytes_per_event is the heap (mallinfo2) the process keeps per event once the pods that
@@ -31,8 +32,10 @@
 #include <benchmark/benchmark.h>
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -241,6 +244,43 @@ void BM_SnapshotAfterEvent(benchmark::State& state) {
   state.counters["apply_us"] = state.iterations() ? applied * 1e6 / static_cast<double>(state.iterations()) : 0;
 }
 
+// The daemon's malloc_trim(0) after each periodic cycle (pkg/daemon/daemon.cpp): per iteration,
+// 1,000 events of the churn decoded into the loaded S2 store with a snapshot taken (untimed), then
+// the trim (timed: every arena's lock is held for it). Counter rss_mib: the process's RSS after it.
+void BM_MallocTrimAfterChurn(benchmark::State& state) {
+  const Fixture& f = fixture();
+  cluster::Store store;
+  if (auto loaded = cluster::loadSnapshot(f.snapshot, "generated", store); !loaded) {
+    state.SkipWithError(loaded.error().c_str());
+    return;
+  }
+  benchmark::DoNotOptimize(store.snapshot());
+  api::JsonParser parser;
+  kube::WatchEvent ev;
+  std::string buf;
+  std::size_t i = 0;
+  using Clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    for (int n = 0; n < 1000; ++n) {
+      buf = f.lines[i];
+      if (++i == f.lines.size()) i = 0;
+      if (kube::decodeWatchEvent(api::Kind::Pod, buf, parser, ev).isOk() && !ev.undecodable) apply(store, ev);
+    }
+    benchmark::DoNotOptimize(store.snapshot());
+    const auto t0 = Clock::now();
+    malloc_trim(0);
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  long pages = 0;
+  if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+    long size = 0;
+    if (std::fscanf(statm, "%ld %ld", &size, &pages) != 2) pages = 0;
+    std::fclose(statm);
+  }
+  state.counters["rss_mib"] =
+      static_cast<double>(pages) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
 void BM_Decode(benchmark::State& s) { absorb(s, Level::Decode); }
 void BM_DecodeStore(benchmark::State& s) { absorb(s, Level::Store); }
 void BM_DecodeStoreMap(benchmark::State& s) { absorb(s, Level::Map); }
@@ -251,6 +291,7 @@ BENCHMARK(BM_DecodeStoreMap)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DecodeStoreMapIndexed)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SnapshotAfterEvent)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FreshLabelValues)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MallocTrimAfterChurn)->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(50);
 
 }  // namespace
 }  // namespace kdesched

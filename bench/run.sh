@@ -571,7 +571,7 @@ part_absorb() {
   wait_quiet absorb
   taskset -c 0 "${BUILD}/absorb_bench" --benchmark_min_time=2 --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true --benchmark_format=json >"${RAW}/absorb.json"
-  log "absorb (median events/s on one core): $(jq -r '[.benchmarks[] | select(.aggregate_name == "median")
+  log "absorb (median events/s on one core): $(jq -r '[.benchmarks[] | select(.aggregate_name == "median" and .items_per_second != null)
     | "\(.run_name) \(.items_per_second | floor)"] | join(", ")' "${RAW}/absorb.json")"
 }
 
