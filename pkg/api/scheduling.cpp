@@ -177,17 +177,23 @@ bool toleratesNoScheduleNoExecute(const std::vector<Toleration>& tolerations, co
 
 // --- pod requests and QoS ---------------------------------------------------------------------
 
-bool isPodLevelResource(const Symbol& name) {
-  return name == kCpu() || name == kMemory() || name.view().starts_with("hugepages-");
-}
+namespace {
+
+// The resources a request may be set below the limit of (overcommit): cpu and memory. Hugepages
+// must be requested as limited.
+bool overcommitAllowed(const Symbol& name) { return name == kCpu() || name == kMemory(); }
+
+}  // namespace
+
+bool isPodLevelResource(const Symbol& name) { return overcommitAllowed(name) || name.view().starts_with("hugepages-"); }
 
 void defaultPodLevelRequests(ContainerResources& podLevel, const std::vector<ContainerResources>& containers,
                              const std::vector<ContainerResources>& initContainers) {
   if (podLevel.limits.empty()) return;
-  // Overcommit is allowed for cpu and memory only (hugepages must be requested as limited).
+  // The containers' sum first, for the resources that may be overcommitted; then the limit.
   const ResourceList aggregate = computePodRequests(containers, initContainers, ResourceList{});
   for (const auto& [name, milli] : aggregate)
-    if ((name == kCpu() || name == kMemory()) && !podLevel.requests.has(name)) podLevel.requests.set(name, milli);
+    if (overcommitAllowed(name) && !podLevel.requests.has(name)) podLevel.requests.set(name, milli);
   for (const auto& [name, milli] : podLevel.limits)
     if (isPodLevelResource(name) && !podLevel.requests.has(name)) podLevel.requests.set(name, milli);
 }

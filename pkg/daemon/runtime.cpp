@@ -250,7 +250,7 @@ bool Runtime::lead(std::function<void()> onLost) {
   elector_->startRenewing(std::move(onLost));
   // The API server just granted the Lease: a reflector still backing off from an outage it saw
   // while standby retries now, so the new leader's first cycle does not wait out up to 30 s.
-  for (auto& r : reflectors_) r->retryNow();
+  for (auto& r : reflectors_) r->retryNow("the API server answered another request (the Lease was granted)");
   return true;
 }
 

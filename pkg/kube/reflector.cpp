@@ -437,20 +437,23 @@ void Reflector::backoff() {
     waking_ = wake;
   }
   clock_->sleepFor(wait, wake.get());
+  std::string why;
   {
     std::lock_guard<std::mutex> lock(mu_);
     waking_.reset();
+    why = std::move(retryReason_);
+    retryReason_.clear();
   }
   if (wake->cancelled() && !cancel_.cancelled())
-    log::info("reflector retries now", {{"resource", resource_.name},
-                                        {"reason", "the API server answered another request (leadership granted)"}});
+    log::info("reflector retries now", {{"resource", resource_.name}, {"reason", why}});
 }
 
-void Reflector::retryNow() {
+void Reflector::retryNow(std::string reason) {
   std::shared_ptr<Cancellation> waking;
   {
     std::lock_guard<std::mutex> lock(mu_);
     waking = waking_;
+    if (waking) retryReason_ = std::move(reason);
   }
   if (waking) waking->cancel();
 }

@@ -145,7 +145,8 @@ class Reflector {
   // wait in progress ends now and the loop retries at once, so a standby that becomes leader does
   // not sit out up to 30 s of a backoff left from an outage. The backoff's growth is kept: a
   // server that still fails this resource is not retried in a tight loop. No-op when not waiting.
-  void retryNow();
+  // `reason` is what the "reflector retries now" log line says.
+  void retryNow(std::string reason);
 
  private:
   // What the loop does next. List: sync by the paged LIST now (no backoff).
@@ -211,6 +212,7 @@ class Reflector {
 
   Cancellation cancel_;
   std::shared_ptr<Cancellation> waking_;  // the backoff wait in progress, for retryNow (under mu_)
+  std::string retryReason_;               // why retryNow ended it (under mu_)
   std::thread thread_;
   mutable std::mutex mu_;
   bool started_ = false;

@@ -62,29 +62,6 @@ bool carryOut(const framework::Handle& h, const api::Pod& pending, const RoomPla
   return !stop;
 }
 
-// Pending pods of one controller (a scale-up's) with the same namespace, requests, constraints,
-// labels and priority get the same answer from a search while nothing was moved in between: the
-// first one's "not helped" stands for the others, so many replicas cost one search.
-class AlikeAnswers {
- public:
-  const std::string* answerFor(const api::Pod& pod) const {
-    const api::OwnerReference* c = pod.controllerRef();
-    if (!c) return nullptr;
-    const auto it = byController_.find(c->uid);
-    if (it == byController_.end()) return nullptr;
-    for (const auto& [first, why] : it->second)
-      if (alikePending(*first, pod)) return &why;
-    return nullptr;
-  }
-  void remember(const api::Pod& pod, const std::string& why) {
-    if (const api::OwnerReference* c = pod.controllerRef()) byController_[c->uid].emplace_back(&pod, why);
-  }
-  void clear() { byController_.clear(); }
-
- private:
-  std::unordered_map<std::string, std::vector<std::pair<const api::Pod*, std::string>>> byController_;
-};
-
 }  // namespace
 
 std::optional<api::Timestamp> MakeRoomForPendingPods::eligibleAt(const api::Pod& pod, api::Timestamp now) const {
@@ -125,9 +102,11 @@ Status MakeRoomForPendingPods::deschedule(framework::Handle& h) {
   }
   RoomLedger ledger(h);
   RunCache cache(h);
-  AlikeAnswers alike;
+  // Replicas of one scale-up get the same answer while nothing was moved in between: the first
+  // one's "not helped" stands for the others, so many replicas cost one search.
+  AlikeGroups<std::string> alike;
   for (const api::Pod* pending : choice.searched) {
-    if (const std::string* same = alike.answerFor(*pending)) {
+    if (const std::string* same = alike.find(*pending)) {
       h.skip(*pending, *same);
       rotation_.fruitless(*pending, run);
       continue;
@@ -136,7 +115,7 @@ Status MakeRoomForPendingPods::deschedule(framework::Handle& h) {
     if (!found.found) {
       const std::string why = found.text(*pending, args_);
       h.skip(*pending, why);
-      alike.remember(*pending, why);
+      alike.add(*pending, why);
       rotation_.fruitless(*pending, run);
       log::debug("no room for pending pod", {{"plugin", kName}, {"pod", pending->key()}, {"reason", why}});
       continue;

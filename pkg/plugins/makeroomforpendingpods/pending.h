@@ -6,6 +6,8 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "pkg/api/types.h"
@@ -45,5 +47,29 @@ inline std::int32_t priorityOf(const api::Pod& pod) { return pod.priority.value_
 // priority): one's "not helped" stands for the other while nothing was moved in between. Callers
 // compare pods of one controller (a scale-up's replicas).
 bool alikePending(const api::Pod& a, const api::Pod& b);
+
+// Pending pods grouped by controller, each with a value (a search's answer), so that a pod alike
+// (alikePending) to one already seen finds that one's value. Pods without a controller are never
+// grouped: each is its own search.
+template <typename V>
+class AlikeGroups {
+ public:
+  const V* find(const api::Pod& pod) const {
+    const api::OwnerReference* c = pod.controllerRef();
+    if (!c) return nullptr;
+    const auto it = byController_.find(c->uid);
+    if (it == byController_.end()) return nullptr;
+    for (const auto& [first, value] : it->second)
+      if (alikePending(*first, pod)) return &value;
+    return nullptr;
+  }
+  void add(const api::Pod& pod, V value) {
+    if (const api::OwnerReference* c = pod.controllerRef()) byController_[c->uid].emplace_back(&pod, std::move(value));
+  }
+  void clear() { byController_.clear(); }
+
+ private:
+  std::unordered_map<std::string, std::vector<std::pair<const api::Pod*, V>>> byController_;
+};
 
 }  // namespace kdesched::plugins::makeroomforpendingpods

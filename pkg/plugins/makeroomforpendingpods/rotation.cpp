@@ -46,18 +46,14 @@ SearchRotation::Choice SearchRotation::choose(const std::vector<const api::Pod*>
   std::iota(byTurn.begin(), byTurn.end(), 0);
   std::stable_sort(byTurn.begin(), byTurn.end(), [&](std::size_t a, std::size_t b) { return last[a] < last[b]; });
   std::vector<char> chosen(ordered.size(), 0);
-  std::unordered_map<std::string, std::vector<const api::Pod*>> costedByController;
+  AlikeGroups<char> costed;  // the pods chosen so far that cost a search
   std::size_t budget = cap;
   for (std::size_t i : byTurn) {
     const api::Pod& pod = *ordered[i];
-    const api::OwnerReference* c = pod.controllerRef();
-    std::vector<const api::Pod*>* group = c ? &costedByController[c->uid] : nullptr;
-    const bool shared = group && std::any_of(group->begin(), group->end(),
-                                             [&](const api::Pod* other) { return alikePending(*other, pod); });
-    if (!shared) {
+    if (!costed.find(pod)) {
       if (budget == 0) continue;
       --budget;
-      if (group) group->push_back(&pod);
+      costed.add(pod, 1);
     }
     chosen[i] = 1;
   }

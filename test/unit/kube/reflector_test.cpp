@@ -120,19 +120,25 @@ TEST_F(ReflectorTest, ListErrorsBackOffExponentially) {
 // A standby that saw an outage is still backing off when it is granted the Lease: retryNow ends
 // the wait at once (the clock never moves), and a retryNow while not waiting changes nothing.
 TEST_F(ReflectorTest, RetryNowEndsABackoffWaitInProgress) {
+  LogCapture logs(log::Level::Info);
   clock_->blockingSleeps();
   transport_->onSend(Scripted::json(statusJson(500, "InternalError", "etcdserver: request timed out"), 500));
   transport_->onSend(Scripted::json(podList({podJson("a", "5")}, "10")));
   auto r = start();
   ASSERT_TRUE(waitUntil([&] { return clock_->sleeps().size() == 1; })) << "the failed LIST backs off";
   EXPECT_FALSE(r->synced());
-  r->retryNow();
+  r->retryNow("the Lease was granted");
   waitForWatches(1);
   EXPECT_TRUE(r->synced());
   EXPECT_THAT(clock_->sleeps(), ElementsAre(800ms));
-  r->retryNow();  // not waiting: nothing to end
+  r->retryNow("not waiting");  // nothing to end, and nothing logged
   r->stop();
   EXPECT_EQ(transport_->watched().size(), 1u);
+  std::vector<std::string> retries;
+  for (const auto& line : logs.lines())
+    if (line.find("reflector retries now") != std::string::npos) retries.push_back(line);
+  ASSERT_EQ(retries.size(), 1u);
+  EXPECT_THAT(retries[0], HasSubstr("the Lease was granted"));
 }
 
 TEST_F(ReflectorTest, WatchErrorsBackOffAndRewatchWithoutRelisting) {

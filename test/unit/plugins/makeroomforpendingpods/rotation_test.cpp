@@ -42,12 +42,27 @@ std::vector<std::string> names(const std::vector<const api::Pod*>& pods) {
   return out;
 }
 
+// Up to the cap the rotation changes nothing: every pod is searched, in the given order, even when
+// some were searched fruitlessly before (the memory only ranks pods once some must wait).
 TEST(SearchRotation, UnderTheCapEveryPodIsSearchedInTheGivenOrder) {
   const std::vector<PodPtr> pods = distinctPods(5);
+  const std::vector<std::string> all{"p0", "p1", "p2", "p3", "p4"};
   SearchRotation r;
+  std::uint64_t run = r.startRun();
+  SearchRotation::Choice c = r.choose(raw(pods), 64, true);
+  EXPECT_EQ(names(c.searched), all);
+  EXPECT_TRUE(c.left.empty());
+  r.fruitless(*pods[0], run);
+  r.fruitless(*pods[3], run);
+  run = r.startRun();
+  c = r.choose(raw(pods), 64, true);
+  EXPECT_EQ(names(c.searched), all);
+  EXPECT_TRUE(c.left.empty());
+  // Exactly at the cap, the same.
+  r.fruitless(*pods[4], run);
   r.startRun();
-  const SearchRotation::Choice c = r.choose(raw(pods), 64, true);
-  EXPECT_EQ(names(c.searched), (std::vector<std::string>{"p0", "p1", "p2", "p3", "p4"}));
+  c = r.choose(raw(pods), 5, true);
+  EXPECT_EQ(names(c.searched), all);
   EXPECT_TRUE(c.left.empty());
 }
 
