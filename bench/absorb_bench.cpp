@@ -118,16 +118,17 @@ void apply(cluster::Store& store, kube::WatchEvent& ev) {
   }
 }
 
+// Loads the fixture's S2 cluster into `store`; false (and the benchmark skipped) if it fails.
+bool loadFixture(benchmark::State& state, cluster::Store& store) {
+  auto loaded = cluster::loadSnapshot(fixture().snapshot, "generated", store);
+  if (!loaded) state.SkipWithError(loaded.error().c_str());
+  return static_cast<bool>(loaded);
+}
+
 void absorb(benchmark::State& state, Level level) {
   const Fixture& f = fixture();
   cluster::Store store;
-  if (level != Level::Decode) {
-    auto loaded = cluster::loadSnapshot(f.snapshot, "generated", store);
-    if (!loaded) {
-      state.SkipWithError(loaded.error().c_str());
-      return;
-    }
-  }
+  if (level != Level::Decode && !loadFixture(state, store)) return;
   trigger::TriggerSchedule schedule(policy::TriggerConfig{}, trigger::Interest{.podStatus = true});
   const Clock::TimePoint t0{};
   std::size_t mapped = 0, seen = 0;
@@ -186,10 +187,7 @@ void BM_FreshLabelValues(benchmark::State& state) {
   const Fixture& f = fixture();
   static const std::vector<FreshLabelLine> lines = freshLabelLines(f);
   cluster::Store store;
-  if (auto loaded = cluster::loadSnapshot(f.snapshot, "generated", store); !loaded) {
-    state.SkipWithError(loaded.error().c_str());
-    return;
-  }
+  if (!loadFixture(state, store)) return;
   api::JsonParser parser;
   kube::WatchEvent ev;
   std::string buf;
@@ -219,10 +217,7 @@ void BM_FreshLabelValues(benchmark::State& state) {
 void BM_SnapshotAfterEvent(benchmark::State& state) {
   const Fixture& f = fixture();
   cluster::Store store;
-  if (auto loaded = cluster::loadSnapshot(f.snapshot, "generated", store); !loaded) {
-    state.SkipWithError(loaded.error().c_str());
-    return;
-  }
+  if (!loadFixture(state, store)) return;
   cluster::SnapshotPtr held = store.snapshot();  // the first one builds the indexes
   api::JsonParser parser;
   kube::WatchEvent ev;
@@ -250,10 +245,7 @@ void BM_SnapshotAfterEvent(benchmark::State& state) {
 void BM_MallocTrimAfterChurn(benchmark::State& state) {
   const Fixture& f = fixture();
   cluster::Store store;
-  if (auto loaded = cluster::loadSnapshot(f.snapshot, "generated", store); !loaded) {
-    state.SkipWithError(loaded.error().c_str());
-    return;
-  }
+  if (!loadFixture(state, store)) return;
   benchmark::DoNotOptimize(store.snapshot());
   api::JsonParser parser;
   kube::WatchEvent ev;
