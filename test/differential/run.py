@@ -60,8 +60,7 @@ def kind_of(name):
     FAILURE for anything else."""
     if name == classify.RANDOM_TIE:
         return "upstream-random"
-    known = classify.KNOWN_BY_NAME.get(name)
-    return known.kind if known else "FAILURE"
+    return classify.kind_of_name(name) or "FAILURE"
 
 
 def write_case(folder, case, result, meta):

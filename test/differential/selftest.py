@@ -156,7 +156,8 @@ class SwitchTest(unittest.TestCase):
         def kdesched_only(self, case, compat):
             if self.implemented and (compat == "no-such-mode" or "no-such-mode" in getattr(compat, "values", lambda: [])()):
                 return {"evictions": [], "error": "policy.yaml: kdesched.compat: unknown mode", "exit": 2}
-            if self.implemented and isinstance(compat, dict) and compat.get(self.explains) == "upstream":
+            needed = (self.explains,) if isinstance(self.explains, str) else self.explains
+            if self.implemented and isinstance(compat, dict) and all(compat.get(n) == "upstream" for n in needed):
                 return {"evictions": [], "error": None, "exit": 0}
             return {"evictions": [{"namespace": "default", "name": "x", "plugin": gen.AA}], "error": None, "exit": 0}
 
@@ -171,6 +172,19 @@ class SwitchTest(unittest.TestCase):
         c = classify.Classifier(self.KdStub("namespaceSelectorHonoured"), try_switches=True)
         v = c.classify(self.case(), self.result(), gen.AA)
         self.assertEqual((v["name"], v["by"]), ("namespaceSelectorHonoured", "switch"))
+
+    def test_two_switches_together_name_a_pair(self):
+        both = ("unreadyPodNeedsBudget", "evictedEarlierNotCounted")
+        c = classify.Classifier(self.KdStub(both), try_switches=True)
+        v = c.classify(self.case(), self.result(), gen.MIXED)
+        self.assertEqual((v["name"], v["by"]), ("unreadyPodNeedsBudget+evictedEarlierNotCounted", "switch"))
+        self.assertEqual(classify.kind_of_name(v["name"]), "documented")
+        self.assertIsNone(classify.kind_of_name("unreadyPodNeedsBudget+noSuchDifference"))
+
+    def test_three_switches_together_stay_unexplained(self):
+        three = ("unreadyPodNeedsBudget", "evictedEarlierNotCounted", "podsWithoutPDBProtection")
+        c = classify.Classifier(self.KdStub(three), try_switches=True)
+        self.assertIsNone(c.classify(self.case(), self.result(), gen.MIXED)["name"])
 
     def test_no_switch_explains_is_unexplained(self):
         c = classify.Classifier(self.KdStub("noSuchDifference"), try_switches=True)
