@@ -10,7 +10,7 @@
 #      liveplan.sh, kubectl_plugin.sh, moves.sh, pending.sh, serving.sh, chaos.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
-#   -> incluster.sh (the image on a real node), and in its 9-min token wait: test/helm/run.sh,
+#   -> incluster.sh (the image on a real node), and beside its token story: test/helm/run.sh,
 #      test/upstream/published_policies.py, test/e2e/dockerfile.sh, helm.sh
 #                                                          (the chart; KDESCHED_CI_HELM=0 skips them)
 #      then test/differential/ci.sh                        (no cluster: runs whatever came before;
@@ -144,9 +144,10 @@ fi
 # The Helm chart: offline lint/golden/drift checks, the Dockerfile's runtime libraries, then
 # install into a real control plane with the RBAC proof; and the image (built above by
 # --build-only, else by incluster.sh itself) on a real kubelet node. incluster.sh's last story waits
-# about 9 minutes for a projected token to expire, so it starts first, in the background, and the
-# chart tests and the differential test run in that wait, at a lower priority than the token
-# release's renewals: none of them touches what that story or incluster.sh's machine-state check
+# about a minute for the kubelet to rewrite a token file (10 minutes with
+# KDESCHED_INCLUSTER_TOKEN=expiry), so it starts first, in the background, and the chart tests and
+# the differential test run from that wait on, at a lower priority than the token release's
+# renewals: none of them touches what that story or incluster.sh's machine-state check
 # looks at (links, iptables rules, mounts, containerd/kubelet processes; helm.sh's control plane
 # is kwok's, on ports of its own). incluster.sh's output is printed after them.
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
@@ -172,7 +173,7 @@ fi
 if [ -n "${incluster_pid:-}" ]; then
   incluster_rc=0
   wait "${incluster_pid}" || incluster_rc=$?
-  echo "== test/e2e/incluster.sh (the chart and differential tests ran in its token wait; its output here)"
+  echo "== test/e2e/incluster.sh (the chart and differential tests ran beside its token story; its output here)"
   cat "${incluster_log}"
   record_test test/e2e/incluster.sh "${incluster_rc}" "${incluster_log}" "${incluster_t}"
   rm -f "${incluster_log}" "${incluster_waiting}"

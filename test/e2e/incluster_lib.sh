@@ -109,12 +109,13 @@ ic_token_claims() {
   base64 -d <<<"${p}"
 }
 
-# ic_token_file NAMESPACE POD VOLUME: the projected token file of the pod's volume, as the kubelet
-# keeps it on the node (the image has no shell to read it from inside).
+# ic_token_file NAMESPACE POD VOLUME [PLUGIN]: the token file of the pod's volume (PLUGIN projected,
+# the default, or secret), as the kubelet keeps it on the node (the image has no shell to read it
+# from inside).
 ic_token_file() {
   local uid
   uid="$(kd_kubectl -n "$1" get pod "$2" -o 'jsonpath={.metadata.uid}')"
-  printf '%s\n' "${KDESCHED_CLUSTER_DIR}/node/kubelet/pods/${uid}/volumes/kubernetes.io~projected/$3/token"
+  printf '%s\n' "${KDESCHED_CLUSTER_DIR}/node/kubelet/pods/${uid}/volumes/kubernetes.io~${4:-projected}/$3/token"
 }
 
 # ic_machine_state: what a real node could leave behind on this machine (links, netns mounts,
