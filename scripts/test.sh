@@ -13,19 +13,20 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 JOBS="${JOBS:-2}"
-# ccache (when installed) shares compiled objects between build trees and checkouts: paths are
-# hashed relative to the checkout, so a fresh clone reuses what another one compiled.
-launcher=()
-if command -v ccache >/dev/null 2>&1; then
-  export CCACHE_BASEDIR="${ROOT}" CCACHE_NOHASHDIR=1
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
 passed=0
 failed=0
 started="$(date +%s)"
 phase() { printf '\n== %s == [%ss]\n' "$*" "$(($(date +%s) - started))"; }
 
 bash scripts/install-deps.sh
+# ccache (installed by install-deps.sh, so looked for after it: a fresh machine's first run then
+# fills the cache too) shares compiled objects between build trees and checkouts: paths are hashed
+# relative to the checkout, so a fresh clone reuses what another one compiled.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="${ROOT}" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 
 go_build_pid=""
 go_build_log="$(mktemp)"

@@ -17,6 +17,7 @@
 #include "pkg/api/timestamp.h"
 #include "pkg/daemon/daemon.h"
 #include "test/unit/daemon/usage_fakes.h"
+#include "test/unit/testing/paths.h"
 
 namespace kdesched::testing {
 namespace {
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 using ::testing::HasSubstr;
 
-const fs::path kSrc = KDESCHED_SOURCE_DIR;
+const fs::path kSrc = kdesched::testing::sourceDir();
 
 api::Timestamp at(const char* rfc3339) { return *api::parseTimestamp(rfc3339); }
 

@@ -14,6 +14,7 @@
 #include "test/unit/kube/support.h"
 #include "test/unit/testing/eventually.h"
 #include "test/unit/testing/fake_clock.h"
+#include "test/unit/testing/paths.h"
 
 namespace kdesched::daemon {
 namespace {
@@ -115,7 +116,7 @@ contexts:
   context: {cluster: stub, user: kdesched}
 current-context: stub
 )");
-    options_.policyPath = std::string(KDESCHED_SOURCE_DIR) + "/examples/order-payment/policy.yaml";
+    options_.policyPath = std::string(kdesched::testing::sourceDir()) + "/examples/order-payment/policy.yaml";
     options_.port = 0;
     // The request timeout's timer would sleep on the fake clock too; the stub always answers.
     options_.requestTimeoutSeconds = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pkg/engine/engine.h"
+#include "test/unit/testing/paths.h"
 
 namespace {
 
@@ -16,7 +17,7 @@ namespace fs = std::filesystem;
 
 std::vector<fs::path> examplePolicies() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(KDESCHED_SOURCE_DIR) / "policies")) {
+  for (const auto& entry : fs::directory_iterator(fs::path(kdesched::testing::sourceDir()) / "policies")) {
     if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "test/fuzz/entry_points.h"
+#include "test/unit/testing/paths.h"
 
 namespace kdesched::fuzz {
 namespace {
@@ -30,7 +31,7 @@ void PrintTo(const Input& input, std::ostream* os) { *os << input.path.string();
 
 std::vector<Input> collect(const char* kind) {
   std::vector<Input> out;
-  const fs::path root = fs::path(KDESCHED_SOURCE_DIR) / "test/fuzz" / kind;
+  const fs::path root = fs::path(kdesched::testing::sourceDir()) / "test/fuzz" / kind;
   if (!fs::is_directory(root)) return out;
   for (const auto& dir : fs::directory_iterator(root)) {
     if (!dir.is_directory()) continue;
@@ -70,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, FuzzInput, ::testing::ValuesIn(collect("seeds"))
 
 TEST(FuzzTargets, EveryTargetHasSeeds) {
   for (const auto& t : targets()) {
-    const fs::path dir = fs::path(KDESCHED_SOURCE_DIR) / "test/fuzz/seeds" / std::string(t.name);
+    const fs::path dir = fs::path(kdesched::testing::sourceDir()) / "test/fuzz/seeds" / std::string(t.name);
     EXPECT_TRUE(fs::is_directory(dir) && !fs::is_empty(dir)) << dir << ": no committed seed for " << t.name;
   }
 }

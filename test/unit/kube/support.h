@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "test/unit/testing/eventually.h"
+#include "test/unit/testing/paths.h"
 
 extern char** environ;
 
@@ -131,7 +132,7 @@ class StubProcess {
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_addclose(&fa, in[1]);
     posix_spawn_file_actions_addclose(&fa, out[0]);
-    const std::string script = std::string(KDESCHED_SOURCE_DIR) + "/test/stub/kube_stub.py";
+    const std::string script = std::string(kdesched::testing::sourceDir()) + "/test/stub/kube_stub.py";
     std::vector<std::string> args = {"python3", script, "--script", scriptPath, "--lifetime", "60"};
     if (!tlsCert.empty()) args.insert(args.end(), {"--tls-cert", tlsCert, "--tls-key", tlsKey});
     if (!clientCa.empty()) args.insert(args.end(), {"--tls-client-ca", clientCa});

@@ -11,6 +11,7 @@
 
 #include "pkg/kube/client.h"
 #include "test/unit/kube/fakes.h"
+#include "test/unit/testing/paths.h"
 #include "test/unit/testing/proto_writer.h"
 
 namespace kdesched::kube::testing {
@@ -339,7 +340,7 @@ namespace kdesched::kube::testing {
 namespace {
 
 std::string seed(const std::string& path) {
-  std::ifstream in(std::string(KDESCHED_SOURCE_DIR) + "/test/fuzz/seeds/" + path, std::ios::binary);
+  std::ifstream in(std::string(kdesched::testing::sourceDir()) + "/test/fuzz/seeds/" + path, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();

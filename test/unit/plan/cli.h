@@ -1,4 +1,4 @@
-// Runs the real kdesched binary (KDESCHED_BINARY) for the plan tests: exit code, stdout, stderr.
+// Runs the real kdesched binary (kdeschedBinary()) for the plan tests: exit code, stdout, stderr.
 #pragma once
 
 #include <sys/wait.h>
@@ -14,9 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include "test/unit/testing/paths.h"
+
 namespace kdesched::testing {
 
-inline const std::filesystem::path kSrc = KDESCHED_SOURCE_DIR;
+inline const std::filesystem::path kSrc = kdesched::testing::sourceDir();
 
 struct CmdResult {
   int exitCode = -1;  // -1: killed by a signal
@@ -35,7 +37,8 @@ inline std::string readFile(const std::filesystem::path& p) {
 inline CmdResult run(const std::string& args, const std::string& prefix = "timeout 60") {
   std::filesystem::path errFile =
       std::filesystem::temp_directory_path() / ("kdesched-plan-test-" + std::to_string(::getpid()) + ".err");
-  std::string cmd = prefix + " " + std::string(KDESCHED_BINARY) + " " + args + " 2>" + errFile.string();
+  std::string cmd =
+      prefix + " " + std::string(kdesched::testing::kdeschedBinary()) + " " + args + " 2>" + errFile.string();
   CmdResult r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return r;

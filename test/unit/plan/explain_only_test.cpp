@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "pkg/plan/plan.h"
+#include "test/unit/testing/paths.h"
 
 namespace kdesched::plan {
 namespace {
@@ -17,8 +18,8 @@ using ::testing::StartsWith;
 
 PlanOptions orderPayment() {
   PlanOptions o;
-  o.snapshotPath = std::string(KDESCHED_SOURCE_DIR) + "/examples/order-payment/snapshot.json";
-  o.policyPath = std::string(KDESCHED_SOURCE_DIR) + "/examples/order-payment/policy.yaml";
+  o.snapshotPath = std::string(kdesched::testing::sourceDir()) + "/examples/order-payment/snapshot.json";
+  o.policyPath = std::string(kdesched::testing::sourceDir()) + "/examples/order-payment/policy.yaml";
   o.now = 1800000000;
   o.explain = {"default/payment-5b7c9d6f4-q8wzr"};
   o.explainOnly = true;

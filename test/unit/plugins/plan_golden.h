@@ -11,10 +11,11 @@
 #include <string>
 
 #include "pkg/plan/plan.h"
+#include "test/unit/testing/paths.h"
 
 namespace kdesched::testing {
 
-inline const std::filesystem::path kSourceDir = KDESCHED_SOURCE_DIR;
+inline const std::filesystem::path kSourceDir = kdesched::testing::sourceDir();
 // 2026-11-30T10:00:00Z: every worked example's pods are dated against this instant.
 inline constexpr api::Timestamp kPlanNow = 1796032800;
 

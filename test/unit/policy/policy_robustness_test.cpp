@@ -12,6 +12,7 @@
 
 #include "pkg/policy/args.h"
 #include "pkg/policy/policy.h"
+#include "test/unit/testing/paths.h"
 
 namespace kdesched::policy {
 namespace {
@@ -145,7 +146,7 @@ TEST_F(PolicyFileTest, OversizedFileIsRefusedBeforeParsing) {
 // Every example under policies/ must load, and must be usable by upstream as is: every plugin
 // enabled at an extension point needs a pluginConfig entry there (upstream refuses otherwise).
 TEST(ExamplePoliciesTest, EveryFileParses) {
-  std::filesystem::path dir = std::filesystem::path(KDESCHED_SOURCE_DIR) / "policies";
+  std::filesystem::path dir = std::filesystem::path(kdesched::testing::sourceDir()) / "policies";
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml") files.push_back(entry.path());
@@ -169,7 +170,7 @@ TEST(ExamplePoliciesTest, EveryFileParses) {
 }
 
 TEST(ExamplePoliciesTest, DefaultPolicyEnablesTheImplementedStrategies) {
-  Result<DeschedulerPolicy> r = loadPolicyFile(std::string(KDESCHED_SOURCE_DIR) + "/policies/default.yaml");
+  Result<DeschedulerPolicy> r = loadPolicyFile(std::string(kdesched::testing::sourceDir()) + "/policies/default.yaml");
   ASSERT_TRUE(r.isOk()) << r.error();
   ASSERT_EQ(r->profiles.size(), 1u);
   const Profile& p = r->profiles[0];

@@ -20,6 +20,7 @@
 
 #include "pkg/policy/policy.h"
 #include "test/unit/testing/harness.h"
+#include "test/unit/testing/paths.h"
 
 namespace kdesched::testing {
 namespace {
@@ -393,7 +394,7 @@ INSTANTIATE_TEST_SUITE_P(Rows, PolicyStrictness, ::testing::ValuesIn(rows()),
 // The doc's table rows: "| <id> | input | kdesched's answer | ...", the answer starting with
 // "error", "warning" or "loads".
 std::map<std::string, std::string> docAnswers() {
-  std::ifstream doc(std::string(KDESCHED_SOURCE_DIR) + "/docs/policy-strictness.md");
+  std::ifstream doc(std::string(kdesched::testing::sourceDir()) + "/docs/policy-strictness.md");
   EXPECT_TRUE(doc.good()) << "docs/policy-strictness.md is missing";
   std::map<std::string, std::string> out;
   for (std::string line; std::getline(doc, line);) {

@@ -9,11 +9,12 @@
 
 #include "pkg/plan/plan.h"
 #include "test/unit/plugins/plan_golden.h"
+#include "test/unit/testing/paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kDir = fs::path(KDESCHED_SOURCE_DIR) / "test/testdata/podlifetime";
+const fs::path kDir = fs::path(kdesched::testing::sourceDir()) / "test/testdata/podlifetime";
 
 std::string plan(kdesched::plan::OutputFormat format) {
   return kdesched::testing::planOf((kDir / "snapshot.json"), (kDir / "policy.yaml"), format);

@@ -9,11 +9,12 @@
 
 #include "pkg/plan/plan.h"
 #include "test/unit/plugins/plan_golden.h"
+#include "test/unit/testing/paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kDir = fs::path(KDESCHED_SOURCE_DIR) / "test/testdata/removefailedpods";
+const fs::path kDir = fs::path(kdesched::testing::sourceDir()) / "test/testdata/removefailedpods";
 
 std::string plan(kdesched::plan::OutputFormat format, fs::path policy = kDir / "policy.yaml") {
   return kdesched::testing::planOf((kDir / "snapshot.yaml"), policy, format);
@@ -36,8 +37,8 @@ TEST(RemoveFailedPodsPlanGolden, EvictsWhatTheSnapshotShows) {
 
 // The example policy in policies/ does what its comments say on the same cluster.
 TEST(RemoveFailedPodsPlanGolden, ExamplePolicy) {
-  std::string out =
-      plan(kdesched::plan::OutputFormat::Json, fs::path(KDESCHED_SOURCE_DIR) / "policies/remove-failed-pods.yaml");
+  std::string out = plan(kdesched::plan::OutputFormat::Json,
+                         fs::path(kdesched::testing::sourceDir()) / "policies/remove-failed-pods.yaml");
   EXPECT_NE(out.find("\"evictions\": 3"), std::string::npos) << out;
 }
 

@@ -10,11 +10,12 @@
 
 #include "pkg/plan/plan.h"
 #include "test/unit/plugins/plan_golden.h"
+#include "test/unit/testing/paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kDir = fs::path(KDESCHED_SOURCE_DIR) / "test/testdata/removepodshavingtoomanyrestarts";
+const fs::path kDir = fs::path(kdesched::testing::sourceDir()) / "test/testdata/removepodshavingtoomanyrestarts";
 
 std::string plan(kdesched::plan::OutputFormat format, fs::path policy = kDir / "policy.yaml") {
   return kdesched::testing::planOf((kDir / "snapshot.yaml"), policy, format);
@@ -37,8 +38,8 @@ TEST(RemovePodsHavingTooManyRestartsPlanGolden, EvictsWhatTheSnapshotShows) {
 
 // The example policy in policies/ does what its comments say on the same cluster.
 TEST(RemovePodsHavingTooManyRestartsPlanGolden, ExamplePolicy) {
-  std::string out =
-      plan(kdesched::plan::OutputFormat::Json, fs::path(KDESCHED_SOURCE_DIR) / "policies/too-many-restarts.yaml");
+  std::string out = plan(kdesched::plan::OutputFormat::Json,
+                         fs::path(kdesched::testing::sourceDir()) / "policies/too-many-restarts.yaml");
   EXPECT_NE(out.find("\"evictions\": 3"), std::string::npos) << out;
 }
 

@@ -9,11 +9,12 @@
 
 #include "pkg/plan/plan.h"
 #include "test/unit/plugins/plan_golden.h"
+#include "test/unit/testing/paths.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kSrc = fs::path(KDESCHED_SOURCE_DIR);
+const fs::path kSrc = fs::path(kdesched::testing::sourceDir());
 const fs::path kDir = kSrc / "test/testdata/removepodsviolatingnodetaints";
 
 std::string plan(kdesched::plan::OutputFormat format) {
