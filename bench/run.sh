@@ -56,6 +56,8 @@
 #   BENCH_PLAN_RSS_SIZES/RUNS  the plan-rss part's sizes and runs per size [S2 S3/3]
 #   BENCH_STEADY_SIZE/MINUTES/RATE/INTERVAL/IMPLS/WARMUP/TAIL/LABEL_VALUES  the steady part
 #                        [S2/30/50/30s/"kdesched upstream"/70 s/20 min]
+#   BENCH_STEADY_SETTLE_MAX/IDLE  after the churn: the most seconds to wait for the daemon to settle,
+#                        then the idle window's seconds [900/120]
 #
 # Time on 2 cores (2026-11-30): engine 30 s, plugins ~10 min, side-by-side 2.4 min for S1 and
 # 17.5 min for S2, reaction 7 min, profile 5.5 min (see bench/README.md). Clusters are always torn

@@ -14,10 +14,14 @@ STEADY_IMPLS="${BENCH_STEADY_IMPLS:-kdesched upstream}"
 # before, so the number of distinct label values grows through the run (as pod-template-hash and
 # controller-uid do in a cluster); a bound shows the steady state without that growth.
 STEADY_LABEL_VALUES="${BENCH_STEADY_LABEL_VALUES:-0}"
-# The first cycles evict the loaded cluster's planted backlog (kdesched's default rate limit is 30
-# evictions a minute). Idle is measured once it is gone: after at least STEADY_WARMUP seconds and
-# two intervals without an eviction (at most STEADY_SETTLE_MAX seconds of waiting), CPU over
-# STEADY_IDLE seconds of periodic cycles with no churn; then the churn starts.
+# The churn starts STEADY_WARMUP seconds after the first cycle. Idle is measured after the churn:
+# once the daemon has settled (two intervals in which it neither evicted nor, kdesched, held an
+# eviction back by anti-flapping; at most STEADY_SETTLE_MAX seconds of waiting), CPU over
+# STEADY_IDLE seconds of periodic cycles with nothing to do. Before the churn it cannot be: the
+# bench cluster has no ReplicaSet controller, so an evicted pod is not replaced and
+# LowNodeUtilization finds the same room on the underutilized nodes at every cycle, and kdesched's
+# owner cooldown (5 min) pauses that backlog's evictions, which a count of evictions alone took
+# for the end of it (2026-12-07: 654 evictions in the "idle" window).
 STEADY_WARMUP="${BENCH_STEADY_WARMUP:-70}"
 STEADY_SETTLE_MAX="${BENCH_STEADY_SETTLE_MAX:-900}"
 STEADY_IDLE="${BENCH_STEADY_IDLE:-120}"
@@ -37,17 +41,28 @@ proc_cpu_ticks() {
 # evicted_count LOG: eviction lines so far (kdesched logs upstream's "Evicted pod" message too).
 evicted_count() { grep -cF 'Evicted pod' "$1" || true; }
 
-# steady_idle NAME PID LOG: waits for the backlog's evictions to end, then writes RAW/NAME.idle.json
+# activity_count LOG [PORT]: evictions so far, plus, with kdesched's metrics port, the evictions
+# anti-flapping held back (kdesched_evictions_suppressed_total, all reasons).
+activity_count() {
+  local n s=0
+  n="$(evicted_count "$1")"
+  if [ -n "${2:-}" ]; then
+    s="$(curl -kfsS "https://127.0.0.1:$2/metrics" 2>/dev/null |
+      awk '$1 ~ /^kdesched_evictions_suppressed_total/ { s += $2 } END { printf "%d", s }')"
+  fi
+  echo $((n + ${s:-0}))
+}
+
+# steady_idle NAME PID LOG [PORT]: waits until the daemon settles, then writes RAW/NAME.idle.json
 # (CPU share over STEADY_IDLE seconds, how long the wait took, evictions during the window).
 steady_idle() {
-  local name="$1" pid="$2" logf="$3" start now last n quiet cpu0 cpu1 interval settled=false
+  local name="$1" pid="$2" logf="$3" port="${4:-}" start now last n quiet cpu0 cpu1 interval settled=false
   interval="$(awk -v d="${STEADY_INTERVAL}" 'BEGIN { v = d + 0; if (d ~ /m$/) v *= 60; print int(v) }')"
   start="$(date +%s)"
-  sleep "${STEADY_WARMUP}"
-  last="$(evicted_count "${logf}")"
+  last="$(activity_count "${logf}" "${port}")"
   quiet="$(date +%s)"
   while now="$(date +%s)"; [ $((now - start)) -lt "${STEADY_SETTLE_MAX}" ]; do
-    n="$(evicted_count "${logf}")"
+    n="$(activity_count "${logf}" "${port}")"
     if [ "${n}" != "${last}" ]; then
       last="${n}"
       quiet="${now}"
@@ -57,7 +72,8 @@ steady_idle() {
     fi
     sleep 5
   done
-  log "${name}: backlog evicted (${last} evictions, settled=${settled}) after $((now - start)) s; idle for ${STEADY_IDLE} s"
+  last="$(evicted_count "${logf}")"
+  log "${name}: settled=${settled} after $((now - start)) s (${last} evictions in all); idle for ${STEADY_IDLE} s"
   cpu0="$(proc_cpu_ticks "${pid}")"
   sleep "${STEADY_IDLE}"
   cpu1="$(proc_cpu_ticks "${pid}")"
@@ -97,10 +113,8 @@ steady_run() {
   PIDS+=("${dpid}")
   kd_wait_for "${name}: first cycle" 600 grep -qF "${marker}" "${RAW}/${name}.log" ||
     { tail -n 20 "${RAW}/${name}.log" >&2; die "${name}: no first cycle"; }
-  log "${name}: first cycle done; idle measured once its backlog is evicted, then the churn"
-  # Idle: no churn, no probes, the periodic cycles still running, nothing left to evict.
-  steady_idle "${name}" "${dpid}" "${RAW}/${name}.log"
-  log "${name}: idle: $(jq -c . "${RAW}/${name}.idle.json")"
+  log "${name}: first cycle done; the churn in ${STEADY_WARMUP} s, idle measured after it"
+  sleep "${STEADY_WARMUP}"
   "${PY}" "${BENCH}/steady.py" --server "$(cluster_env "${name}" APISERVER_URL)" --ca "${dir}/pki/ca.crt" \
     --cert "${dir}/pki/admin.crt" --key "${dir}/pki/admin.key" \
     --driver-cert "${WORK}/users-${name}/bench-driver.crt" --driver-key "${WORK}/users-${name}/bench-driver.key" \
@@ -108,6 +122,9 @@ steady_run() {
     --nodes "${nodes}" --pid "${dpid}" --minutes "${STEADY_MINUTES}" --rate "${STEADY_RATE}" \
     --tail-minutes "${STEADY_TAIL}" --label-values "${STEADY_LABEL_VALUES}" \
     --out "${RAW}/${name}.json" || log "${name}: steady.py failed"
+  # Idle: no churn, no probes, the periodic cycles still running, nothing left to evict.
+  steady_idle "${name}" "${dpid}" "${RAW}/${name}.log" "$([ "${impl}" = kdesched ] && echo "${port}")"
+  log "${name}: idle: $(jq -c . "${RAW}/${name}.idle.json")"
   if [ "${impl}" = kdesched ]; then
     curl -kfsS "https://127.0.0.1:${port}/metrics" >"${RAW}/${name}.metrics" 2>/dev/null || true
   fi
