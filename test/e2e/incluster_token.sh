@@ -118,9 +118,14 @@ token_requests_since() {
   ic_audit ".user.username == \"${IC_TOKEN_SA}\" and (.requestReceivedTimestamp | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdateiso8601) > $1"
 }
 
-# token_with_jti JTI: how many of the requests on stdin carried the token with that id.
+# token_with_jti JTI: the requests on stdin (a JSON array) that carried the token with that id.
 token_with_jti() {
-  jq --arg j "JTI=$1" '[.[] | select(.user.extra["authentication.kubernetes.io/credential-id"][0] == $j)] | length'
+  jq --arg j "JTI=$1" '[.[] | select(.user.extra["authentication.kubernetes.io/credential-id"][0] == $j)]'
+}
+
+# token_used N EPOCH JTI: true once N requests received after EPOCH carried the token with that id.
+token_used() {
+  [ "$(token_requests_since "$2" | token_with_jti "$3" | jq length)" -ge "$1" ]
 }
 
 # token_rotate: the new token into the Secret, the kubelet's rewrite, the old token revoked.
@@ -164,15 +169,15 @@ token_finish() {
     timing "token refreshed by the kubelet (age of the first token then)" "$(($(jq -r .iat <<<"${TOKEN2}") - $(jq -r .iat <<<"${TOKEN1}")))s"
   # Renewals every 2 s: five with the new token come within about 10 s of it being needed.
   t="$(kd_now_ms)"
-  kd_wait_for "5 requests with the new token" 60 bash -c \
-    "[ \"\$(jq -cs '[.[] | select(.user.username == \"${IC_TOKEN_SA}\" and (.requestReceivedTimestamp | sub(\"\\\\.[0-9]+Z$\"; \"Z\") | fromdateiso8601) > ${since} and .user.extra[\"authentication.kubernetes.io/credential-id\"][0] == \"JTI=${TOKEN2_JTI}\")] | length' '${IC_AUDIT_LOG}')\" -ge 5 ]" || true
+  kd_wait_for "5 requests with the new token" 60 token_used 5 "${since}" "${TOKEN2_JTI}" || true
   [ "${IC_TOKEN_MODE}" = expiry ] || timing "old token refused -> 5 requests with the new one" "$(kd_elapsed "${t}")"
-  local after new
+  local after new n_new
   after="$(token_requests_since "${since}")"
   check "requests after the first token stopped working: $(jq length <<<"${after}") (lease renewals every 2 s)" test "$(jq length <<<"${after}")" -ge 5
   new="$(token_with_jti "${TOKEN2_JTI}" <<<"${after}")"
-  check "${new} of them with the new token (credential id JTI=${TOKEN2_JTI})" test "${new}" -ge 5
-  check "every request with the new token succeeded" test "$(jq --arg j "JTI=${TOKEN2_JTI}" '[.[] | select(.user.extra["authentication.kubernetes.io/credential-id"][0] == $j and .responseStatus.code >= 400)] | length' <<<"${after}")" -eq 0
+  n_new="$(jq length <<<"${new}")"
+  check "${n_new} of them with the new token (credential id JTI=${TOKEN2_JTI})" test "${n_new}" -ge 5
+  check "every request with the new token succeeded" test "$(jq '[.[] | select(.responseStatus.code >= 400)] | length' <<<"${new}")" -eq 0
   check "the last 5 requests succeeded" test "$(jq '[.[-5:][] | select(.responseStatus.code >= 400)] | length' <<<"${after}")" -eq 0
   # kdesched (like client-go) re-reads the file at least every minute and at once after a 401: a
   # request or two may still carry the old token just after it stopped working. A storm would be
