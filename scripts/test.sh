@@ -36,12 +36,15 @@ if [ "${KDESCHED_SKIP_E2E:-0}" != 1 ]; then
   image_dir="$(mktemp -d)"
   export KDESCHED_IMAGE_ARCHIVE="${image_dir}/kdesched.oci.tar"
   # Its own process group, so a run that stops early (a compile error) takes the Go builds along.
-  setsid nice -n 19 bash scripts/cluster/ci.sh --build-only >"${go_build_log}" 2>&1 &
+  # setsid also puts it in its own scheduler autogroup, where nice alone only ranks it against
+  # itself and the two groups split the cores evenly; the group's nice value makes it yield to the
+  # compiler (writable by the owner; where it is not, the build only takes longer). The new
+  # session sets it itself: written from here, just after the fork, it could land on this
+  # script's group before setsid ran, and a cold run then compiled kdesched at the lowest
+  # priority while the Go builds took the cores (2026-12-07).
+  setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null || true; exec nice -n 19 bash scripts/cluster/ci.sh --build-only' \
+    >"${go_build_log}" 2>&1 &
   go_build_pid=$!
-  # setsid puts it in its own scheduler autogroup, where nice alone only ranks it against itself
-  # and the two groups split the cores evenly; the group's nice value makes it yield to the
-  # compiler (writable by the owner; where it is not, the build only takes longer).
-  echo 19 >"/proc/${go_build_pid}/autogroup" 2>/dev/null || true
   trap 'kill -TERM -- "-${go_build_pid}" 2>/dev/null || true; rm -rf "${go_build_log}" "${image_dir}"' EXIT
 fi
 
