@@ -7,7 +7,7 @@
 #      silent.sh, saturate.sh, maybe.sh, triggers.sh,      skips them)
 #      budgets.sh,
 #      plugins.sh, prometheus.sh, watchlist.sh, wire.sh, usage.sh,
-#      liveplan.sh, kubectl_plugin.sh, moves.sh, pending.sh, serving.sh, chaos.sh,
+#      liveplan.sh, kubectl_plugin.sh, pending.sh, serving.sh, chaos.sh, moves.sh,
 #      then watchlist.sh and liveplan.sh again with
 #      ${KDESCHED_ASAN_BIN} (ASan+UBSan) when it is set
 #   -> incluster.sh (the image on a real node), and beside its token story: test/helm/run.sh,
@@ -22,8 +22,11 @@
 # ${KDESCHED_CACHE:-$HOME/.cache/kdesched}/<hash>/bin (CI runs as root on the developers' machine,
 # so /root/.cache/kdesched is shared with them): a warm build step is a no-op. A cold one takes tens
 # of minutes on 2 cores, see docs/development.md. KDESCHED_CI_BINARIES overrides which binaries are built
-# (default: what the tests use, helm included for the chart tests and metrics-server for usage.sh;
-# "all" builds every binary).
+# (default: the control plane, kwok, helm for the chart tests and metrics-server for usage.sh, then
+# the real node's binaries; "all" builds every binary at once).
+# Called by scripts/test.sh with --build-only in the background first, and with
+# KDESCHED_CI_STAGES/KDESCHED_CI_BUILD_PID set, a test that needs a later stage of that chain
+# (upstream's binary, the real node, the harness, the image) waits for it (await_stage).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -49,35 +52,101 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 command -v go >/dev/null 2>&1 || PATH="/usr/local/go/bin:${PATH}"
 
-read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm metrics-server ${KD_NODE_BINARIES[*]}}"
+# What the tests need first (the control plane, kwok, helm, metrics-server), then the real node's
+# binaries, which only moves.sh and incluster.sh use: scripts/test.sh starts the end-to-end tests as
+# soon as the first set is built, and the rest is built beside them (see --build-only below).
+read -r -a binaries <<<"${KDESCHED_CI_BINARIES:-etcd etcdctl kube-apiserver kube-controller-manager kube-scheduler kubectl kwok helm metrics-server}"
 [ "${binaries[*]}" != all ] || binaries=("${KD_ALL_BINARIES[@]}")
+node_binaries=()
+[ -n "${KDESCHED_CI_BINARIES:-}" ] || node_binaries=("${KD_NODE_BINARIES[@]}")
+
+# stage_done NAME STATUS: the background build chain has passed NAME (a file in
+# ${KDESCHED_CI_STAGES}, which scripts/test.sh and the tests below wait for).
+stage_done() { [ -z "${KDESCHED_CI_STAGES:-}" ] || echo "$2" >"${KDESCHED_CI_STAGES}/$1"; }
+
 kd_log "cluster binaries: build.sh ${binaries[*]} (cache $(kd_cache_root))"
 tb="$(kd_now_ms)"
-"${ROOT}/scripts/cluster/build.sh" "${binaries[@]}"
-kd_log "build step: $(kd_elapsed "${tb}")"
-# --build-only: the Go builds alone (the control plane, then the differential harness), which
-# scripts/test.sh starts in the background while it compiles and unit-tests kdesched.
 if [ "${1:-}" = --build-only ]; then
-  if [ "${KDESCHED_CI_DIFFERENTIAL:-1}" = 1 ]; then
-    th="$(kd_now_ms)"
-    "${ROOT}/test/differential/build-harness.sh"
-    kd_log "differential harness: $(kd_elapsed "${th}")"
-  fi
-  # Upstream's binary, for test/e2e/moves.sh's side by side (it shares the harness's module cache).
+  # Every stage gets its file, built, failed or skipped, and "done" comes last whatever happens,
+  # so nothing waits for a stage that will never come.
+  trap 'stage_done done "exit $?"' EXIT
+  brc=0
+  "${ROOT}/scripts/cluster/build.sh" "${binaries[@]}" || brc=$?
+  kd_log "build step: $(kd_elapsed "${tb}")"
+  stage_done cluster "exit ${brc}"
+  [ "${brc}" -eq 0 ] || exit "${brc}"
+  # The tests run from here on: the rest of the chain yields to them. scripts/test.sh started this
+  # chain with setsid, so the group is the chain's own (run by hand, without KDESCHED_CI_STAGES,
+  # the caller's group is left alone).
+  [ -z "${KDESCHED_CI_STAGES:-}" ] || echo 19 >/proc/self/autogroup 2>/dev/null || true
+else
+  "${ROOT}/scripts/cluster/build.sh" "${binaries[@]}"
+  kd_log "build step: $(kd_elapsed "${tb}")"
+fi
+# --build-only: the Go builds and the image alone, which scripts/test.sh starts in the background
+# while it compiles and unit-tests kdesched, and which go on beside the end-to-end tests once the
+# control plane is built. Ordered by when the tests need them: upstream's binary (moves.sh), the
+# real node's binaries (moves.sh, incluster.sh), the differential harness (the last test), the image
+# (incluster.sh, dockerfile.sh). Each sets its stage (stage_done), whose test waits for it
+# (await_stage): a cold run starts the tests about twenty minutes sooner that way.
+if [ "${1:-}" = --build-only ]; then
+  # Upstream's binary, for test/e2e/moves.sh's side by side.
   if [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
     tu="$(kd_now_ms)"
-    "${ROOT}/bench/build-upstream.sh"
+    urc=0
+    "${ROOT}/bench/build-upstream.sh" || urc=$?
     kd_log "upstream descheduler: $(kd_elapsed "${tu}")"
+    stage_done upstream "exit ${urc}"
+  else
+    stage_done upstream skipped
   fi
-  # The image, from the Dockerfile (its build stage compiles kdesched, with a ccache of its own),
-  # for the in-cluster test: here, so that it overlaps with kdesched's unit tests.
+  if [ "${#node_binaries[@]}" -gt 0 ]; then
+    tn="$(kd_now_ms)"
+    nrc=0
+    "${ROOT}/scripts/cluster/build.sh" "${node_binaries[@]}" || nrc=$?
+    kd_log "real node binaries: $(kd_elapsed "${tn}")"
+    stage_done node "exit ${nrc}"
+  else
+    stage_done node skipped
+  fi
+  if [ "${KDESCHED_CI_DIFFERENTIAL:-1}" = 1 ]; then
+    th="$(kd_now_ms)"
+    hrc=0
+    "${ROOT}/test/differential/build-harness.sh" || hrc=$?
+    kd_log "differential harness: $(kd_elapsed "${th}")"
+    stage_done harness "exit ${hrc}"
+  else
+    stage_done harness skipped
+  fi
+  # The image, from the Dockerfile (its build stage compiles kdesched, with a ccache of its own).
   if [ "${KDESCHED_CI_HELM:-1}" = 1 ] && [ -n "${KDESCHED_IMAGE_ARCHIVE:-}" ]; then
     ti="$(kd_now_ms)"
-    "${ROOT}/scripts/image.sh" --out "${KDESCHED_IMAGE_ARCHIVE}"
+    irc=0
+    "${ROOT}/scripts/image.sh" --out "${KDESCHED_IMAGE_ARCHIVE}" || irc=$?
     kd_log "image: $(kd_elapsed "${ti}")"
+    stage_done image "exit ${irc}"
+  else
+    stage_done image skipped
   fi
   exit 0
 fi
+
+# await_stage NAME [PID]: waits until stage NAME's file is in ${KDESCHED_CI_STAGES} or its lane has
+# ended: by default the build chain (KDESCHED_CI_BUILD_PID, which also writes "done" when it ends),
+# else the lane PID (scripts/unit.sh writes "asan"). Started by scripts/test.sh; a test then finds
+# what is still missing and builds it itself (build.sh's lock keeps two builds of one binary apart).
+await_stage() {
+  local pid="${2:-${KDESCHED_CI_BUILD_PID:-}}" t state
+  [ -n "${KDESCHED_CI_STAGES:-}" ] && [ -n "${pid}" ] || return 0
+  t="$(kd_now_ms)"
+  while [ ! -e "${KDESCHED_CI_STAGES}/$1" ]; do
+    [ -n "${2:-}" ] || [ ! -e "${KDESCHED_CI_STAGES}/done" ] || break
+    state="$(ps -o stat= -p "${pid}" 2>/dev/null || true)"
+    case "${state}" in '' | Z*) break ;; esac
+    sleep 2
+  done
+  kd_log "background stage $1: $(cat "${KDESCHED_CI_STAGES}/$1" 2>/dev/null || echo "not reached, its lane ended") (waited $(kd_elapsed "${t}"))"
+}
 
 rc=0
 results=()
@@ -121,7 +190,6 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   run_test test/e2e/usage.sh
   run_test test/e2e/liveplan.sh
   run_test test/e2e/kubectl_plugin.sh
-  run_test test/e2e/moves.sh
   run_test test/e2e/pending.sh
   # The metrics port under attack, alone and (--cluster) on a leader whose renewals must keep pace.
   # A 15 s attack here (30 s by default when run alone): the same bounds, half the wall time.
@@ -130,11 +198,17 @@ if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
   # run chaos.sh alone for a random one, FAULT_ROUNDS=N for longer).
   export FAULT_SEED="${FAULT_SEED:-51}"
   run_test test/e2e/chaos.sh
+  # Last of the group: it needs upstream's binary and the real node's, built beside the tests above.
+  await_stage upstream
+  await_stage node
+  run_test test/e2e/moves.sh
   # The sanitizer build through the live paths whose input is the server's: the watch-list sync
   # (decoding each event as it arrives) and the live plan. Any ASan/UBSan/leak report in a run's
   # output fails the test (test/e2e/lib.sh kds_sanitizer_scan). scripts/test.sh sets
   # KDESCHED_ASAN_BIN to the binary it built in the same run.
   if [ -n "${KDESCHED_ASAN_BIN:-}" ]; then
+    # scripts/unit.sh builds it beside these tests.
+    [ -z "${KDESCHED_CI_UNIT_PID:-}" ] || await_stage asan "${KDESCHED_CI_UNIT_PID}"
     for t in watchlist liveplan; do
       RUN_LABEL="${t}.sh (ASan)" KDESCHED_BIN="${KDESCHED_ASAN_BIN}" ASAN_OPTIONS=detect_leaks=1 \
         UBSAN_OPTIONS=print_stacktrace=1 run_test "test/e2e/${t}.sh"
@@ -151,6 +225,8 @@ fi
 # looks at (links, iptables rules, mounts, containerd/kubelet processes; helm.sh's control plane
 # is kwok's, on ports of its own). incluster.sh's output is printed after them.
 if [ "${rc}" -eq 0 ] && [ "${KDESCHED_CI_HELM:-1}" = 1 ]; then
+  await_stage node
+  await_stage image
   incluster_t="$(kd_now_ms)"
   incluster_log="$(mktemp)"
   incluster_waiting="$(mktemp -u)"
@@ -167,6 +243,7 @@ fi
 # kdesched's decisions against upstream v0.36's own plugin code on a fixed seed set (needs Go, not
 # the cluster, so a failed group above does not skip it).
 if [ "${KDESCHED_CI_DIFFERENTIAL:-1}" = 1 ]; then
+  await_stage harness
   RUN_LABEL=test/differential/ci.sh run_test_nice=1 run_test test/differential/ci.sh \
     --kdesched "${KDESCHED_BIN:-${ROOT}/build/kdesched}"
 fi
