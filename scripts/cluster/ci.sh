@@ -64,6 +64,21 @@ node_binaries=()
 # ${KDESCHED_CI_STAGES}, which scripts/test.sh and the tests below wait for).
 stage_done() { [ -z "${KDESCHED_CI_STAGES:-}" ] || echo "$2" >"${KDESCHED_CI_STAGES}/$1"; }
 
+# build_stage NAME LABEL WANTED CMD...: when WANTED is 1, runs CMD, logs its wall time as LABEL and
+# sets stage NAME to "exit N"; otherwise sets it to "skipped".
+build_stage() {
+  local name="$1" label="$2" wanted="$3" t brc=0
+  shift 3
+  if [ "${wanted}" != 1 ]; then
+    stage_done "${name}" skipped
+    return 0
+  fi
+  t="$(kd_now_ms)"
+  "$@" || brc=$?
+  kd_log "${label}: $(kd_elapsed "${t}")"
+  stage_done "${name}" "exit ${brc}"
+}
+
 kd_log "cluster binaries: build.sh ${binaries[*]} (cache $(kd_cache_root))"
 tb="$(kd_now_ms)"
 if [ "${1:-}" = --build-only ]; then
@@ -91,43 +106,13 @@ fi
 # (await_stage): a cold run starts the tests about twenty minutes sooner that way.
 if [ "${1:-}" = --build-only ]; then
   # Upstream's binary, for test/e2e/moves.sh's side by side.
-  if [ "${KDESCHED_CI_DAEMON:-1}" = 1 ]; then
-    tu="$(kd_now_ms)"
-    urc=0
-    "${ROOT}/bench/build-upstream.sh" || urc=$?
-    kd_log "upstream descheduler: $(kd_elapsed "${tu}")"
-    stage_done upstream "exit ${urc}"
-  else
-    stage_done upstream skipped
-  fi
-  if [ "${#node_binaries[@]}" -gt 0 ]; then
-    tn="$(kd_now_ms)"
-    nrc=0
-    "${ROOT}/scripts/cluster/build.sh" "${node_binaries[@]}" || nrc=$?
-    kd_log "real node binaries: $(kd_elapsed "${tn}")"
-    stage_done node "exit ${nrc}"
-  else
-    stage_done node skipped
-  fi
-  if [ "${KDESCHED_CI_DIFFERENTIAL:-1}" = 1 ]; then
-    th="$(kd_now_ms)"
-    hrc=0
-    "${ROOT}/test/differential/build-harness.sh" || hrc=$?
-    kd_log "differential harness: $(kd_elapsed "${th}")"
-    stage_done harness "exit ${hrc}"
-  else
-    stage_done harness skipped
-  fi
+  build_stage upstream "upstream descheduler" "${KDESCHED_CI_DAEMON:-1}" "${ROOT}/bench/build-upstream.sh"
+  build_stage node "real node binaries" "$([ "${#node_binaries[@]}" -gt 0 ] && echo 1)" \
+    "${ROOT}/scripts/cluster/build.sh" "${node_binaries[@]}"
+  build_stage harness "differential harness" "${KDESCHED_CI_DIFFERENTIAL:-1}" "${ROOT}/test/differential/build-harness.sh"
   # The image, from the Dockerfile (its build stage compiles kdesched, with a ccache of its own).
-  if [ "${KDESCHED_CI_HELM:-1}" = 1 ] && [ -n "${KDESCHED_IMAGE_ARCHIVE:-}" ]; then
-    ti="$(kd_now_ms)"
-    irc=0
-    "${ROOT}/scripts/image.sh" --out "${KDESCHED_IMAGE_ARCHIVE}" || irc=$?
-    kd_log "image: $(kd_elapsed "${ti}")"
-    stage_done image "exit ${irc}"
-  else
-    stage_done image skipped
-  fi
+  build_stage image image "$([ "${KDESCHED_CI_HELM:-1}" = 1 ] && [ -n "${KDESCHED_IMAGE_ARCHIVE:-}" ] && echo 1)" \
+    "${ROOT}/scripts/image.sh" --out "${KDESCHED_IMAGE_ARCHIVE:-}"
   exit 0
 fi
 
