@@ -20,9 +20,10 @@
 #                       kdesched.io/real-node=true:NoSchedule: containerd 2, runc,
 #                       the CNI bridge (10.213.0.0/24 on bridge kdsbr0, never
 #                       routed off the machine), kubelet and kube-proxy; root only,
-#                       one per machine (realnode.sh). --image: import an OCI
-#                       archive into its containerd (no registry: pullPolicy
-#                       Never/IfNotPresent)
+#                       one per machine (realnode.sh; a killed run's leftover
+#                       node, its processes gone, is taken down first). --image:
+#                       import an OCI archive into its containerd (no registry:
+#                       pullPolicy Never/IfNotPresent)
 #   down                stop exactly the processes up started (by recorded PID),
 #                       then remove the data directory; safe to repeat. With a
 #                       real node: its pods, daemons, shims, mounts, iptables

@@ -59,14 +59,36 @@ rn_check_host() {
   done
   if [ -f "${RN_LOCK}" ]; then
     local owner; owner="$(cat "${RN_LOCK}")"
-    [ -f "${owner}/.kdesched-cluster" ] && kd_die "the real node is in use by the cluster at ${owner} (cluster.sh down there first)"
-    kd_log "removing a stale real-node lock (its cluster ${owner} is gone)"
+    if [ ! -f "${owner}/.kdesched-cluster" ]; then
+      kd_log "removing a stale real-node lock (its cluster ${owner} is gone)"
+    elif rn_owner_alive "${owner}"; then
+      kd_die "the real node is in use by the cluster at ${owner} (cluster.sh down there first)"
+    else
+      # A killed run (its processes gone, SIGKILL or a lost session) leaves the bridge, mounts,
+      # rules and the lock: its own `down` takes them away, as it would have.
+      kd_log "the real node's owner ${owner} has no process left (a killed run): taking it down first"
+      KDESCHED_CLUSTER_DIR="${owner}" "${KD_CLUSTER_SCRIPTS}/cluster.sh" down ||
+        kd_die "could not take down the dead cluster at ${owner}"
+    fi
   fi
   ! ip link show "${RN_BRIDGE}" >/dev/null 2>&1 || kd_die "bridge ${RN_BRIDGE} exists without a lock; remove it (ip link del ${RN_BRIDGE})"
   echo "${DIR}" >"${RN_LOCK}"
   mkdir -p "${DIR}/node"
   local p
   for p in "${RN_HOST_PATHS[@]}"; do [ -e "${p}" ] || echo "${p}" >>"${DIR}/node/created-paths"; done
+  # kube-proxy's KUBE-FIREWALL (filter: INPUT/OUTPUT jump to it), which its --cleanup leaves:
+  # `down` removes it unless it was here before (another kube-proxy's).
+  iptables -w -S KUBE-FIREWALL >/dev/null 2>&1 || touch "${DIR}/node/created-kube-firewall"
+}
+
+# rn_owner_alive OWNER_DIR: true if any component of the cluster at OWNER_DIR still runs.
+rn_owner_alive() {
+  local f
+  for f in "$1"/pids/*.pid; do
+    [ -f "${f}" ] || continue
+    (DIR="$1" && component_pid "$(basename "${f}" .pid)" >/dev/null) && return 0
+  done
+  return 1
 }
 
 rn_gen_pki() {
@@ -286,6 +308,10 @@ rn_down() {
     iptables -w -t "${c}" -F KUBE-KUBELET-CANARY 2>/dev/null && iptables -w -t "${c}" -X KUBE-KUBELET-CANARY 2>/dev/null
   done
   iptables -w -t mangle -X KUBE-IPTABLES-HINT 2>/dev/null || true
+  if [ -f "${DIR}/node/created-kube-firewall" ]; then
+    for c in INPUT OUTPUT; do while iptables -w -D "${c}" -j KUBE-FIREWALL 2>/dev/null; do :; done; done
+    iptables -w -F KUBE-FIREWALL 2>/dev/null && iptables -w -X KUBE-FIREWALL 2>/dev/null
+  fi
   while iptables -w -D FORWARD -i "${RN_BRIDGE}" ! -o "${RN_BRIDGE}" -j DROP -m comment --comment "${RN_RULE_TAG}" 2>/dev/null; do :; done
   while iptables -w -D FORWARD -o "${RN_BRIDGE}" ! -i "${RN_BRIDGE}" -j DROP -m comment --comment "${RN_RULE_TAG}" 2>/dev/null; do :; done
   ! ip link show "${RN_BRIDGE}" >/dev/null 2>&1 || ip link del "${RN_BRIDGE}"
@@ -323,10 +349,12 @@ rn_unmount_all() {
 # rn_leftovers: prints what of the real node is still on the machine (empty: nothing).
 rn_leftovers() {
   ip link show "${RN_BRIDGE}" >/dev/null 2>&1 && echo "bridge ${RN_BRIDGE}"
-  ip -o link show type veth 2>/dev/null | grep -F "master ${RN_BRIDGE}" | sed 's/^/veth /'
-  iptables-save 2>/dev/null | grep -E "${RN_RULE_TAG}|KUBE-" | sed 's/^/iptables /'
+  # Each category on its own: under `set -e -o pipefail` a grep that finds nothing would end the
+  # function there, and the categories after it would go unchecked.
+  ip -o link show type veth 2>/dev/null | grep -F "master ${RN_BRIDGE}" | sed 's/^/veth /' || true
+  iptables-save 2>/dev/null | grep -E "${RN_RULE_TAG}|KUBE-" | sed 's/^/iptables /' || true
   awk -v d="${DIR}/" 'index($2, d) == 1 { print "mount " $2 }' /proc/self/mounts
-  pgrep -af "containerd-shim-runc-v2 .*${DIR}/" | sed 's/^/process /'
+  pgrep -af "containerd-shim-runc-v2 .*${DIR}/" | sed 's/^/process /' || true
   [ ! -f "${RN_LOCK}" ] || echo "lock ${RN_LOCK}"
   local p
   for p in "${RN_HOST_PATHS[@]}"; do
