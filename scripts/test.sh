@@ -12,9 +12,12 @@
 #     and the image at the lowest;
 #   - this script: kdesched's binaries, the docs check, then the end-to-end tests once the chain
 #     has built the control plane (the tests that need its later stages wait for them);
-#   - scripts/unit.sh, at the lowest priority once kdesched's binaries are built: the sanitizer
-#     build, its unit tests and the fuzzing (the end-to-end tests run its kdesched through the live
-#     paths at their end, and wait for its build).
+#   - scripts/unit.sh, at group nice 10 once kdesched's binaries are built: the sanitizer build,
+#     its unit tests and the fuzzing (the end-to-end tests run its kdesched through the live paths
+#     at their end, and wait for its build). Above the chain's later stages (19): in a cold run
+#     the sanitizer build then comes before the image, which only the last test needs (e0067ee's
+#     cold run: the two shared the spare CPU, the ASan runs waited 659 s and the gtest binaries
+#     and fuzzing overlapped incluster.sh).
 # Each background lane has its own scheduler group (setsid starts one; nice alone ranks a process
 # only inside its group): the group's nice value is what makes it yield. Their logs are printed
 # after the end-to-end tests.
@@ -96,7 +99,7 @@ if [ "${KDESCHED_SKIP_E2E:-0}" = 1 ] || [ "${KDESCHED_SKIP_ASAN:-0}" = 1 ]; then
   unit_counts "${unit_log}"
 else
   phase "unit tests under ASan+UBSan and fuzzing: scripts/unit.sh in the background (its log after the end-to-end tests)"
-  setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null || true; exec bash scripts/unit.sh' >"${unit_log}" 2>&1 &
+  setsid bash -c 'echo 10 >/proc/self/autogroup 2>/dev/null || true; exec bash scripts/unit.sh' >"${unit_log}" 2>&1 &
   unit_pid=$!
 fi
 
