@@ -19,7 +19,8 @@
 # Caches, all under $KDESCHED_CACHE/containers: storage-<driver>/ (buildah's image store, with
 # the --layers cache), bases/<name>-<key>.tar (the mmdebstrap output, keyed by a hash of its
 # command line), tmp/buildah-cache/kdesched-ccache/ (the compiler cache the Dockerfile's build
-# stage mounts; tmp/ is buildah's TMPDIR), run/ (locks, buildah's run root).
+# stage mounts, a link to this machine's ccache directory: share_ccache; tmp/ is buildah's
+# TMPDIR), run/ (locks, buildah's run root).
 # Installs buildah, mmdebstrap and jq when missing (as root, with apt-get).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -140,7 +141,23 @@ SLIM_EXCLUDES=(
 )
 
 # ---- build, export, report ---------------------------------------------------------------------
+# share_ccache: the Dockerfile's compiler cache mount (buildah keeps it in
+# $TMPDIR/buildah-cache/kdesched-ccache) becomes a link to this machine's ccache directory, so the
+# build stage, which compiles as scripts/test.sh does, finds what the host compiled. Without ccache
+# on the host, or with KDESCHED_IMAGE_SHARE_CCACHE=0, the mount keeps a cache of its own.
+share_ccache() {
+  local mount="${CONTAINERS}/tmp/buildah-cache/kdesched-ccache" dir
+  [ "${KDESCHED_IMAGE_SHARE_CCACHE:-1}" = 1 ] && command -v ccache >/dev/null || return 0
+  dir="$(ccache --get-config cache_dir 2>/dev/null)" && [ -n "${dir}" ] || return 0
+  mkdir -p "${dir}" "$(dirname "${mount}")"
+  [ "$(readlink "${mount}" 2>/dev/null)" = "${dir}" ] && return 0
+  rm -rf "${mount}"
+  ln -s "${dir}" "${mount}"
+  say "compiler cache: the build stage's is this machine's (${dir})"
+}
+
 build_image() {
+  share_ccache
   say "buildah build ${TAG}"
   # chroot isolation needs no OCI runtime (runc/crun) and no user namespaces.
   bah build --layers --pull=never --isolation chroot --identity-label=false --force-rm \

@@ -2,7 +2,8 @@
 # Checks the Dockerfile, and with --image the image it built (scripts/image.sh), without a
 # container engine. Statically (20-50 s: dpkg -S and apt-cache per library):
 #   - three stages: build on debian:bookworm (scripts/install-deps.sh --build, only build
-#     packages; the kdesched target, Release, no tests, ccache in a cache mount, stripped), rootfs
+#     packages; the kdesched target, no tests, ccache in a cache mount, stripped; built as
+#     scripts/test.sh builds: the same build type and -Werror, at build/, LANG=C.UTF-8), rootfs
 #     on debian:bookworm-slim (scripts/image-rootfs.sh collects the image's files into /out), and
 #     the image FROM scratch with only /out, USER 65532:65532, ENTRYPOINT /bin/kdesched;
 #   - the library contract: the rootfs stage's apt-get install list, read from the Dockerfile,
@@ -68,8 +69,14 @@ check_stages() {
   check "build stage: FROM debian:bookworm AS build" grep -Eq '^FROM debian:bookworm AS build$' <<<"${build_stage}"
   check "build stage: scripts/install-deps.sh --build" grep -q 'scripts/install-deps.sh --build' <<<"${build_stage}"
   check "build stage: cmake build of the kdesched target" grep -Eq 'ninja -C [^ ]+ kdesched' <<<"${build_stage}"
-  check "build stage: Release, without the unit tests" \
-    grep -Eq 'cmake .*-DCMAKE_BUILD_TYPE=Release.*-DKDESCHED_TESTS=OFF' <<<"${build_stage}"
+  # The same compile as scripts/test.sh's (scripts/image.sh shares the host's ccache with it): build
+  # type, -Werror, the tree at build/ (ccache's paths are relative to it), the locale ccache hashes.
+  local ci_type
+  ci_type="$(sed -n 's/^cmake -S \. -B build .*-DCMAKE_BUILD_TYPE=\([A-Za-z]*\) -DKDESCHED_WERROR=ON.*/\1/p' "${ROOT}/scripts/test.sh")"
+  check "build stage: scripts/test.sh's build type (${ci_type:-none found}) and -Werror, at build/, without the unit tests" \
+    grep -Eq "cmake -S \. -B build .*-DCMAKE_BUILD_TYPE=${ci_type:-none} -DKDESCHED_WERROR=ON .*-DKDESCHED_TESTS=OFF" <<<"${build_stage}"
+  check "build stage: LANG=C.UTF-8, as scripts/test.sh compiles" \
+    bash -c "grep -q '^ENV LANG=C.UTF-8$' <<<\"\$1\" && grep -q 'LANG=C.UTF-8' '${ROOT}/scripts/test.sh'" _ "${build_stage}"
   check "build stage: ccache through the kdesched-ccache cache mount" \
     grep -Eq 'RUN --mount=type=cache,id=kdesched-ccache,target=[^ ]+ .*-DCMAKE_CXX_COMPILER_LAUNCHER=ccache' <<<"${build_stage}"
   check "build stage: strips and runs the binary" grep -Eq 'strip .*&& .*kdesched version' <<<"${build_stage}"
