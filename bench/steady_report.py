@@ -62,6 +62,31 @@ def table(docs, p):
         p(f"| {label} | " + " | ".join(f(docs[i]) for i in impls) + " |")
 
 
+def windows(docs, p, count=6):
+    """RSS and CPU share per window of the run (count windows, whole minutes): the shape a tail
+    figure alone hides (a working set that fills up and stops, or a slope that keeps going)."""
+    for name, d in docs.items():
+        tl = d.get("timeline") or []
+        minutes = int(d["summary"]["seconds"] // 60)
+        step = max(1, minutes // count)
+        if len(tl) < 2 or minutes < 2 * step:
+            continue
+
+        def at(t):
+            return min(tl, key=lambda s: abs(s["t"] - t))
+
+        edges = [at(60 * m) for m in range(0, minutes + 1, step)]
+        p("")
+        p(f"{name}, per {step} minutes of the run (samples nearest each boundary):")
+        p("")
+        p("| minutes | " + " | ".join(f"{round(a['t'] / 60)}–{round(b['t'] / 60)}" for a, b in zip(edges, edges[1:])) + " |")
+        p("|---|" + "---|" * (len(edges) - 1))
+        p("| RSS at the end, MiB | " + " | ".join(f"{b['rss_kb'] / 1024:.1f}" for b in edges[1:]) + " |")
+        p("| RSS change, MiB | " + " | ".join(f"{round((b['rss_kb'] - a['rss_kb']) / 1024, 1) + 0.0:+.1f}" for a, b in zip(edges, edges[1:])) + " |")
+        p("| CPU share of one core | " + " | ".join(
+            f"{100 * (b['cpu_s'] - a['cpu_s']) / (b['t'] - a['t']):.2f}%" for a, b in zip(edges, edges[1:])) + " |")
+
+
 def targets(d, p, upstream=None):
     s = d["summary"]
     growth, idle, p99 = s.get("rss_growth_tail"), idle_share(d), s["probe_p99_seconds"]
@@ -128,6 +153,7 @@ def main():
       f"~{any_doc['probe_every']:.0f} s.")
     p("")
     table(docs, p)
+    windows(docs, p)
     if "kdesched" in docs:
         p("")
         targets(docs["kdesched"], p, docs.get("upstream"))
