@@ -35,8 +35,9 @@
 # scripts/image.sh makes that mount the host's own ccache directory, and the build stage compiles
 # exactly as scripts/test.sh does (RelWithDebInfo, -Werror, the tree at build/ in the sources,
 # LANG=C.UTF-8: ccache hashes the locale and makes paths relative to the working directory): the
-# CI's image build then takes every object from the compile the CI has just done. The image so
-# ships the optimisation level (-O2) the tests and benchmarks ran; the debug info is stripped.
+# CI's image build then takes almost every object (153 of 159 measured) from the compile the CI
+# has just done. The image so ships the optimisation level (-O2) the tests and benchmarks ran; the
+# debug info is stripped.
 
 # ---- build --------------------------------------------------------------------------------
 FROM debian:bookworm AS build

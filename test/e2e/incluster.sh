@@ -179,12 +179,9 @@ while IFS=$'\t' read -r prev next acq; do
   # Released, not expired: a released Lease is taken at the candidate's next try (retryPeriod 2 s,
   # plus its requests on a loaded machine; finishedAt has whole seconds, up to 1 s more), an
   # expired one no sooner than leaseDuration (15 s) after the last renewal, >= 13 s after the exit.
-  if [ "${took}" -lt 8000 ]; then
-    pass "${next%%_*} took over within 8 s of ${prev%%_*}'s exit (released: an expired Lease takes >= 13 s)"
-  else
-    fail "${next%%_*} took over within 8 s of ${prev%%_*}'s exit (released: an expired Lease takes >= 13 s)"
-    ic_handover_logs "${prev%%_*}" "${next%%_*}"
-  fi
+  check "${next%%_*} took over within 8 s of ${prev%%_*}'s exit (released: an expired Lease takes >= 13 s)" \
+    test "${took}" -lt 8000
+  [ "${took}" -lt 8000 ] || ic_handover_logs "${next%%_*}"
 done < <(jq -rs '[.[] | select((.spec.holderIdentity // "") != "") | {h: .spec.holderIdentity, a: .spec.acquireTime}] | . as $l
   | [range(1; length) | select($l[.].h != $l[. - 1].h) | [$l[. - 1].h, $l[.].h, $l[.].a]] | .[] | @tsv' "${WORK}/lease-watch.json")
 kd_kubectl logs -f -n kube-system "${NEW_LEADER_POD}" >"${WORK}/new-leader-follow.log" 2>&1 &

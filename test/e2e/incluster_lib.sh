@@ -211,11 +211,12 @@ ic_log_names_verb() {
   grep -E "(^| )verb=\"?$2\"?( |$)" "$1" | grep -Eq "(^| )resource=\"?$3\"?( |$)"
 }
 
-# ic_handover_logs OLD_POD NEW_POD: what a slow Lease handover leaves to read: the old leader's
-# last lines (followed into leader-follow.log while it ran) and the new holder's election lines.
+# ic_handover_logs NEW_POD: what a slow Lease handover leaves to read: the first leader's last
+# lines (LEADER_POD, followed into leader-follow.log while it ran; its pod is gone by now) and the
+# new holder's election lines.
 ic_handover_logs() {
-  echo "        | old leader $1, its last 15 lines:"
+  echo "        | first leader ${LEADER_POD}, its last 15 lines:"
   tail -n 15 "${WORK}/leader-follow.log" 2>/dev/null | sed 's/^/        |   /'
-  echo "        | new holder $2, its first 40 lines:"
-  kd_kubectl logs -n kube-system "$2" 2>&1 | head -n 40 | sed 's/^/        |   /'
+  echo "        | new holder $1, its first 40 lines:"
+  kd_kubectl logs -n kube-system "$1" 2>&1 | head -n 40 | sed 's/^/        |   /'
 }
